@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/// @file base.h
+/// Status codes, allocator and version of impact.
+#ifndef IMPACT_BASE_H
+#define IMPACT_BASE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(IMPACT_SHARED_BUILD)
+#define IMP_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define IMP_API __attribute__((visibility("default")))
+#else
+#define IMP_API
+#endif
+
+#define IMP_VERSION_MAJOR 0
+#define IMP_VERSION_MINOR 1
+#define IMP_VERSION_PATCH 0
+
+/// The version the library was built as: major * 10000 + minor * 100 + patch.
+IMP_API int imp_version(void);
+
+/// What a fallible call did. IMP_OK is zero; every other value is an error
+/// after which the call's outputs and the objects it was given are unchanged.
+typedef enum imp_status {
+	IMP_OK = 0,
+	IMP_ERR_NULL_ARGUMENT,      ///< a required pointer was NULL
+	IMP_ERR_NOT_FINITE,         ///< a NaN or an infinity in a number
+	IMP_ERR_BAD_COUNT,          ///< a count out of its allowed range
+	IMP_ERR_BAD_RADIUS,         ///< a radius or size negative or not finite
+	IMP_ERR_BAD_ROTATION,       ///< a rotation that is not unit length
+	IMP_ERR_DIMENSION_MISMATCH, ///< a 3D object given to a 2D call or back
+	IMP_ERR_BAD_SHAPE,          ///< a pointer that is not a live impact shape
+	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range
+	IMP_ERR_OUT_OF_MEMORY,      ///< the allocator returned NULL
+	IMP_STATUS_COUNT
+} imp_status;
+
+/// A short English name for a status ("ok", "null argument", ...). Never NULL;
+/// an unknown value gives "unknown status".
+IMP_API const char *imp_status_string(imp_status status);
+
+/// Where impact gets memory. All three functions must be set, or none (a
+/// zeroed struct means malloc/realloc/free). `user` is passed back to each.
+typedef struct imp_allocator {
+	void *(*alloc)(size_t size, void *user);
+	void *(*realloc)(void *ptr, size_t old_size, size_t new_size, void *user);
+	void (*free)(void *ptr, size_t size, void *user);
+	void *user;
+} imp_allocator;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/// @file collision.h
+/// Pairwise queries on two shapes at two poses, at three levels of answer
+/// (barycode GJK, Zhang et al. 2020): overlap yes/no, distance, and closest
+/// points with normal, features and penetration. Reentrant; no allocation.
+#ifndef IMPACT_COLLISION_H
+#define IMPACT_COLLISION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base.h"
+#include "math.h"
+#include "shape.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Warm start for a pair of shapes, owned by the caller: zeroed means empty.
+/// Every query that is given one reads it (if it fits the two shapes) and
+/// writes the final simplex back, so the next query on the same pair starts
+/// where this one ended. Results are the same with or without it. A cache
+/// holding anything else (another pair, garbage) is detected or harmless.
+typedef struct imp_simplex_cache {
+	uint8_t count;      ///< number of simplex vertices, 0 = empty
+	uint8_t dim;        ///< 2 or 3 once written
+	uint16_t reserved;
+	int32_t index_a[4]; ///< vertex index on shape a of each simplex vertex (-1: none)
+	int32_t index_b[4]; ///< vertex index on shape b
+	double direction[3]; ///< last separating direction in a's frame (for shapes without vertices)
+} imp_simplex_cache;
+
+/// How a support point is found on polygons.
+typedef enum imp_support_mode {
+	IMP_SUPPORT_AUTO = 0,   ///< hill climbing from `hill_climb_min_vertices` vertices, else brute force
+	IMP_SUPPORT_BRUTE_FORCE, ///< every vertex every time
+	IMP_SUPPORT_HILL_CLIMB, ///< walk from the last support vertex (kept in the cache)
+} imp_support_mode;
+
+/// Query options; start from imp_default_query_options().
+typedef struct imp_query_options {
+	int max_iterations;          ///< GJK iteration limit, >= 1 (default 64)
+	int epa_max_iterations;      ///< penetration solver iteration limit, >= 1 (default 64)
+	double tolerance;            ///< relative distance tolerance for curved (user) shapes, in (0, 0.1) (default 1e-12)
+	imp_support_mode support;    ///< default IMP_SUPPORT_AUTO
+	int hill_climb_min_vertices; ///< AUTO climbs from this many vertices, >= 3 (default: the measured crossover)
+} imp_query_options;
+
+/// The defaults, the fastest measured by bench/narrow2d.
+IMP_API imp_query_options imp_default_query_options(void);
+
+/// How a query ended.
+typedef enum imp_query_state {
+	IMP_STATE_SEPARATED = 0, ///< distance > 0
+	IMP_STATE_TOUCHING,      ///< |distance| within rounding of 0
+	IMP_STATE_OVERLAPPING,   ///< distance < 0 (penetration)
+	IMP_STATE_ITERATION_LIMIT, ///< stopped at an iteration limit; the answer is the best found
+	IMP_STATE_DEGENERATE,    ///< a user support returned a non-finite point; nothing is valid
+} imp_query_state;
+
+/// What kind of feature of a shape's core holds a closest point.
+typedef enum imp_feature_kind {
+	IMP_FEATURE_NONE = 0, ///< not known (user shapes)
+	IMP_FEATURE_VERTEX,   ///< vertex `index`
+	IMP_FEATURE_EDGE,     ///< edge `index`, from vertex index to vertex (index + 1) % count
+	IMP_FEATURE_FACE,     ///< face `index` (3D)
+} imp_feature_kind;
+
+typedef struct imp_feature {
+	imp_feature_kind kind;
+	int index;
+} imp_feature;
+
+/// The full answer of imp_closest2.
+typedef struct imp_closest2_result {
+	double distance;    ///< signed: > 0 apart, < 0 penetration depth (rounded shapes included)
+	imp_vec2 point_a;   ///< witness on a (world); for penetration the deepest point of a in b
+	imp_vec2 point_b;   ///< witness on b (world); normal . (point_b - point_a) == distance
+	imp_vec2 normal;    ///< unit, from a to b: moving b by -distance * normal makes them touch
+	imp_feature feature_a; ///< feature of a's core holding point_a
+	imp_feature feature_b;
+	int iterations;     ///< GJK iterations
+	int epa_iterations; ///< penetration solver iterations (0 when separated)
+	imp_query_state state;
+} imp_closest2_result;
+
+/// Level 1: do the two rounded shapes overlap (touching counts)? The
+/// barycode boolean GJK (Alg. 6) with both early exits. Returns false for
+/// invalid input (NULL, not a 2D shape, non-finite or non-unit pose).
+IMP_API bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			  imp_simplex_cache *cache);
+
+/// Level 2: the distance between the rounded shapes, 0 when they overlap,
+/// NaN for invalid input.
+IMP_API double imp_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			     imp_simplex_cache *cache);
+
+/// Level 3: signed distance, witness points, normal, features, and for
+/// overlapping shapes the penetration from the expanding-polygon solver.
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
+/// IMP_ERR_NOT_FINITE / IMP_ERR_BAD_ROTATION (poses); *out untouched then.
+IMP_API imp_status imp_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				imp_simplex_cache *cache, imp_closest2_result *out);
+
+/// The same three queries with options (NULL: the defaults). Invalid options
+/// make the query invalid (false, NaN, IMP_ERR_BAD_OPTIONS).
+IMP_API bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			     imp_simplex_cache *cache, const imp_query_options *options);
+IMP_API double imp_distance2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				imp_simplex_cache *cache, const imp_query_options *options);
+IMP_API imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				   imp_simplex_cache *cache, const imp_query_options *options,
+				   imp_closest2_result *out);
+
+/// The GJK iterations the last imp_distance2_ex-style query would take: the
+/// same as imp_distance2_ex, plus the iteration count and end state (for
+/// benchmarks and diagnostics). Returns NaN distance for invalid input.
+IMP_API double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				   imp_simplex_cache *cache, const imp_query_options *options,
+				   int *iterations, imp_query_state *state);
+
+/// The name of a query state ("separated", ...).
+IMP_API const char *imp_query_state_string(imp_query_state state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

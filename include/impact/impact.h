@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+/// @file impact.h
+/// impact: a two-phase collision engine for 2D and 3D. Include this header.
+#ifndef IMPACT_IMPACT_H
+#define IMPACT_IMPACT_H
+
+#include "base.h"
+#include "math.h"
+#include "shape.h"
+#include "collision.h"
+
+#endif

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#include "impact/base.h"
+
+int imp_version(void)
+{
+	return IMP_VERSION_MAJOR * 10000 + IMP_VERSION_MINOR * 100 + IMP_VERSION_PATCH;
+}
+
+const char *imp_status_string(imp_status status)
+{
+	switch (status) {
+	case IMP_OK: return "ok";
+	case IMP_ERR_NULL_ARGUMENT: return "null argument";
+	case IMP_ERR_NOT_FINITE: return "not finite";
+	case IMP_ERR_BAD_COUNT: return "count out of range";
+	case IMP_ERR_BAD_RADIUS: return "bad radius or size";
+	case IMP_ERR_BAD_ROTATION: return "rotation not unit";
+	case IMP_ERR_DIMENSION_MISMATCH: return "dimension mismatch";
+	case IMP_ERR_BAD_SHAPE: return "not a live shape";
+	case IMP_ERR_BAD_OPTIONS: return "bad options";
+	case IMP_ERR_OUT_OF_MEMORY: return "out of memory";
+	case IMP_STATUS_COUNT: break;
+	}
+	return "unknown status";
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// The expanding polygon: penetration depth and direction of two overlapping
+// 2D cores (the 2D form of van den Bergen's EPA). C = A - B holds the origin;
+// the polygon inside C is grown at its edge nearest the origin until that
+// edge lies on C's boundary. Reentrant, no allocation.
+#include <math.h>
+#include <string.h>
+
+#include "narrow/gjk2d_internal.h"
+
+/// Room for this many polygon vertices: far more than the iterations a
+/// query allows by default; reaching it ends the solve as an iteration limit.
+#define EPA_CAPACITY 128
+
+typedef struct polygon {
+	imp_svert2 v[EPA_CAPACITY];
+	imp_vec2 normal[EPA_CAPACITY]; ///< outward unit normal of edge i -> i + 1
+	double dist[EPA_CAPACITY];     ///< its distance from the origin; INFINITY if it has no length
+	int n;
+} polygon;
+
+static void set_edge(polygon *p, int i)
+{
+	int j = i + 1 == p->n ? 0 : i + 1;
+	imp_vec2 e = imp_vec2_sub(p->v[j].w, p->v[i].w);
+	double len = imp_vec2_length(e);
+	if (!(len > 0.0)) {
+		p->dist[i] = INFINITY;
+		p->normal[i] = imp_vec2_make(0.0, 0.0);
+		return;
+	}
+	// Counter-clockwise ring: the outward normal is the edge turned clockwise.
+	imp_vec2 nrm = imp_vec2_make(e.y / len, -e.x / len);
+	p->normal[i] = nrm;
+	// Each end gives the distance; take their mean for symmetry.
+	p->dist[i] = 0.5 * (imp_vec2_dot(nrm, p->v[i].w) + imp_vec2_dot(nrm, p->v[j].w));
+}
+
+static int nearest_edge(const polygon *p)
+{
+	int best = 0;
+	for (int i = 1; i < p->n; ++i)
+		if (p->dist[i] < p->dist[best])
+			best = i;
+	return best;
+}
+
+/// Inserts w after vertex i and refreshes the two new edges.
+static void insert_after(polygon *p, int i, const imp_svert2 *w)
+{
+	int k = i + 1;
+	int tail = p->n - k;
+	memmove(&p->v[k + 1], &p->v[k], (size_t)tail * sizeof p->v[0]);
+	memmove(&p->normal[k + 1], &p->normal[k], (size_t)tail * sizeof p->normal[0]);
+	memmove(&p->dist[k + 1], &p->dist[k], (size_t)tail * sizeof p->dist[0]);
+	p->v[k] = *w;
+	p->n += 1;
+	set_edge(p, i);
+	set_edge(p, k);
+}
+
+/// Grows segment {s0, s1} (with the origin on it) into a polygon with the
+/// supports on both sides. Returns false when C is flat there (no area).
+static bool polygon_from_segment(imp_gjk2_ctx *c, const imp_svert2 *s0, const imp_svert2 *s1, polygon *p,
+				 double tol, imp_vec2 *flat_normal)
+{
+	imp_vec2 e = imp_vec2_sub(s1->w, s0->w);
+	imp_vec2 left = imp_vec2_make(-e.y, e.x);
+	*flat_normal = imp_vec2_scale(1.0 / imp_vec2_length(e), left);
+	imp_svert2 wl, wr;
+	imp_cso_support2(c, left, &wl);
+	imp_cso_support2(c, imp_vec2_make(e.y, -e.x), &wr);
+	double len = imp_vec2_length(e);
+	bool has_l = imp_vec2_dot(imp_vec2_sub(wl.w, s0->w), left) > tol * len;
+	bool has_r = -imp_vec2_dot(imp_vec2_sub(wr.w, s0->w), left) > tol * len;
+	if (!has_l && !has_r)
+		return false;
+	p->n = 0;
+	p->v[p->n++] = *s0;
+	if (has_r)
+		p->v[p->n++] = wr;
+	p->v[p->n++] = *s1;
+	if (has_l)
+		p->v[p->n++] = wl;
+	return true;
+}
+
+/// Fills *out for a zero-depth answer at vertex s (the origin on C's
+/// boundary with no area to grow into).
+static void flat_result(const imp_svert2 *s0, const imp_svert2 *s1, imp_vec2 normal, imp_epa2_result *out)
+{
+	out->normal = normal;
+	out->depth = 0.0;
+	out->e0 = *s0;
+	out->e1 = *s1;
+	// The origin on the segment: its parameter along it.
+	imp_vec2 e = imp_vec2_sub(s1->w, s0->w);
+	double ee = imp_vec2_dot(e, e);
+	double t = ee > 0.0 ? -imp_vec2_dot(s0->w, e) / ee : 0.0;
+	out->t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+}
+
+void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
+	      imp_epa2_result *out)
+{
+	polygon p;
+	out->iterations = 0;
+	out->limit = false;
+	imp_vec2 flat_normal;
+	if (n == 3) {
+		p.n = 3;
+		p.v[0] = s[0];
+		bool ccw = imp_vec2_cross(imp_vec2_sub(s[1].w, s[0].w), imp_vec2_sub(s[2].w, s[0].w)) > 0.0;
+		p.v[1] = ccw ? s[1] : s[2];
+		p.v[2] = ccw ? s[2] : s[1];
+	} else {
+		imp_svert2 s0 = s[0], s1 = s[n == 2 ? 1 : 0];
+		if (n == 1 || imp_vec2_dot(imp_vec2_sub(s1.w, s0.w), imp_vec2_sub(s1.w, s0.w)) == 0.0) {
+			// The origin is a point of C: find a second point along some axis.
+			static const imp_vec2 axes[4] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+			bool found = false;
+			for (int k = 0; k < 4 && !found; ++k) {
+				imp_cso_support2(c, axes[k], &s1);
+				found = imp_vec2_dot(imp_vec2_sub(s1.w, s0.w), axes[k]) > tol;
+			}
+			if (!found) {
+				// C is a single point: any direction separates.
+				flat_result(&s0, &s0, imp_vec2_make(1.0, 0.0), out);
+				return;
+			}
+		}
+		if (!polygon_from_segment(c, &s0, &s1, &p, tol, &flat_normal)) {
+			flat_result(&s0, &s1, flat_normal, out);
+			return;
+		}
+	}
+	for (int i = 0; i < p.n; ++i)
+		set_edge(&p, i);
+
+	int best;
+	for (;;) {
+		best = nearest_edge(&p);
+		if (!isfinite(p.dist[best]))
+			break;
+		if (out->iterations == max_iterations || p.n == EPA_CAPACITY) {
+			out->limit = true;
+			break;
+		}
+		imp_svert2 w;
+		imp_cso_support2(c, p.normal[best], &w);
+		out->iterations += 1;
+		if (c->bad)
+			break;
+		int next = best + 1 == p.n ? 0 : best + 1;
+		if (imp_svert2_same(&w, &p.v[best]) || imp_svert2_same(&w, &p.v[next]))
+			break;
+		if (imp_vec2_dot(w.w, p.normal[best]) - p.dist[best] <= tol)
+			break;
+		insert_after(&p, best, &w);
+	}
+	int next = best + 1 == p.n ? 0 : best + 1;
+	out->e0 = p.v[best];
+	out->e1 = p.v[next];
+	if (!isfinite(p.dist[best])) {
+		out->normal = imp_vec2_make(1.0, 0.0);
+		out->depth = 0.0;
+		out->t = 0.0;
+		return;
+	}
+	out->normal = p.normal[best];
+	out->depth = p.dist[best] > 0.0 ? p.dist[best] : 0.0;
+	imp_vec2 e = imp_vec2_sub(out->e1.w, out->e0.w);
+	imp_vec2 foot = imp_vec2_scale(out->depth, out->normal);
+	double t = imp_vec2_dot(imp_vec2_sub(foot, out->e0.w), e) / imp_vec2_dot(e, e);
+	out->t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+}

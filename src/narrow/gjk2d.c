@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: MIT
+// 2D GJK with the barycode sub-distance (Zhang, Wu, Wang, Zhou 2020,
+// papers/barycode-gjk-2d.md): Level 1 overlap (Alg. 6), Level 2 distance
+// (Alg. 1-5) and Level 3 closest points, penetration from epa2d.c.
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "narrow/gjk2d_internal.h"
+
+/// Below this many vertices brute-force support beats hill climbing
+/// (bench/narrow2d, support modes compared on the paper's dataset).
+#define HILL_CLIMB_MIN_VERTICES 10
+
+/// Polygon pairs stop on a repeated support vertex; this relative gap only
+/// catches rounding noise on top of that.
+#define POLYGON_TOLERANCE 1e-14
+
+imp_query_options imp_default_query_options(void)
+{
+	imp_query_options o;
+	o.max_iterations = 64;
+	o.epa_max_iterations = 64;
+	o.tolerance = 1e-12;
+	o.support = IMP_SUPPORT_AUTO;
+	o.hill_climb_min_vertices = HILL_CLIMB_MIN_VERTICES;
+	return o;
+}
+
+const char *imp_query_state_string(imp_query_state state)
+{
+	switch (state) {
+	case IMP_STATE_SEPARATED: return "separated";
+	case IMP_STATE_TOUCHING: return "touching";
+	case IMP_STATE_OVERLAPPING: return "overlapping";
+	case IMP_STATE_ITERATION_LIMIT: return "iteration limit";
+	case IMP_STATE_DEGENERATE: return "degenerate";
+	}
+	return "unknown state";
+}
+
+static bool options_valid(const imp_query_options *o)
+{
+	return o->max_iterations >= 1 && o->epa_max_iterations >= 1 && isfinite(o->tolerance) &&
+	       o->tolerance > 0.0 && o->tolerance < 0.1 && o->support >= IMP_SUPPORT_AUTO &&
+	       o->support <= IMP_SUPPORT_HILL_CLIMB && o->hill_climb_min_vertices >= 3;
+}
+
+/// IMP_OK when the pose is finite with a unit rotation. One sum carries every
+/// NaN and infinity, so the common case costs a few flops.
+static inline imp_status check_pose(imp_pose2 t)
+{
+	double sum = t.p.x + t.p.y + t.q.c + t.q.s;
+	if (!(sum - sum == 0.0))
+		return IMP_ERR_NOT_FINITE;
+	if (!(fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9))
+		return IMP_ERR_BAD_ROTATION;
+	return IMP_OK;
+}
+
+static void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_query_options *o)
+{
+	x->shape = s;
+	x->last = -1;
+	if (s->kind == IMP_SHAPE_USER2) {
+		x->v = NULL;
+		x->n = 0;
+		x->climb = false;
+		return;
+	}
+	x->v = s->v;
+	x->n = s->count;
+	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB ||
+		     (o->support == IMP_SUPPORT_AUTO && s->count >= o->hill_climb_min_vertices);
+	x->climb = climb && s->count >= 3;
+}
+
+/// Checks everything and sets up the pair in a's frame.
+static imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			const imp_query_options *o)
+{
+	imp_status st = imp_shape_check(a, 2);
+	if (st == IMP_OK)
+		st = imp_shape_check(b, 2);
+	if (st == IMP_OK)
+		st = check_pose(pa);
+	if (st == IMP_OK)
+		st = check_pose(pb);
+	if (st != IMP_OK)
+		return st;
+	if (o != NULL && !options_valid(o))
+		return IMP_ERR_BAD_OPTIONS;
+	c->q = imp_rot2_mul_inv(pa.q, pb.q);
+	c->p = imp_pose2_apply_inv(pa, pb.p);
+	c->bad = false;
+	proxy_init(&c->a, a, o);
+	proxy_init(&c->b, b, o);
+	return IMP_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Barycode sub-distance. The simplex is kept newest first: s[0] is the
+// vertex just added. Each solver keeps in s[0..k) the smallest subset whose
+// hull holds the point of the simplex nearest the origin, writes that point
+// to *v and returns k (3: the origin is inside).
+
+/// S1D (Alg. 5) on segment s[0] s[1]. Inside the segment the point is taken
+/// along the edge normal rather than as a barycentric sum: its direction is
+/// then exact to rounding even when the origin is 1e-9 from a unit edge,
+/// which the Level 1 sign tests and touching pairs need.
+static inline int solve_segment(imp_svert2 *s, imp_vec2 *v)
+{
+	imp_vec2 A = s[0].w, B = s[1].w;
+	imp_vec2 e = imp_vec2_sub(B, A);
+	double ta = imp_vec2_dot(A, e);
+	if (ta >= 0.0) {
+		*v = A;
+		return 1;
+	}
+	double tb = imp_vec2_dot(B, e);
+	if (tb <= 0.0) {
+		s[0] = s[1];
+		*v = B;
+		return 1;
+	}
+	double k = imp_vec2_cross(A, B) / (tb - ta);
+	*v = imp_vec2_make(e.y * k, -e.x * k);
+	return 2;
+}
+
+/// The nearest of the three edges, for a triangle with no area (collinear
+/// or repeated points), which the paper leaves out.
+static int solve_flat_triangle(imp_svert2 *s, imp_vec2 *v)
+{
+	imp_svert2 best[2], e[2];
+	imp_vec2 bv = {0, 0};
+	int bn = 0;
+	double bd = INFINITY;
+	static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+	for (int k = 0; k < 3; ++k) {
+		e[0] = s[pairs[k][0]];
+		e[1] = s[pairs[k][1]];
+		imp_vec2 ev;
+		int en = solve_segment(e, &ev);
+		double d = imp_vec2_dot(ev, ev);
+		if (d < bd) {
+			bd = d;
+			bn = en;
+			bv = ev;
+			best[0] = e[0];
+			best[1] = e[1];
+		}
+	}
+	s[0] = best[0];
+	s[1] = best[1];
+	*v = bv;
+	return bn;
+}
+
+/// ConeRegion (Alg. 4): the origin lies in the vertex cone of s[iv].
+static inline int solve_cone(imp_svert2 *s, int iv, int im, int in, imp_vec2 *v)
+{
+	imp_vec2 V = s[iv].w;
+	imp_vec2 mv = imp_vec2_sub(V, s[im].w), nv = imp_vec2_sub(V, s[in].w);
+	if (imp_vec2_dot(mv, nv) < 0.0) {
+		if (imp_vec2_dot(V, mv) > 0.0) {
+			imp_svert2 m = s[im];
+			s[0] = s[iv];
+			s[1] = m;
+			return solve_segment(s, v);
+		}
+		if (imp_vec2_dot(V, nv) > 0.0) {
+			imp_svert2 n = s[in];
+			s[0] = s[iv];
+			s[1] = n;
+			return solve_segment(s, v);
+		}
+	}
+	s[0] = s[iv];
+	*v = V;
+	return 1;
+}
+
+/// S2D (Alg. 3) on triangle s[0] s[1] s[2]. The signs of the three
+/// sub-areas against the whole give the barycode; with the newest vertex
+/// first only codes 4-7 occur in exact arithmetic, but every code is handled
+/// so that a rebuilt (cached) simplex in any order works too.
+static inline int solve_triangle(imp_svert2 *s, imp_vec2 *v)
+{
+	imp_vec2 A = s[0].w, B = s[1].w, C = s[2].w;
+	double su = imp_vec2_cross(B, C), sv = imp_vec2_cross(C, A), sw = imp_vec2_cross(A, B);
+	double sum = su + sv + sw;
+	if (sum == 0.0)
+		return solve_flat_triangle(s, v);
+	if (sum < 0.0) {
+		su = -su;
+		sv = -sv;
+		sw = -sw;
+	}
+	int code = (sw > 0.0) | (sv > 0.0) << 1 | (su > 0.0) << 2;
+	switch (code) {
+	case 7:
+		*v = imp_vec2_make(0.0, 0.0);
+		return 3;
+	case 6:
+		return solve_segment(s, v);
+	case 5:
+		s[1] = s[2];
+		return solve_segment(s, v);
+	case 3:
+		s[0] = s[1];
+		s[1] = s[2];
+		return solve_segment(s, v);
+	case 4:
+		return solve_cone(s, 0, 1, 2, v);
+	case 2:
+		return solve_cone(s, 1, 0, 2, v);
+	default:
+		return solve_cone(s, 2, 0, 1, v);
+	}
+}
+
+static inline int solve(imp_svert2 *s, int n, imp_vec2 *v)
+{
+	if (n == 3)
+		return solve_triangle(s, v);
+	if (n == 2)
+		return solve_segment(s, v);
+	*v = s[0].w;
+	return 1;
+}
+
+// ---------------------------------------------------------------------------
+// Starting points.
+
+/// Rebuilds the cached simplex at the new poses (ALGORITHMS.md §3). False
+/// when the cache is empty, for other shapes, or not usable.
+static bool warm_start(imp_gjk2_ctx *c, const imp_simplex_cache *cache, imp_svert2 *s, int *n, imp_vec2 *v)
+{
+	if (cache == NULL || cache->count < 1 || cache->count > 3 || cache->dim != 2 || c->a.v == NULL ||
+	    c->b.v == NULL)
+		return false;
+	int k = cache->count;
+	for (int i = 0; i < k; ++i) {
+		int ia = cache->index_a[i], ib = cache->index_b[i];
+		if (ia < 0 || ia >= c->a.n || ib < 0 || ib >= c->b.n)
+			return false;
+		s[i].ia = ia;
+		s[i].ib = ib;
+		s[i].a = c->a.v[ia];
+		s[i].b = imp_vec2_add(imp_rot2_apply(c->q, c->b.v[ib]), c->p);
+		s[i].w = imp_vec2_sub(s[i].a, s[i].b);
+	}
+	c->a.last = s[0].ia;
+	c->b.last = s[0].ib;
+	*n = solve(s, k, v);
+	return true;
+}
+
+/// The first search direction: the cached one for shapes without vertices,
+/// else the difference of two interior points, a point of C (the paper
+/// measured this halves the time against a fixed direction).
+static imp_vec2 first_direction(const imp_gjk2_ctx *c, const imp_simplex_cache *cache)
+{
+	if (cache != NULL && cache->count > 0 && cache->dim == 2) {
+		imp_vec2 d = {cache->direction[0], cache->direction[1]};
+		double dd = imp_vec2_dot(d, d);
+		if (dd > 0.0 && isfinite(dd))
+			return d;
+	}
+	imp_vec2 cb = imp_vec2_add(imp_rot2_apply(c->q, c->b.shape->center), c->p);
+	imp_vec2 d = imp_vec2_sub(c->a.shape->center, cb);
+	if (d.x == 0.0 && d.y == 0.0)
+		d.x = 1.0;
+	return d;
+}
+
+static void write_cache(imp_simplex_cache *cache, const imp_svert2 *s, int n, imp_vec2 v)
+{
+	if (cache == NULL)
+		return;
+	cache->count = (uint8_t)n;
+	cache->dim = 2;
+	cache->reserved = 0;
+	for (int i = 0; i < 4; ++i) {
+		cache->index_a[i] = i < n ? s[i].ia : -1;
+		cache->index_b[i] = i < n ? s[i].ib : -1;
+	}
+	cache->direction[0] = v.x;
+	cache->direction[1] = v.y;
+	cache->direction[2] = 0.0;
+}
+
+static bool has_user_shape(const imp_gjk2_ctx *c)
+{
+	return c->a.v == NULL || c->b.v == NULL;
+}
+
+// ---------------------------------------------------------------------------
+// Level 1: Alg. 6 with both early exits, and the radii.
+
+static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_iterations)
+{
+	double R = c->a.shape->radius + c->b.shape->radius;
+	double R2 = R * R;
+	imp_svert2 s[3];
+	int n;
+	imp_vec2 v;
+	if (!warm_start(c, cache, s, &n, &v)) {
+		imp_vec2 d = first_direction(c, cache);
+		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
+		double dw = imp_vec2_dot(d, s[0].w);
+		// Every point of C lies beyond the line through the origin normal to d.
+		if (dw > 0.0 && dw * dw > R2 * imp_vec2_dot(d, d)) {
+			write_cache(cache, s, 1, d);
+			return false;
+		}
+		n = 1;
+		v = s[0].w;
+	}
+	bool result;
+	double vv = imp_vec2_dot(v, v);
+	for (int it = 0;; ++it) {
+		if (n == 3 || vv <= R2) {
+			result = true;
+			break;
+		}
+		if (it == max_iterations || c->bad) {
+			result = false;
+			break;
+		}
+		imp_svert2 w;
+		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
+		double vw = imp_vec2_dot(v, w.w);
+		// First exit: a separating line exists.
+		if (vw > 0.0 && vw * vw > R2 * vv) {
+			result = false;
+			break;
+		}
+		// Second exit: w lies in the vertical angle of AOB, so the triangle
+		// {A, B, w} holds the origin (Fig. 2b).
+		if (n == 2 && vw <= 0.0) {
+			double ca = imp_vec2_cross(s[0].w, w.w), cb = imp_vec2_cross(s[1].w, w.w);
+			if (!((ca > 0.0 && cb > 0.0) || (ca < 0.0 && cb < 0.0))) {
+				s[2] = w;
+				n = 3;
+				result = true;
+				break;
+			}
+		}
+		if (imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1]))) {
+			result = false; // converged with vv > R2
+			break;
+		}
+		s[n] = s[n - 1];
+		if (n == 2)
+			s[1] = s[0];
+		s[0] = w;
+		n = solve(s, n + 1, &v);
+		double nvv = imp_vec2_dot(v, v);
+		if (nvv >= vv) {
+			vv = nvv;
+			result = vv <= R2;
+			break;
+		}
+		vv = nvv;
+	}
+	write_cache(cache, s, n, v);
+	return result && !c->bad;
+}
+
+// ---------------------------------------------------------------------------
+// Level 2 and 3: Alg. 1.
+
+typedef struct gjk2_out {
+	imp_svert2 s[3];
+	int n;
+	imp_vec2 v; ///< nearest point of C to the origin
+	int iterations;
+	imp_query_state state; ///< SEPARATED, OVERLAPPING (origin in C), ITERATION_LIMIT, DEGENERATE
+} gjk2_out;
+
+static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
+			 gjk2_out *out)
+{
+	imp_svert2 *s = out->s;
+	int n;
+	imp_vec2 v;
+	if (!warm_start(c, cache, s, &n, &v)) {
+		imp_vec2 d = first_direction(c, cache);
+		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
+		n = 1;
+		v = s[0].w;
+	}
+	double tol = has_user_shape(c) ? o->tolerance : fmin(o->tolerance, POLYGON_TOLERANCE);
+	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
+	double vv = imp_vec2_dot(v, v);
+	int it = 0;
+	for (;;) {
+		if (c->bad) {
+			state = IMP_STATE_DEGENERATE;
+			break;
+		}
+		if (n == 3 || vv == 0.0) {
+			state = IMP_STATE_OVERLAPPING;
+			break;
+		}
+		if (it == o->max_iterations)
+			break;
+		imp_svert2 w;
+		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
+		++it;
+		if (c->bad) {
+			state = IMP_STATE_DEGENERATE;
+			break;
+		}
+		// No progress possible: w is already in the simplex, or the duality
+		// gap |v|^2 - v.w bounds the error below the tolerance.
+		if (imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1])) ||
+		    vv - imp_vec2_dot(v, w.w) <= tol * vv) {
+			state = IMP_STATE_SEPARATED;
+			break;
+		}
+		s[n] = s[n - 1];
+		if (n == 2)
+			s[1] = s[0];
+		s[0] = w;
+		imp_vec2 nv;
+		int nn = solve(s, n + 1, &nv);
+		double nvv = imp_vec2_dot(nv, nv);
+		n = nn;
+		v = nv;
+		if (!(nvv < vv)) {
+			// Rounding stalled the descent: v is as good as it gets.
+			state = n == 3 || nvv == 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+			vv = nvv;
+			break;
+		}
+		vv = nvv;
+	}
+	out->n = n;
+	out->v = v;
+	out->iterations = it;
+	out->state = state;
+}
+
+/// Level 2 body shared by imp_distance2 and imp_distance2_stats.
+static double distance_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			     imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			     imp_query_state *state)
+{
+	imp_query_options defaults;
+	if (options == NULL) {
+		defaults = imp_default_query_options();
+		options = &defaults;
+	}
+	imp_gjk2_ctx c;
+	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
+		return NAN;
+	gjk2_out g;
+	distance_run(&c, cache, options, &g);
+	write_cache(cache, g.s, g.n, g.v);
+	if (iterations != NULL)
+		*iterations = g.iterations;
+	if (state != NULL)
+		*state = g.state;
+	if (g.state == IMP_STATE_DEGENERATE)
+		return NAN;
+	if (g.state == IMP_STATE_OVERLAPPING)
+		return 0.0;
+	double d = sqrt(imp_vec2_dot(g.v, g.v)) - a->radius - b->radius;
+	if (state != NULL && g.state == IMP_STATE_SEPARATED && d <= 0.0)
+		*state = IMP_STATE_OVERLAPPING;
+	return d > 0.0 ? d : 0.0;
+}
+
+double imp_distance2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			imp_simplex_cache *cache, const imp_query_options *options)
+{
+	return distance_query(a, pa, b, pb, cache, options, NULL, NULL);
+}
+
+double imp_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
+{
+	return distance_query(a, pa, b, pb, cache, NULL, NULL, NULL);
+}
+
+double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			   imp_query_state *state)
+{
+	return distance_query(a, pa, b, pb, cache, options, iterations, state);
+}
+
+bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+		     imp_simplex_cache *cache, const imp_query_options *options)
+{
+	imp_query_options defaults;
+	if (options == NULL) {
+		defaults = imp_default_query_options();
+		options = &defaults;
+	}
+	imp_gjk2_ctx c;
+	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
+		return false;
+	return overlap_run(&c, cache, options->max_iterations);
+}
+
+bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
+{
+	return imp_overlap2_ex(a, pa, b, pb, cache, NULL);
+}
+
+// ---------------------------------------------------------------------------
+// Level 3.
+
+static imp_feature feature_of(const imp_proxy2 *x, int i0, int i1)
+{
+	imp_feature f = {IMP_FEATURE_NONE, -1};
+	if (x->v == NULL || i0 < 0)
+		return f;
+	f.kind = IMP_FEATURE_VERTEX;
+	f.index = i0;
+	if (i1 < 0 || i1 == i0)
+		return f;
+	int n = x->n;
+	if (n == 2) {
+		f.kind = IMP_FEATURE_EDGE;
+		f.index = 0;
+	} else if (i1 == (i0 + 1) % n) {
+		f.kind = IMP_FEATURE_EDGE;
+	} else if (i0 == (i1 + 1) % n) {
+		f.kind = IMP_FEATURE_EDGE;
+		f.index = i1;
+	}
+	return f;
+}
+
+/// Largest coordinate the sub-distance worked with: the scale of rounding.
+static double simplex_scale(const imp_svert2 *s, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; ++i) {
+		m = fmax(m, fmax(fabs(s[i].a.x), fabs(s[i].a.y)));
+		m = fmax(m, fmax(fabs(s[i].b.x), fabs(s[i].b.y)));
+	}
+	return m;
+}
+
+imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
+{
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	imp_query_options defaults;
+	if (options == NULL) {
+		defaults = imp_default_query_options();
+		options = &defaults;
+	}
+	imp_gjk2_ctx c;
+	imp_status st = setup(&c, a, pa, b, pb, options);
+	if (st != IMP_OK)
+		return st;
+	gjk2_out g;
+	distance_run(&c, cache, options, &g);
+	write_cache(cache, g.s, g.n, g.v);
+
+	imp_closest2_result r;
+	memset(&r, 0, sizeof r);
+	r.iterations = g.iterations;
+	r.feature_a.index = r.feature_b.index = -1;
+	if (g.state == IMP_STATE_DEGENERATE) {
+		r.distance = NAN;
+		r.point_a = r.point_b = r.normal = imp_vec2_make(NAN, NAN);
+		r.state = IMP_STATE_DEGENERATE;
+		*out = r;
+		return IMP_OK;
+	}
+	double scale = simplex_scale(g.s, g.n);
+	imp_vec2 pa_local, pb_local, normal;
+	double core;
+	bool limit = g.state == IMP_STATE_ITERATION_LIMIT;
+	if (g.state == IMP_STATE_OVERLAPPING) {
+		imp_epa2_result e;
+		double tol = fmax(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON) * fmax(scale, 1e-300);
+		imp_epa2(&c, g.s, g.n, options->epa_max_iterations, tol, &e);
+		if (c.bad) {
+			r.distance = NAN;
+			r.point_a = r.point_b = r.normal = imp_vec2_make(NAN, NAN);
+			r.state = IMP_STATE_DEGENERATE;
+			*out = r;
+			return IMP_OK;
+		}
+		r.epa_iterations = e.iterations;
+		limit = limit || e.limit;
+		core = e.depth > 0.0 ? -e.depth : 0.0;
+		normal = e.normal;
+		pa_local = imp_vec2_add(e.e0.a, imp_vec2_scale(e.t, imp_vec2_sub(e.e1.a, e.e0.a)));
+		pb_local = imp_vec2_add(e.e0.b, imp_vec2_scale(e.t, imp_vec2_sub(e.e1.b, e.e0.b)));
+		bool two = e.t > 0.0 && e.t < 1.0;
+		imp_svert2 f0 = e.t < 1.0 ? e.e0 : e.e1;
+		r.feature_a = feature_of(&c.a, f0.ia, two ? e.e1.ia : -1);
+		r.feature_b = feature_of(&c.b, f0.ib, two ? e.e1.ib : -1);
+	} else {
+		core = sqrt(imp_vec2_dot(g.v, g.v));
+		normal = imp_vec2_scale(-1.0 / core, g.v);
+		if (g.n == 1) {
+			pa_local = g.s[0].a;
+			pb_local = g.s[0].b;
+			r.feature_a = feature_of(&c.a, g.s[0].ia, -1);
+			r.feature_b = feature_of(&c.b, g.s[0].ib, -1);
+		} else {
+			// Barycentric weights of the nearest point on the edge (Alg. 5).
+			imp_vec2 e = imp_vec2_sub(g.s[1].w, g.s[0].w);
+			double ta = imp_vec2_dot(g.s[0].w, e), tb = imp_vec2_dot(g.s[1].w, e);
+			double l1 = -ta / (tb - ta), l0 = 1.0 - l1;
+			pa_local = imp_vec2_add(imp_vec2_scale(l0, g.s[0].a), imp_vec2_scale(l1, g.s[1].a));
+			pb_local = imp_vec2_add(imp_vec2_scale(l0, g.s[0].b), imp_vec2_scale(l1, g.s[1].b));
+			r.feature_a = feature_of(&c.a, g.s[0].ia, g.s[1].ia);
+			r.feature_b = feature_of(&c.b, g.s[0].ib, g.s[1].ib);
+		}
+	}
+	double ra = a->radius, rb = b->radius;
+	pa_local = imp_vec2_add(pa_local, imp_vec2_scale(ra, normal));
+	pb_local = imp_vec2_sub(pb_local, imp_vec2_scale(rb, normal));
+	r.distance = core - ra - rb;
+	r.point_a = imp_pose2_apply(pa, pa_local);
+	r.point_b = imp_pose2_apply(pa, pb_local);
+	r.normal = imp_rot2_apply(pa.q, normal);
+	double touch = 64 * DBL_EPSILON * fmax(scale, fmax(ra, rb));
+	if (limit)
+		r.state = IMP_STATE_ITERATION_LIMIT;
+	else if (fabs(r.distance) <= touch)
+		r.state = IMP_STATE_TOUCHING;
+	else
+		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+	*out = r;
+	return IMP_OK;
+}
+
+imp_status imp_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			imp_simplex_cache *cache, imp_closest2_result *out)
+{
+	return imp_closest2_ex(a, pa, b, pb, cache, NULL, out);
+}

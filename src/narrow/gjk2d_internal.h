@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The 2D GJK working set, shared by GJK (gjk2d.c) and EPA (epa2d.c).
+#ifndef IMPACT_GJK2D_INTERNAL_H
+#define IMPACT_GJK2D_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "impact/collision.h"
+#include "shape/shape_internal.h"
+
+/// A vertex of the Minkowski difference C = A - B with where it came from.
+/// Everything is in a's local frame.
+typedef struct imp_svert2 {
+	imp_vec2 w;  ///< a - b
+	imp_vec2 a;  ///< support point on a's core
+	imp_vec2 b;  ///< support point on b's core
+	int32_t ia;  ///< vertex index on a (-1 for user shapes)
+	int32_t ib;
+} imp_svert2;
+
+/// One shape as GJK sees it.
+typedef struct imp_proxy2 {
+	const imp_vec2 *v; ///< core vertices, NULL for a user shape
+	int n;             ///< vertex count, 0 for a user shape
+	bool climb;        ///< hill-climbing support (needs n >= 3)
+	int last;          ///< last support vertex, the climb's start; -1: none yet
+	const imp_shape *shape;
+} imp_proxy2;
+
+/// The pair: b's pose in a's frame, so a's supports need no transform.
+typedef struct imp_gjk2_ctx {
+	imp_proxy2 a, b;
+	imp_rot2 q;
+	imp_vec2 p;
+	bool bad; ///< a user support returned a non-finite point
+} imp_gjk2_ctx;
+
+static inline int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *point, bool *bad)
+{
+	if (x->v == NULL) {
+		*point = x->shape->support(x->shape->user, d);
+		if (!isfinite(point->x) || !isfinite(point->y))
+			*bad = true;
+		return -1;
+	}
+	int i;
+	if (x->climb) {
+		int start = x->last >= 0 ? x->last : imp_support_start(x->shape, d);
+		i = imp_support_climb(x->v, x->n, d, start);
+	} else {
+		i = imp_support_brute(x->v, x->n, d);
+	}
+	x->last = i;
+	*point = x->v[i];
+	return i;
+}
+
+/// The vertex of C farthest along d: a's support along d minus b's along -d.
+static inline void imp_cso_support2(imp_gjk2_ctx *c, imp_vec2 d, imp_svert2 *out)
+{
+	imp_vec2 pa, pb;
+	out->ia = imp_proxy2_support(&c->a, d, &pa, &c->bad);
+	imp_vec2 db = imp_rot2_apply_inv(c->q, imp_vec2_make(-d.x, -d.y));
+	out->ib = imp_proxy2_support(&c->b, db, &pb, &c->bad);
+	pb = imp_vec2_add(imp_rot2_apply(c->q, pb), c->p);
+	out->a = pa;
+	out->b = pb;
+	out->w = imp_vec2_sub(pa, pb);
+}
+
+/// True when the two vertices are the same vertex of C.
+static inline bool imp_svert2_same(const imp_svert2 *x, const imp_svert2 *y)
+{
+	if (x->ia >= 0 && x->ib >= 0)
+		return x->ia == y->ia && x->ib == y->ib;
+	return x->w.x == y->w.x && x->w.y == y->w.y;
+}
+
+/// What the penetration solver found: the edge of C nearest the origin.
+typedef struct imp_epa2_result {
+	imp_vec2 normal;   ///< unit outward normal of that edge (from a to b)
+	double depth;      ///< distance from the origin to the edge, >= 0
+	imp_svert2 e0, e1; ///< the edge's ends
+	double t;          ///< the nearest point is e0 + t (e1 - e0)
+	int iterations;
+	bool limit;        ///< stopped by the iteration limit or the polygon's capacity
+} imp_epa2_result;
+
+/// Expanding-polygon penetration solver (the 2D EPA): from GJK's final
+/// simplex s[0..n) whose hull holds the origin, the boundary point of C
+/// nearest to the origin. `tol` is absolute.
+void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
+	      imp_epa2_result *out);
+
+#endif

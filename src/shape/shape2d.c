@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+// 2D shapes: convex polygons rounded by a radius, and user support shapes.
+#include <math.h>
+#include <stdalign.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "shape/shape_internal.h"
+
+static bool is_finite2(imp_vec2 v)
+{
+	return isfinite(v.x) && isfinite(v.y);
+}
+
+bool imp_pose2_is_valid(imp_pose2 t)
+{
+	if (!is_finite2(t.p) || !isfinite(t.q.c) || !isfinite(t.q.s))
+		return false;
+	return fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9;
+}
+
+static imp_status check_radius(double radius)
+{
+	return isfinite(radius) && radius >= 0.0 ? IMP_OK : IMP_ERR_BAD_RADIUS;
+}
+
+/// Fills the pseudo-angle start table: bucket k holds the support vertex of
+/// the direction at the middle of its pseudo-angle range, so hill climbing
+/// from it takes a step or two.
+static void fill_start_table(const imp_vec2 *v, int n, int32_t *table)
+{
+	for (int k = 0; k < IMP_ANGLE_BUCKETS; ++k) {
+		double p = (k + 0.5) * (4.0 / IMP_ANGLE_BUCKETS);
+		imp_vec2 d;
+		if (p < 1.0)
+			d = imp_vec2_make(1.0 - p, p);
+		else if (p < 2.0)
+			d = imp_vec2_make(1.0 - p, 2.0 - p);
+		else if (p < 3.0)
+			d = imp_vec2_make(p - 3.0, 2.0 - p);
+		else
+			d = imp_vec2_make(p - 3.0, p - 4.0);
+		table[k] = imp_support_brute(v, n, d);
+	}
+}
+
+/// Makes the shape record for a hull of n vertices in one allocation.
+static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const imp_allocator *alloc,
+			       imp_shape **out)
+{
+	bool table = n >= IMP_ANGLE_TABLE_MIN;
+	size_t head = (sizeof(imp_shape) + alignof(imp_vec2) - 1) / alignof(imp_vec2) * alignof(imp_vec2);
+	size_t bytes = head + (size_t)n * sizeof(imp_vec2) + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0);
+	imp_shape *s = imp_alloc(alloc, bytes);
+	if (s == NULL)
+		return IMP_ERR_OUT_OF_MEMORY;
+	memset(s, 0, sizeof *s);
+	imp_vec2 *v = (imp_vec2 *)((char *)s + head);
+	memcpy(v, hull, (size_t)n * sizeof *v);
+	s->magic = IMP_SHAPE_MAGIC;
+	s->dim = 2;
+	s->kind = IMP_SHAPE_POLYGON;
+	s->count = n;
+	s->radius = radius;
+	s->v = v;
+	s->bytes = bytes;
+	if (alloc != NULL)
+		s->allocator = *alloc;
+	if (table) {
+		int32_t *t = (int32_t *)(v + n);
+		fill_start_table(v, n, t);
+		s->start = t;
+	}
+	imp_vec2 c = {0.0, 0.0};
+	double r2 = 0.0;
+	for (int i = 0; i < n; ++i) {
+		c = imp_vec2_add(c, v[i]);
+		double d2 = imp_vec2_dot(v[i], v[i]);
+		r2 = d2 > r2 ? d2 : r2;
+	}
+	s->center = imp_vec2_scale(1.0 / n, c);
+	s->bound_radius = sqrt(r2) + radius;
+	*out = s;
+	return IMP_OK;
+}
+
+imp_status imp_shape_polygon_ex(const imp_vec2 *points, int count, double radius, const imp_allocator *allocator,
+				imp_shape **out)
+{
+	if (points == NULL || out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (count < 1 || count > IMP_POLYGON_MAX_POINTS)
+		return IMP_ERR_BAD_COUNT;
+	if (!imp_allocator_is_valid(allocator))
+		return IMP_ERR_NULL_ARGUMENT;
+	for (int i = 0; i < count; ++i)
+		if (!is_finite2(points[i]))
+			return IMP_ERR_NOT_FINITE;
+	imp_status st = check_radius(radius);
+	if (st != IMP_OK)
+		return st;
+
+	// Scratch: the sorted copy (count) and the chain (2 * count).
+	enum { SMALL = 64 };
+	imp_vec2 small[3 * SMALL];
+	imp_vec2 *work = small;
+	size_t scratch = 3 * (size_t)count * sizeof(imp_vec2);
+	if (count > SMALL) {
+		work = imp_alloc(allocator, scratch);
+		if (work == NULL)
+			return IMP_ERR_OUT_OF_MEMORY;
+	}
+	imp_vec2 *chain = work + count;
+	int n = imp_hull2(points, count, work, chain);
+	st = make_polygon(chain, n, radius, allocator, out);
+	if (work != small)
+		imp_free(allocator, work, scratch);
+	return st;
+}
+
+imp_status imp_shape_polygon(const imp_vec2 *points, int count, double radius, imp_shape **out)
+{
+	return imp_shape_polygon_ex(points, count, radius, NULL, out);
+}
+
+imp_status imp_shape_circle(imp_vec2 center, double radius, imp_shape **out)
+{
+	if (!(radius > 0.0))
+		return IMP_ERR_BAD_RADIUS;
+	return imp_shape_polygon(&center, 1, radius, out);
+}
+
+imp_status imp_shape_capsule2(imp_vec2 p0, imp_vec2 p1, double radius, imp_shape **out)
+{
+	if (!(radius > 0.0))
+		return IMP_ERR_BAD_RADIUS;
+	imp_vec2 p[2] = {p0, p1};
+	return imp_shape_polygon(p, 2, radius, out);
+}
+
+imp_status imp_shape_segment2(imp_vec2 p0, imp_vec2 p1, imp_shape **out)
+{
+	imp_vec2 p[2] = {p0, p1};
+	return imp_shape_polygon(p, 2, 0.0, out);
+}
+
+imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape **out)
+{
+	if (!isfinite(hx) || !isfinite(hy))
+		return IMP_ERR_NOT_FINITE;
+	if (!(hx > 0.0) || !(hy > 0.0))
+		return IMP_ERR_BAD_RADIUS;
+	imp_vec2 p[4] = {{-hx, -hy}, {hx, -hy}, {hx, hy}, {-hx, hy}};
+	return imp_shape_polygon(p, 4, radius, out);
+}
+
+imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double radius, imp_shape **out)
+{
+	if (support == NULL || out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	imp_status st = check_radius(radius);
+	if (st != IMP_OK)
+		return st;
+	// A point inside the core (the middle of two of its points) for the first
+	// search direction, and the bound from the four axis supports.
+	imp_vec2 e[4] = {support(user, imp_vec2_make(1, 0)), support(user, imp_vec2_make(-1, 0)),
+			 support(user, imp_vec2_make(0, 1)), support(user, imp_vec2_make(0, -1))};
+	for (int i = 0; i < 4; ++i)
+		if (!is_finite2(e[i]))
+			return IMP_ERR_NOT_FINITE;
+	imp_shape *s = imp_alloc(NULL, sizeof *s);
+	if (s == NULL)
+		return IMP_ERR_OUT_OF_MEMORY;
+	memset(s, 0, sizeof *s);
+	s->magic = IMP_SHAPE_MAGIC;
+	s->dim = 2;
+	s->kind = IMP_SHAPE_USER2;
+	s->radius = radius;
+	s->support = support;
+	s->user = user;
+	s->bytes = sizeof *s;
+	s->center = imp_vec2_scale(0.5, imp_vec2_add(e[0], e[1]));
+	double hx = fmax(fabs(e[0].x), fabs(e[1].x)), hy = fmax(fabs(e[2].y), fabs(e[3].y));
+	s->bound_radius = sqrt(hx * hx + hy * hy) + radius;
+	*out = s;
+	return IMP_OK;
+}
+
+void imp_shape_destroy(imp_shape *shape)
+{
+	if (shape == NULL || shape->magic != IMP_SHAPE_MAGIC)
+		return;
+	imp_allocator a = shape->allocator;
+	size_t bytes = shape->bytes;
+	shape->magic = 0;
+	imp_free(&a, shape, bytes);
+}
+
+int imp_shape_dim(const imp_shape *shape)
+{
+	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape->dim : 0;
+}
+
+int imp_shape_kind_of(const imp_shape *shape)
+{
+	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape->kind : 0;
+}
+
+double imp_shape_radius(const imp_shape *shape)
+{
+	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape->radius : NAN;
+}
+
+int imp_shape_vertex_count(const imp_shape *shape)
+{
+	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape->count : -1;
+}
+
+int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capacity)
+{
+	if (imp_shape_check(shape, 2) != IMP_OK || (out == NULL && capacity > 0) || capacity < 0)
+		return -1;
+	int n = shape->count < capacity ? shape->count : capacity;
+	if (n > 0)
+		memcpy(out, shape->v, (size_t)n * sizeof *out);
+	return shape->count;
+}
+
+/// Support point of the core in local direction d (not normalised).
+static imp_vec2 core_support(const imp_shape *s, imp_vec2 d)
+{
+	if (s->kind == IMP_SHAPE_USER2)
+		return s->support(s->user, d);
+	return s->v[imp_support_brute(s->v, s->count, d)];
+}
+
+imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 direction, imp_vec2 *out)
+{
+	imp_status st = imp_shape_check(shape, 2);
+	if (st != IMP_OK)
+		return st;
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (!is_finite2(direction))
+		return IMP_ERR_NOT_FINITE;
+	double len = imp_vec2_length(direction);
+	if (!(len > 0.0) || !isfinite(len))
+		return IMP_ERR_NOT_FINITE;
+	if (!is_finite2(pose.p) || !isfinite(pose.q.c) || !isfinite(pose.q.s))
+		return IMP_ERR_NOT_FINITE;
+	if (!imp_pose2_is_valid(pose))
+		return IMP_ERR_BAD_ROTATION;
+	imp_vec2 d = imp_rot2_apply_inv(pose.q, direction);
+	imp_vec2 p = core_support(shape, d);
+	if (!is_finite2(p))
+		return IMP_ERR_NOT_FINITE;
+	p = imp_vec2_add(p, imp_vec2_scale(shape->radius / len, d));
+	*out = imp_pose2_apply(pose, p);
+	return IMP_OK;
+}
+
+imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out)
+{
+	imp_status st = imp_shape_check(shape, 2);
+	if (st != IMP_OK)
+		return st;
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (!is_finite2(pose.p) || !isfinite(pose.q.c) || !isfinite(pose.q.s))
+		return IMP_ERR_NOT_FINITE;
+	if (!imp_pose2_is_valid(pose))
+		return IMP_ERR_BAD_ROTATION;
+	imp_aabb2 box;
+	if (shape->kind == IMP_SHAPE_POLYGON) {
+		imp_vec2 w = imp_pose2_apply(pose, shape->v[0]);
+		box.lo = box.hi = w;
+		for (int i = 1; i < shape->count; ++i) {
+			w = imp_pose2_apply(pose, shape->v[i]);
+			box.lo.x = fmin(box.lo.x, w.x);
+			box.lo.y = fmin(box.lo.y, w.y);
+			box.hi.x = fmax(box.hi.x, w.x);
+			box.hi.y = fmax(box.hi.y, w.y);
+		}
+	} else {
+		// The support along each world axis, taken in the local frame.
+		imp_vec2 ax = imp_rot2_apply_inv(pose.q, imp_vec2_make(1, 0));
+		imp_vec2 ay = imp_rot2_apply_inv(pose.q, imp_vec2_make(0, 1));
+		imp_vec2 px = imp_pose2_apply(pose, core_support(shape, ax));
+		imp_vec2 nx = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ax)));
+		imp_vec2 py = imp_pose2_apply(pose, core_support(shape, ay));
+		imp_vec2 ny = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ay)));
+		if (!is_finite2(px) || !is_finite2(nx) || !is_finite2(py) || !is_finite2(ny))
+			return IMP_ERR_NOT_FINITE;
+		box.lo = imp_vec2_make(nx.x, ny.y);
+		box.hi = imp_vec2_make(px.x, py.y);
+	}
+	double r = shape->radius;
+	box.lo = imp_vec2_sub(box.lo, imp_vec2_make(r, r));
+	box.hi = imp_vec2_add(box.hi, imp_vec2_make(r, r));
+	*out = box;
+	return IMP_OK;
+}
