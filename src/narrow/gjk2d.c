@@ -8,23 +8,22 @@
 
 #include "narrow/gjk2d_internal.h"
 
-/// Below this many vertices brute-force support beats hill climbing
-/// (bench/narrow2d, support modes compared on the paper's dataset).
-#define HILL_CLIMB_MIN_VERTICES 10
 
 /// Polygon pairs stop on a repeated support vertex; this relative gap only
 /// catches rounding noise on top of that.
 #define POLYGON_TOLERANCE 1e-14
 
+static const imp_query_options default_options = {
+	.max_iterations = 64,
+	.epa_max_iterations = 64,
+	.tolerance = 1e-12,
+	.support = IMP_SUPPORT_AUTO,
+	.hill_climb_min_vertices = IMP_HILL_CLIMB_MIN_VERTICES,
+};
+
 imp_query_options imp_default_query_options(void)
 {
-	imp_query_options o;
-	o.max_iterations = 64;
-	o.epa_max_iterations = 64;
-	o.tolerance = 1e-12;
-	o.support = IMP_SUPPORT_AUTO;
-	o.hill_climb_min_vertices = HILL_CLIMB_MIN_VERTICES;
-	return o;
+	return default_options;
 }
 
 const char *imp_query_state_string(imp_query_state state)
@@ -46,38 +45,19 @@ static bool options_valid(const imp_query_options *o)
 	       o->support <= IMP_SUPPORT_HILL_CLIMB && o->hill_climb_min_vertices >= 3;
 }
 
-/// IMP_OK when the pose is finite with a unit rotation. One sum carries every
-/// NaN and infinity, so the common case costs a few flops.
-static inline imp_status check_pose(imp_pose2 t)
+/// IMP_OK when the pose is finite with a unit rotation.
+static imp_status check_pose(imp_pose2 t)
 {
-	double sum = t.p.x + t.p.y + t.q.c + t.q.s;
-	if (!(sum - sum == 0.0))
+	if (!isfinite(t.p.x) || !isfinite(t.p.y) || !isfinite(t.q.c) || !isfinite(t.q.s))
 		return IMP_ERR_NOT_FINITE;
 	if (!(fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9))
 		return IMP_ERR_BAD_ROTATION;
 	return IMP_OK;
 }
 
-static void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_query_options *o)
-{
-	x->shape = s;
-	x->last = -1;
-	if (s->kind == IMP_SHAPE_USER2) {
-		x->v = NULL;
-		x->n = 0;
-		x->climb = false;
-		return;
-	}
-	x->v = s->v;
-	x->n = s->count;
-	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB ||
-		     (o->support == IMP_SUPPORT_AUTO && s->count >= o->hill_climb_min_vertices);
-	x->climb = climb && s->count >= 3;
-}
-
-/// Checks everything and sets up the pair in a's frame.
-static imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-			const imp_query_options *o)
+/// The status of a query whose quick check failed: which argument is bad.
+static imp_status diagnose(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			   const imp_query_options *o)
 {
 	imp_status st = imp_shape_check(a, 2);
 	if (st == IMP_OK)
@@ -86,10 +66,38 @@ static imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const
 		st = check_pose(pa);
 	if (st == IMP_OK)
 		st = check_pose(pb);
-	if (st != IMP_OK)
-		return st;
-	if (o != NULL && !options_valid(o))
-		return IMP_ERR_BAD_OPTIONS;
+	if (st == IMP_OK && !options_valid(o))
+		st = IMP_ERR_BAD_OPTIONS;
+	return st;
+}
+
+IMP_ALWAYS_INLINE void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_query_options *o)
+{
+	x->shape = s;
+	x->last = -1;
+	x->warm = false;
+	x->v = s->v;
+	x->n = s->count;
+	if (o == &default_options) {
+		x->climb = s->climb_auto;
+		return;
+	}
+	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB ||
+		     (o->support == IMP_SUPPORT_AUTO && s->count >= o->hill_climb_min_vertices);
+	x->climb = climb && s->count >= 3;
+}
+
+/// Checks everything and sets up the pair in a's frame. The common case
+/// costs one sum (it carries every NaN and infinity) and two unit tests.
+IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
+				   imp_pose2 pb, const imp_query_options *o)
+{
+	double sum = pa.p.x + pa.p.y + pa.q.c + pa.q.s + pb.p.x + pb.p.y + pb.q.c + pb.q.s;
+	double ua = pa.q.c * pa.q.c + pa.q.s * pa.q.s - 1.0, ub = pb.q.c * pb.q.c + pb.q.s * pb.q.s - 1.0;
+	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 2 ||
+	    b->dim != 2 || !(sum - sum == 0.0) || !(fabs(ua) <= 1e-9) || !(fabs(ub) <= 1e-9) ||
+	    (o != &default_options && !options_valid(o)))
+		return diagnose(a, pa, b, pb, o);
 	c->q = imp_rot2_mul_inv(pa.q, pb.q);
 	c->p = imp_pose2_apply_inv(pa, pb.p);
 	c->bad = false;
@@ -248,11 +256,12 @@ static bool warm_start(imp_gjk2_ctx *c, const imp_simplex_cache *cache, imp_sver
 		s[i].ia = ia;
 		s[i].ib = ib;
 		s[i].a = c->a.v[ia];
-		s[i].b = imp_vec2_add(imp_rot2_apply(c->q, c->b.v[ib]), c->p);
-		s[i].w = imp_vec2_sub(s[i].a, s[i].b);
+		s[i].w = imp_vec2_sub(s[i].a, imp_vec2_add(imp_rot2_apply(c->q, c->b.v[ib]), c->p));
 	}
+	// Coherence: climb from the cached vertices, not from the angle table.
 	c->a.last = s[0].ia;
 	c->b.last = s[0].ib;
+	c->a.warm = c->b.warm = true;
 	*n = solve(s, k, v);
 	return true;
 }
@@ -299,7 +308,7 @@ static bool has_user_shape(const imp_gjk2_ctx *c)
 // ---------------------------------------------------------------------------
 // Level 1: Alg. 6 with both early exits, and the radii.
 
-static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_iterations)
+IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_iterations, bool poly)
 {
 	double R = c->a.shape->radius + c->b.shape->radius;
 	double R2 = R * R;
@@ -308,7 +317,7 @@ static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_itera
 	imp_vec2 v;
 	if (!warm_start(c, cache, s, &n, &v)) {
 		imp_vec2 d = first_direction(c, cache);
-		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
+		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
 		double dw = imp_vec2_dot(d, s[0].w);
 		// Every point of C lies beyond the line through the origin normal to d.
 		if (dw > 0.0 && dw * dw > R2 * imp_vec2_dot(d, d)) {
@@ -325,12 +334,12 @@ static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_itera
 			result = true;
 			break;
 		}
-		if (it == max_iterations || c->bad) {
+		if (it == max_iterations || (!poly && c->bad)) {
 			result = false;
 			break;
 		}
 		imp_svert2 w;
-		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
+		imp_cso_support_poly(c, imp_vec2_make(-v.x, -v.y), &w, poly);
 		double vw = imp_vec2_dot(v, w.w);
 		// First exit: a separating line exists.
 		if (vw > 0.0 && vw * vw > R2 * vv) {
@@ -348,7 +357,7 @@ static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_itera
 				break;
 			}
 		}
-		if (imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1]))) {
+		if (imp_svert2_same(&w, &s[0], poly) || (n == 2 && imp_svert2_same(&w, &s[1], poly))) {
 			result = false; // converged with vv > R2
 			break;
 		}
@@ -366,7 +375,7 @@ static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_itera
 		vv = nvv;
 	}
 	write_cache(cache, s, n, v);
-	return result && !c->bad;
+	return result && (poly || !c->bad);
 }
 
 // ---------------------------------------------------------------------------
@@ -380,24 +389,24 @@ typedef struct gjk2_out {
 	imp_query_state state; ///< SEPARATED, OVERLAPPING (origin in C), ITERATION_LIMIT, DEGENERATE
 } gjk2_out;
 
-static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
-			 gjk2_out *out)
+IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cache *cache,
+					const imp_query_options *o, gjk2_out *out, bool poly)
 {
 	imp_svert2 *s = out->s;
 	int n;
 	imp_vec2 v;
 	if (!warm_start(c, cache, s, &n, &v)) {
 		imp_vec2 d = first_direction(c, cache);
-		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
+		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
 		n = 1;
 		v = s[0].w;
 	}
-	double tol = has_user_shape(c) ? o->tolerance : fmin(o->tolerance, POLYGON_TOLERANCE);
+	double tol = !poly ? o->tolerance : (o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE);
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	double vv = imp_vec2_dot(v, v);
 	int it = 0;
 	for (;;) {
-		if (c->bad) {
+		if (!poly && c->bad) {
 			state = IMP_STATE_DEGENERATE;
 			break;
 		}
@@ -408,15 +417,15 @@ static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const 
 		if (it == o->max_iterations)
 			break;
 		imp_svert2 w;
-		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
+		imp_cso_support_poly(c, imp_vec2_make(-v.x, -v.y), &w, poly);
 		++it;
-		if (c->bad) {
+		if (!poly && c->bad) {
 			state = IMP_STATE_DEGENERATE;
 			break;
 		}
 		// No progress possible: w is already in the simplex, or the duality
 		// gap |v|^2 - v.w bounds the error below the tolerance.
-		if (imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1])) ||
+		if (imp_svert2_same(&w, &s[0], poly) || (n == 2 && imp_svert2_same(&w, &s[1], poly)) ||
 		    vv - imp_vec2_dot(v, w.w) <= tol * vv) {
 			state = IMP_STATE_SEPARATED;
 			break;
@@ -444,16 +453,22 @@ static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const 
 	out->state = state;
 }
 
+static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
+			 gjk2_out *out)
+{
+	if (has_user_shape(c))
+		distance_run_poly(c, cache, o, out, false);
+	else
+		distance_run_poly(c, cache, o, out, true);
+}
+
 /// Level 2 body shared by imp_distance2 and imp_distance2_stats.
-static double distance_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			     imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
 			     imp_query_state *state)
 {
-	imp_query_options defaults;
-	if (options == NULL) {
-		defaults = imp_default_query_options();
-		options = &defaults;
-	}
+	if (options == NULL)
+		options = &default_options;
 	imp_gjk2_ctx c;
 	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
 		return NAN;
@@ -492,23 +507,28 @@ double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	return distance_query(a, pa, b, pb, cache, options, iterations, state);
 }
 
-bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-		     imp_simplex_cache *cache, const imp_query_options *options)
+IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				     imp_simplex_cache *cache, const imp_query_options *options)
 {
-	imp_query_options defaults;
-	if (options == NULL) {
-		defaults = imp_default_query_options();
-		options = &defaults;
-	}
+	if (options == NULL)
+		options = &default_options;
 	imp_gjk2_ctx c;
 	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
 		return false;
-	return overlap_run(&c, cache, options->max_iterations);
+	if (has_user_shape(&c))
+		return overlap_run(&c, cache, options->max_iterations, false);
+	return overlap_run(&c, cache, options->max_iterations, true);
+}
+
+bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+		     imp_simplex_cache *cache, const imp_query_options *options)
+{
+	return overlap_query(a, pa, b, pb, cache, options);
 }
 
 bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
 {
-	return imp_overlap2_ex(a, pa, b, pb, cache, NULL);
+	return overlap_query(a, pa, b, pb, cache, NULL);
 }
 
 // ---------------------------------------------------------------------------
@@ -542,7 +562,8 @@ static double simplex_scale(const imp_svert2 *s, int n)
 	double m = 0.0;
 	for (int i = 0; i < n; ++i) {
 		m = fmax(m, fmax(fabs(s[i].a.x), fabs(s[i].a.y)));
-		m = fmax(m, fmax(fabs(s[i].b.x), fabs(s[i].b.y)));
+		imp_vec2 b = imp_svert2_b(&s[i]);
+		m = fmax(m, fmax(fabs(b.x), fabs(b.y)));
 	}
 	return m;
 }
@@ -552,11 +573,8 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	imp_query_options defaults;
-	if (options == NULL) {
-		defaults = imp_default_query_options();
-		options = &defaults;
-	}
+	if (options == NULL)
+		options = &default_options;
 	imp_gjk2_ctx c;
 	imp_status st = setup(&c, a, pa, b, pb, options);
 	if (st != IMP_OK)
@@ -596,7 +614,8 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 		core = e.depth > 0.0 ? -e.depth : 0.0;
 		normal = e.normal;
 		pa_local = imp_vec2_add(e.e0.a, imp_vec2_scale(e.t, imp_vec2_sub(e.e1.a, e.e0.a)));
-		pb_local = imp_vec2_add(e.e0.b, imp_vec2_scale(e.t, imp_vec2_sub(e.e1.b, e.e0.b)));
+		imp_vec2 b0 = imp_svert2_b(&e.e0), b1 = imp_svert2_b(&e.e1);
+		pb_local = imp_vec2_add(b0, imp_vec2_scale(e.t, imp_vec2_sub(b1, b0)));
 		bool two = e.t > 0.0 && e.t < 1.0;
 		imp_svert2 f0 = e.t < 1.0 ? e.e0 : e.e1;
 		r.feature_a = feature_of(&c.a, f0.ia, two ? e.e1.ia : -1);
@@ -606,7 +625,7 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 		normal = imp_vec2_scale(-1.0 / core, g.v);
 		if (g.n == 1) {
 			pa_local = g.s[0].a;
-			pb_local = g.s[0].b;
+			pb_local = imp_svert2_b(&g.s[0]);
 			r.feature_a = feature_of(&c.a, g.s[0].ia, -1);
 			r.feature_b = feature_of(&c.b, g.s[0].ib, -1);
 		} else {
@@ -615,7 +634,8 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 			double ta = imp_vec2_dot(g.s[0].w, e), tb = imp_vec2_dot(g.s[1].w, e);
 			double l1 = -ta / (tb - ta), l0 = 1.0 - l1;
 			pa_local = imp_vec2_add(imp_vec2_scale(l0, g.s[0].a), imp_vec2_scale(l1, g.s[1].a));
-			pb_local = imp_vec2_add(imp_vec2_scale(l0, g.s[0].b), imp_vec2_scale(l1, g.s[1].b));
+			pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_svert2_b(&g.s[0])),
+						imp_vec2_scale(l1, imp_svert2_b(&g.s[1])));
 			r.feature_a = feature_of(&c.a, g.s[0].ia, g.s[1].ia);
 			r.feature_b = feature_of(&c.b, g.s[0].ib, g.s[1].ib);
 		}

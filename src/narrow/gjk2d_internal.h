@@ -13,18 +13,24 @@
 /// Everything is in a's local frame.
 typedef struct imp_svert2 {
 	imp_vec2 w;  ///< a - b
-	imp_vec2 a;  ///< support point on a's core
-	imp_vec2 b;  ///< support point on b's core
+	imp_vec2 a;  ///< support point on a's core (b's is a - w)
 	int32_t ia;  ///< vertex index on a (-1 for user shapes)
 	int32_t ib;
 } imp_svert2;
+
+#if defined(__GNUC__)
+#define IMP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define IMP_ALWAYS_INLINE static inline
+#endif
 
 /// One shape as GJK sees it.
 typedef struct imp_proxy2 {
 	const imp_vec2 *v; ///< core vertices, NULL for a user shape
 	int n;             ///< vertex count, 0 for a user shape
 	bool climb;        ///< hill-climbing support (needs n >= 3)
-	int last;          ///< last support vertex, the climb's start; -1: none yet
+	int last;          ///< last support vertex; -1: none yet
+	bool warm;         ///< climb from `last` rather than from the angle table
 	const imp_shape *shape;
 } imp_proxy2;
 
@@ -36,9 +42,11 @@ typedef struct imp_gjk2_ctx {
 	bool bad; ///< a user support returned a non-finite point
 } imp_gjk2_ctx;
 
-static inline int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *point, bool *bad)
+/// `poly` is a compile-time constant where the caller knows both shapes
+/// are polygons, so the user-shape branch disappears from the hot loops.
+IMP_ALWAYS_INLINE int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *point, bool *bad, bool poly)
 {
-	if (x->v == NULL) {
+	if (!poly && x->v == NULL) {
 		*point = x->shape->support(x->shape->user, d);
 		if (!isfinite(point->x) || !isfinite(point->y))
 			*bad = true;
@@ -46,7 +54,10 @@ static inline int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *point,
 	}
 	int i;
 	if (x->climb) {
-		int start = x->last >= 0 ? x->last : imp_support_start(x->shape, d);
+		// The angle table gives a start a step or two from the answer; without
+		// one (small polygons) the last support vertex is as good.
+		int start = (x->warm && x->last >= 0) || x->shape->start == NULL ? (x->last >= 0 ? x->last : 0)
+										 : imp_support_start(x->shape, d);
 		i = imp_support_climb(x->v, x->n, d, start);
 	} else {
 		i = imp_support_brute(x->v, x->n, d);
@@ -57,22 +68,43 @@ static inline int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *point,
 }
 
 /// The vertex of C farthest along d: a's support along d minus b's along -d.
-static inline void imp_cso_support2(imp_gjk2_ctx *c, imp_vec2 d, imp_svert2 *out)
+IMP_ALWAYS_INLINE void imp_cso_support_poly(imp_gjk2_ctx *c, imp_vec2 d, imp_svert2 *out, bool poly)
 {
 	imp_vec2 pa, pb;
-	out->ia = imp_proxy2_support(&c->a, d, &pa, &c->bad);
+	out->ia = imp_proxy2_support(&c->a, d, &pa, &c->bad, poly);
 	imp_vec2 db = imp_rot2_apply_inv(c->q, imp_vec2_make(-d.x, -d.y));
-	out->ib = imp_proxy2_support(&c->b, db, &pb, &c->bad);
+	out->ib = imp_proxy2_support(&c->b, db, &pb, &c->bad, poly);
 	pb = imp_vec2_add(imp_rot2_apply(c->q, pb), c->p);
 	out->a = pa;
-	out->b = pb;
 	out->w = imp_vec2_sub(pa, pb);
 }
 
-/// True when the two vertices are the same vertex of C.
-static inline bool imp_svert2_same(const imp_svert2 *x, const imp_svert2 *y)
+static inline void imp_cso_support2(imp_gjk2_ctx *c, imp_vec2 d, imp_svert2 *out)
 {
-	if (x->ia >= 0 && x->ib >= 0)
+	imp_cso_support_poly(c, d, out, false);
+}
+
+/// The support along d, hill climbing (where the shapes climb) from the
+/// vertices of `near`, a vertex of C whose support direction is close to d.
+static inline void imp_cso_support2_near(imp_gjk2_ctx *c, imp_vec2 d, const imp_svert2 *near, imp_svert2 *out)
+{
+	c->a.last = near->ia;
+	c->b.last = near->ib;
+	c->a.warm = c->b.warm = true;
+	imp_cso_support_poly(c, d, out, false);
+	c->a.warm = c->b.warm = false;
+}
+
+/// The support point on b's core (a's frame).
+static inline imp_vec2 imp_svert2_b(const imp_svert2 *s)
+{
+	return imp_vec2_sub(s->a, s->w);
+}
+
+/// True when the two vertices are the same vertex of C.
+IMP_ALWAYS_INLINE bool imp_svert2_same(const imp_svert2 *x, const imp_svert2 *y, bool poly)
+{
+	if (poly || (x->ia >= 0 && x->ib >= 0))
 		return x->ia == y->ia && x->ib == y->ib;
 	return x->w.x == y->w.x && x->w.y == y->w.y;
 }

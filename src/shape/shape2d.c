@@ -66,6 +66,7 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 	s->bytes = bytes;
 	if (alloc != NULL)
 		s->allocator = *alloc;
+	s->climb_auto = n >= IMP_HILL_CLIMB_MIN_VERTICES;
 	if (table) {
 		int32_t *t = (int32_t *)(v + n);
 		fill_start_table(v, n, t);

@@ -17,7 +17,12 @@
 #define IMP_ANGLE_BUCKETS 64
 
 /// Polygons with at least this many vertices get the start table.
-#define IMP_ANGLE_TABLE_MIN 16
+#define IMP_ANGLE_TABLE_MIN 8
+
+/// Below this many vertices brute-force support beats hill climbing: the
+/// default of imp_query_options.hill_climb_min_vertices (bench/narrow2d,
+/// support modes compared on the paper's dataset).
+#define IMP_HILL_CLIMB_MIN_VERTICES 10
 
 struct imp_shape {
 	uint32_t magic;
@@ -29,6 +34,7 @@ struct imp_shape {
 	double bound_radius;  ///< max distance of a core point from the local origin
 	const imp_vec2 *v;    ///< core vertices, counter-clockwise
 	const int32_t *start; ///< IMP_ANGLE_BUCKETS start vertices, or NULL
+	bool climb_auto;      ///< hill climbing under the default options
 	imp_support2_fn *support;
 	const void *user;
 	imp_allocator allocator;
@@ -66,11 +72,11 @@ static inline int imp_support_brute(const imp_vec2 *v, int n, imp_vec2 d)
 	int best = 0;
 	double bv = v[0].x * d.x + v[0].y * d.y;
 	for (int i = 1; i < n; ++i) {
+		// Written as selects: the branch is a coin toss on random directions.
 		double s = v[i].x * d.x + v[i].y * d.y;
-		if (s > bv) {
-			bv = s;
-			best = i;
-		}
+		bool gt = s > bv;
+		best = gt ? i : best;
+		bv = gt ? s : bv;
 	}
 	return best;
 }
