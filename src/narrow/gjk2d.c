@@ -92,6 +92,9 @@ IMP_ALWAYS_INLINE void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_q
 IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 				   imp_pose2 pb, const imp_query_options *o)
 {
+	c->a.shape = a;
+	c->b.shape = b;
+	c->a.v = c->b.v = NULL;
 	double sum = pa.p.x + pa.p.y + pa.q.c + pa.q.s + pb.p.x + pb.p.y + pb.q.c + pb.q.s;
 	double ua = pa.q.c * pa.q.c + pa.q.s * pa.q.s - 1.0, ub = pb.q.c * pb.q.c + pb.q.s * pb.q.s - 1.0;
 	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 2 ||
