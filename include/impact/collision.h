@@ -38,6 +38,12 @@ typedef enum imp_support_mode {
 	IMP_SUPPORT_HILL_CLIMB, ///< walk from the last support vertex (kept in the cache)
 } imp_support_mode;
 
+/// How the penetration of overlapping cores is found (Level 3).
+typedef enum imp_penetration_mode {
+	IMP_PENETRATION_AUTO = 0, ///< polygon pairs: exact walk of the Minkowski difference's edges; else EPA
+	IMP_PENETRATION_EPA,      ///< the expanding polygon (EPA) for every pair
+} imp_penetration_mode;
+
 /// Query options; start from imp_default_query_options().
 typedef struct imp_query_options {
 	int max_iterations;          ///< GJK iteration limit, >= 1 (default 64)
@@ -45,6 +51,7 @@ typedef struct imp_query_options {
 	double tolerance;            ///< relative distance tolerance for curved (user) shapes, in (0, 0.1) (default 1e-12)
 	imp_support_mode support;    ///< default IMP_SUPPORT_AUTO
 	int hill_climb_min_vertices; ///< AUTO climbs from this many vertices, >= 3 (default: the measured crossover)
+	imp_penetration_mode penetration; ///< default IMP_PENETRATION_AUTO
 } imp_query_options;
 
 /// The defaults, the fastest measured by bench/narrow2d.

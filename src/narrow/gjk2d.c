@@ -19,6 +19,7 @@ static const imp_query_options default_options = {
 	.tolerance = 1e-12,
 	.support = IMP_SUPPORT_AUTO,
 	.hill_climb_min_vertices = IMP_HILL_CLIMB_MIN_VERTICES,
+	.penetration = IMP_PENETRATION_AUTO,
 };
 
 imp_query_options imp_default_query_options(void)
@@ -42,7 +43,8 @@ static bool options_valid(const imp_query_options *o)
 {
 	return o->max_iterations >= 1 && o->epa_max_iterations >= 1 && isfinite(o->tolerance) &&
 	       o->tolerance > 0.0 && o->tolerance < 0.1 && o->support >= IMP_SUPPORT_AUTO &&
-	       o->support <= IMP_SUPPORT_HILL_CLIMB && o->hill_climb_min_vertices >= 3;
+	       o->support <= IMP_SUPPORT_HILL_CLIMB && o->hill_climb_min_vertices >= 3 &&
+	       o->penetration >= IMP_PENETRATION_AUTO && o->penetration <= IMP_PENETRATION_EPA;
 }
 
 /// IMP_OK when the pose is finite with a unit rotation.
@@ -604,7 +606,10 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	if (g.state == IMP_STATE_OVERLAPPING) {
 		imp_epa2_result e;
 		double tol = fmax(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON) * fmax(scale, 1e-300);
-		imp_epa2(&c, g.s, g.n, options->epa_max_iterations, tol, &e);
+		if (!has_user_shape(&c) && options->penetration == IMP_PENETRATION_AUTO)
+			imp_walk2(&c, &e);
+		else
+			imp_epa2(&c, g.s, g.n, options->epa_max_iterations, tol, &e);
 		if (c.bad) {
 			r.distance = NAN;
 			r.point_a = r.point_b = r.normal = imp_vec2_make(NAN, NAN);

@@ -22,6 +22,10 @@ typedef struct imp_svert2 {
 #define IMP_ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
 #define IMP_ALWAYS_INLINE static inline
+/// Penetration of two overlapping polygon cores (both with vertices):
+/// exact, by one walk around C's edges (walk2d.c). Same result as imp_epa2.
+void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
+
 #endif
 
 /// One shape as GJK sees it.
@@ -47,7 +51,7 @@ typedef struct imp_gjk2_ctx {
 IMP_ALWAYS_INLINE int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *point, bool *bad, bool poly)
 {
 	if (!poly && x->v == NULL) {
-		*point = x->shape->support(x->shape->user, d);
+		*point = x->shape->cold->support(x->shape->cold->user, d);
 		if (!isfinite(point->x) || !isfinite(point->y))
 			*bad = true;
 		return -1;
@@ -124,5 +128,9 @@ typedef struct imp_epa2_result {
 /// nearest to the origin. `tol` is absolute.
 void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
 	      imp_epa2_result *out);
+
+/// Penetration of two overlapping polygon cores (both with vertices):
+/// exact, by one walk around C's edges (walk2d.c). Same result as imp_epa2.
+void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
 
 #endif

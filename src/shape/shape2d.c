@@ -44,18 +44,31 @@ static void fill_start_table(const imp_vec2 *v, int n, int32_t *table)
 	}
 }
 
-/// Makes the shape record for a hull of n vertices in one allocation.
+static size_t round_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+/// Makes the shape record for a hull of n vertices in one allocation:
+/// record, vertices, inverse edge lengths, start table, cold part.
 static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const imp_allocator *alloc,
 			       imp_shape **out)
 {
 	bool table = n >= IMP_ANGLE_TABLE_MIN;
-	size_t head = (sizeof(imp_shape) + alignof(imp_vec2) - 1) / alignof(imp_vec2) * alignof(imp_vec2);
-	size_t bytes = head + (size_t)n * sizeof(imp_vec2) + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0);
-	imp_shape *s = imp_alloc(alloc, bytes);
-	if (s == NULL)
+	size_t off_v = round_up(sizeof(imp_shape), alignof(imp_vec2));
+	size_t off_len = off_v + (size_t)n * sizeof(imp_vec2);
+	size_t off_table = off_len + (size_t)n * sizeof(double);
+	size_t off_cold = round_up(off_table + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0),
+				   alignof(imp_shape_cold));
+	size_t bytes = off_cold + sizeof(imp_shape_cold);
+	char *mem = imp_alloc(alloc, bytes);
+	if (mem == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
+	imp_shape *s = (imp_shape *)mem;
 	memset(s, 0, sizeof *s);
-	imp_vec2 *v = (imp_vec2 *)((char *)s + head);
+	imp_shape_cold *cold = (imp_shape_cold *)(mem + off_cold);
+	memset(cold, 0, sizeof *cold);
+	imp_vec2 *v = (imp_vec2 *)(mem + off_v);
 	memcpy(v, hull, (size_t)n * sizeof *v);
 	s->magic = IMP_SHAPE_MAGIC;
 	s->dim = 2;
@@ -63,12 +76,16 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 	s->count = n;
 	s->radius = radius;
 	s->v = v;
-	s->bytes = bytes;
-	if (alloc != NULL)
-		s->allocator = *alloc;
+	s->cold = cold;
 	s->climb_auto = n >= IMP_HILL_CLIMB_MIN_VERTICES;
+	cold->bytes = bytes;
+	if (alloc != NULL)
+		cold->allocator = *alloc;
+	double *inv_len = (double *)(mem + off_len);
+	for (int i = 0; n >= 2 && i < n; ++i)
+		inv_len[i] = 1.0 / imp_vec2_length(imp_vec2_sub(v[i + 1 == n ? 0 : i + 1], v[i]));
 	if (table) {
-		int32_t *t = (int32_t *)(v + n);
+		int32_t *t = (int32_t *)(mem + off_table);
 		fill_start_table(v, n, t);
 		s->start = t;
 	}
@@ -80,7 +97,7 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 		r2 = d2 > r2 ? d2 : r2;
 	}
 	s->center = imp_vec2_scale(1.0 / n, c);
-	s->bound_radius = sqrt(r2) + radius;
+	cold->bound_radius = sqrt(r2) + radius;
 	*out = s;
 	return IMP_OK;
 }
@@ -169,20 +186,26 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	for (int i = 0; i < 4; ++i)
 		if (!is_finite2(e[i]))
 			return IMP_ERR_NOT_FINITE;
-	imp_shape *s = imp_alloc(NULL, sizeof *s);
-	if (s == NULL)
+	size_t off_cold = round_up(sizeof(imp_shape), alignof(imp_shape_cold));
+	size_t bytes = off_cold + sizeof(imp_shape_cold);
+	char *mem = imp_alloc(NULL, bytes);
+	if (mem == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
+	imp_shape *s = (imp_shape *)mem;
+	imp_shape_cold *cold = (imp_shape_cold *)(mem + off_cold);
 	memset(s, 0, sizeof *s);
+	memset(cold, 0, sizeof *cold);
 	s->magic = IMP_SHAPE_MAGIC;
 	s->dim = 2;
 	s->kind = IMP_SHAPE_USER2;
 	s->radius = radius;
-	s->support = support;
-	s->user = user;
-	s->bytes = sizeof *s;
+	s->cold = cold;
+	cold->support = support;
+	cold->user = user;
+	cold->bytes = bytes;
 	s->center = imp_vec2_scale(0.5, imp_vec2_add(e[0], e[1]));
 	double hx = fmax(fabs(e[0].x), fabs(e[1].x)), hy = fmax(fabs(e[2].y), fabs(e[3].y));
-	s->bound_radius = sqrt(hx * hx + hy * hy) + radius;
+	cold->bound_radius = sqrt(hx * hx + hy * hy) + radius;
 	*out = s;
 	return IMP_OK;
 }
@@ -191,8 +214,8 @@ void imp_shape_destroy(imp_shape *shape)
 {
 	if (shape == NULL || shape->magic != IMP_SHAPE_MAGIC)
 		return;
-	imp_allocator a = shape->allocator;
-	size_t bytes = shape->bytes;
+	imp_allocator a = shape->cold->allocator;
+	size_t bytes = shape->cold->bytes;
 	shape->magic = 0;
 	imp_free(&a, shape, bytes);
 }
@@ -231,7 +254,7 @@ int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capacity)
 static imp_vec2 core_support(const imp_shape *s, imp_vec2 d)
 {
 	if (s->kind == IMP_SHAPE_USER2)
-		return s->support(s->user, d);
+		return s->cold->support(s->cold->user, d);
 	return s->v[imp_support_brute(s->v, s->count, d)];
 }
 

@@ -24,22 +24,43 @@
 /// support modes compared on the paper's dataset).
 #define IMP_HILL_CLIMB_MIN_VERTICES 10
 
-struct imp_shape {
-	uint32_t magic;
-	int dim;
-	int kind;
-	int count;            ///< core vertices (polygon), 0 for user shapes
-	double radius;
-	imp_vec2 center;      ///< a point inside the core, local frame
-	double bound_radius;  ///< max distance of a core point from the local origin
-	const imp_vec2 *v;    ///< core vertices, counter-clockwise
-	const int32_t *start; ///< IMP_ANGLE_BUCKETS start vertices, or NULL
-	bool climb_auto;      ///< hill climbing under the default options
-	imp_support2_fn *support;
+/// What a query rarely reads: kept after the vertex arrays.
+typedef struct imp_shape_cold {
+	double bound_radius;  ///< max distance of a point of the rounded shape from the local origin
+	imp_support2_fn *support; ///< user shapes
 	const void *user;
 	imp_allocator allocator;
-	size_t bytes;         ///< size of the allocation holding this record
+	size_t bytes;         ///< size of the allocation holding the shape
+} imp_shape_cold;
+
+/// The record a query reads, one cache line, followed in the same
+/// allocation by the vertices (16 bytes each), the inverse edge lengths
+/// (8 bytes each), the start table and the cold part: a query on two small
+/// polygons touches two or three lines per shape (bench/narrow2d).
+struct imp_shape {
+	uint32_t magic;
+	uint8_t dim;
+	uint8_t kind;
+	uint8_t climb_auto;   ///< hill climbing under the default options
+	uint8_t reserved;
+	int32_t count;        ///< core vertices (polygon), 0 for user shapes
+	int32_t reserved2;
+	double radius;
+	imp_vec2 center;      ///< a point inside the core, local frame
+	const imp_vec2 *v;    ///< core vertices, counter-clockwise; NULL for user shapes
+	const int32_t *start; ///< IMP_ANGLE_BUCKETS start vertices, or NULL
+	imp_shape_cold *cold;
 };
+
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+_Static_assert(sizeof(struct imp_shape) == 64, "the query record is one cache line");
+#endif
+
+/// 1 / length of edge i -> i + 1 of a polygon of 2 or more vertices.
+static inline const double *imp_shape_inv_len(const imp_shape *s)
+{
+	return (const double *)(s->v + s->count);
+}
 
 /// NULL when `s` is a live shape of dimension `dim`, else the error.
 static inline imp_status imp_shape_check(const imp_shape *s, int dim)
@@ -65,20 +86,36 @@ static inline double imp_pseudo_angle(imp_vec2 d)
 	return d.x < 0.0 ? 2.0 + t : 4.0 - t;
 }
 
-/// Index of the vertex farthest along d, every vertex tried. The first of
-/// equal vertices wins, so the answer is deterministic.
+/// Index of the vertex farthest along d, every vertex tried, the lowest of
+/// equal ones. Two running maxima (even and odd vertices) halve the chain of
+/// dependent compares, and selects replace branches that a random
+/// direction would mispredict half the time (bench/narrow2d).
 static inline int imp_support_brute(const imp_vec2 *v, int n, imp_vec2 d)
 {
-	int best = 0;
-	double bv = v[0].x * d.x + v[0].y * d.y;
-	for (int i = 1; i < n; ++i) {
-		// Written as selects: the branch is a coin toss on random directions.
-		double s = v[i].x * d.x + v[i].y * d.y;
-		bool gt = s > bv;
-		best = gt ? i : best;
-		bv = gt ? s : bv;
+	int b0 = 0;
+	double m0 = v[0].x * d.x + v[0].y * d.y;
+	if (n == 1)
+		return 0;
+	int b1 = 1;
+	double m1 = v[1].x * d.x + v[1].y * d.y;
+	int i = 2;
+	for (; i + 1 < n; i += 2) {
+		double s0 = v[i].x * d.x + v[i].y * d.y;
+		double s1 = v[i + 1].x * d.x + v[i + 1].y * d.y;
+		bool g0 = s0 > m0, g1 = s1 > m1;
+		b0 = g0 ? i : b0;
+		m0 = g0 ? s0 : m0;
+		b1 = g1 ? i + 1 : b1;
+		m1 = g1 ? s1 : m1;
 	}
-	return best;
+	if (i < n) {
+		double s0 = v[i].x * d.x + v[i].y * d.y;
+		bool g0 = s0 > m0;
+		b0 = g0 ? i : b0;
+		m0 = g0 ? s0 : m0;
+	}
+	bool take1 = m1 > m0 || (m1 == m0 && b1 < b0);
+	return take1 ? b1 : b0;
 }
 
 /// Index of the vertex farthest along d by hill climbing from `i` along the
