@@ -108,6 +108,13 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	c->bad = false;
 	proxy_init(&c->a, a, o);
 	proxy_init(&c->b, b, o);
+	c->b_in_a = false;
+	if (c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX) {
+		for (int i = 0; i < c->b.n; ++i)
+			c->bw[i] = imp_vec2_add(imp_rot2_apply(c->q, c->b.v[i]), c->p);
+		c->b.v = c->bw;
+		c->b_in_a = true;
+	}
 	return IMP_OK;
 }
 
@@ -261,7 +268,7 @@ static bool warm_start(imp_gjk2_ctx *c, const imp_simplex_cache *cache, imp_sver
 		s[i].ia = ia;
 		s[i].ib = ib;
 		s[i].a = c->a.v[ia];
-		s[i].w = imp_vec2_sub(s[i].a, imp_vec2_add(imp_rot2_apply(c->q, c->b.v[ib]), c->p));
+		s[i].w = imp_vec2_sub(s[i].a, imp_ctx_b_vertex(c, ib));
 	}
 	// Coherence: climb from the cached vertices, not from the angle table.
 	c->a.last = s[0].ia;
@@ -539,8 +546,30 @@ bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose
 // ---------------------------------------------------------------------------
 // Level 3.
 
-static imp_feature feature_of(const imp_proxy2 *x, int i0, int i1)
+/// Vertex i of shape `which` (0: a, 1: b) in a's frame.
+static imp_vec2 vertex_in_a(const imp_gjk2_ctx *c, int which, int i)
 {
+	return which == 0 ? c->a.v[i] : imp_ctx_b_vertex(c, i);
+}
+
+static double point_segment_distance2(imp_vec2 p, imp_vec2 a, imp_vec2 b)
+{
+	imp_vec2 e = imp_vec2_sub(b, a), ap = imp_vec2_sub(p, a);
+	double ee = imp_vec2_dot(e, e);
+	double t = ee > 0.0 ? imp_vec2_dot(ap, e) / ee : 0.0;
+	t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+	imp_vec2 d = imp_vec2_sub(ap, imp_vec2_scale(t, e));
+	return imp_vec2_dot(d, d);
+}
+
+/// The feature of a polygon core holding the witness `p` (a's frame), from
+/// the simplex's vertex indices i0 and i1 (-1: one vertex only). Two
+/// adjacent indices make an edge. Two others happen on slivers whose long
+/// edges are parallel to rounding: then the edge next to either vertex
+/// nearest to p is taken.
+static imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i0, int i1, imp_vec2 p)
+{
+	const imp_proxy2 *x = which == 0 ? &c->a : &c->b;
 	imp_feature f = {IMP_FEATURE_NONE, -1};
 	if (x->v == NULL || i0 < 0)
 		return f;
@@ -549,14 +578,24 @@ static imp_feature feature_of(const imp_proxy2 *x, int i0, int i1)
 	if (i1 < 0 || i1 == i0)
 		return f;
 	int n = x->n;
+	f.kind = IMP_FEATURE_EDGE;
 	if (n == 2) {
-		f.kind = IMP_FEATURE_EDGE;
 		f.index = 0;
 	} else if (i1 == (i0 + 1) % n) {
-		f.kind = IMP_FEATURE_EDGE;
+		f.index = i0;
 	} else if (i0 == (i1 + 1) % n) {
-		f.kind = IMP_FEATURE_EDGE;
 		f.index = i1;
+	} else {
+		int cand[4] = {(i0 + n - 1) % n, i0, (i1 + n - 1) % n, i1};
+		double best = INFINITY;
+		for (int k = 0; k < 4; ++k) {
+			int e = cand[k];
+			double d = point_segment_distance2(p, vertex_in_a(c, which, e), vertex_in_a(c, which, (e + 1) % n));
+			if (d < best) {
+				best = d;
+				f.index = e;
+			}
+		}
 	}
 	return f;
 }
@@ -626,16 +665,16 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 		pb_local = imp_vec2_add(b0, imp_vec2_scale(e.t, imp_vec2_sub(b1, b0)));
 		bool two = e.t > 0.0 && e.t < 1.0;
 		imp_svert2 f0 = e.t < 1.0 ? e.e0 : e.e1;
-		r.feature_a = feature_of(&c.a, f0.ia, two ? e.e1.ia : -1);
-		r.feature_b = feature_of(&c.b, f0.ib, two ? e.e1.ib : -1);
+		r.feature_a = feature_of(&c, 0, f0.ia, two ? e.e1.ia : -1, pa_local);
+		r.feature_b = feature_of(&c, 1, f0.ib, two ? e.e1.ib : -1, pb_local);
 	} else {
 		core = sqrt(imp_vec2_dot(g.v, g.v));
 		normal = imp_vec2_scale(-1.0 / core, g.v);
 		if (g.n == 1) {
 			pa_local = g.s[0].a;
 			pb_local = imp_svert2_b(&g.s[0]);
-			r.feature_a = feature_of(&c.a, g.s[0].ia, -1);
-			r.feature_b = feature_of(&c.b, g.s[0].ib, -1);
+			r.feature_a = feature_of(&c, 0, g.s[0].ia, -1, pa_local);
+			r.feature_b = feature_of(&c, 1, g.s[0].ib, -1, pb_local);
 		} else {
 			// Barycentric weights of the nearest point on the edge (Alg. 5).
 			imp_vec2 e = imp_vec2_sub(g.s[1].w, g.s[0].w);
@@ -644,8 +683,8 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 			pa_local = imp_vec2_add(imp_vec2_scale(l0, g.s[0].a), imp_vec2_scale(l1, g.s[1].a));
 			pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_svert2_b(&g.s[0])),
 						imp_vec2_scale(l1, imp_svert2_b(&g.s[1])));
-			r.feature_a = feature_of(&c.a, g.s[0].ia, g.s[1].ia);
-			r.feature_b = feature_of(&c.b, g.s[0].ib, g.s[1].ib);
+			r.feature_a = feature_of(&c, 0, g.s[0].ia, g.s[1].ia, pa_local);
+			r.feature_b = feature_of(&c, 1, g.s[0].ib, g.s[1].ib, pb_local);
 		}
 	}
 	double ra = a->radius, rb = b->radius;

@@ -38,13 +38,27 @@ typedef struct imp_proxy2 {
 	const imp_shape *shape;
 } imp_proxy2;
 
+/// Small polygons b searched by brute force get their vertices moved into
+/// a's frame once per query: each support then skips turning the direction
+/// and moving the point, which sit on GJK's chain of dependent operations
+/// (bench/narrow2d: fewer cycles from 3 iterations on 4-gons).
+#define IMP_PRETRANSFORM_MAX 12
+
 /// The pair: b's pose in a's frame, so a's supports need no transform.
 typedef struct imp_gjk2_ctx {
 	imp_proxy2 a, b;
 	imp_rot2 q;
 	imp_vec2 p;
-	bool bad; ///< a user support returned a non-finite point
+	bool bad;       ///< a user support returned a non-finite point
+	bool b_in_a;    ///< b.v points at bw: b's vertices already in a's frame
+	imp_vec2 bw[IMP_PRETRANSFORM_MAX];
 } imp_gjk2_ctx;
+
+/// Vertex i of b in a's frame.
+static inline imp_vec2 imp_ctx_b_vertex(const imp_gjk2_ctx *c, int i)
+{
+	return c->b_in_a ? c->b.v[i] : imp_vec2_add(imp_rot2_apply(c->q, c->b.v[i]), c->p);
+}
 
 /// `poly` is a compile-time constant where the caller knows both shapes
 /// are polygons, so the user-shape branch disappears from the hot loops.
@@ -76,9 +90,14 @@ IMP_ALWAYS_INLINE void imp_cso_support_poly(imp_gjk2_ctx *c, imp_vec2 d, imp_sve
 {
 	imp_vec2 pa, pb;
 	out->ia = imp_proxy2_support(&c->a, d, &pa, &c->bad, poly);
-	imp_vec2 db = imp_rot2_apply_inv(c->q, imp_vec2_make(-d.x, -d.y));
-	out->ib = imp_proxy2_support(&c->b, db, &pb, &c->bad, poly);
-	pb = imp_vec2_add(imp_rot2_apply(c->q, pb), c->p);
+	if (c->b_in_a) {
+		out->ib = imp_support_brute(c->b.v, c->b.n, imp_vec2_make(-d.x, -d.y));
+		pb = c->b.v[out->ib];
+	} else {
+		imp_vec2 db = imp_rot2_apply_inv(c->q, imp_vec2_make(-d.x, -d.y));
+		out->ib = imp_proxy2_support(&c->b, db, &pb, &c->bad, poly);
+		pb = imp_vec2_add(imp_rot2_apply(c->q, pb), c->p);
+	}
 	out->a = pa;
 	out->w = imp_vec2_sub(pa, pb);
 }

@@ -30,7 +30,7 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 {
-	const imp_vec2 *va = c->a.v, *vb = c->b.v;
+	const imp_vec2 *va = c->a.v, *vb = c->b.shape->v;
 	const int na = c->a.n, nb = c->b.n;
 	const double *la = imp_shape_inv_len(c->a.shape), *lb = imp_shape_inv_len(c->b.shape);
 	const imp_rot2 q = c->q;
@@ -88,7 +88,7 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		cb += !take_a || both;
 	}
 
-	out->iterations = ea + eb;
+	out->iterations = 1; // one pass, not an iteration that can be cut short
 	out->limit = false;
 	imp_svert2 *e0 = &out->e0, *e1 = &out->e1;
 	e0->ia = e1->ia = best_i;

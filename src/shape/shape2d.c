@@ -164,9 +164,7 @@ imp_status imp_shape_segment2(imp_vec2 p0, imp_vec2 p1, imp_shape **out)
 
 imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape **out)
 {
-	if (!isfinite(hx) || !isfinite(hy))
-		return IMP_ERR_NOT_FINITE;
-	if (!(hx > 0.0) || !(hy > 0.0))
+	if (!(hx > 0.0) || !(hy > 0.0) || !isfinite(hx) || !isfinite(hy))
 		return IMP_ERR_BAD_RADIUS;
 	imp_vec2 p[4] = {{-hx, -hy}, {hx, -hy}, {hx, hy}, {-hx, hy}};
 	return imp_shape_polygon(p, 4, radius, out);
@@ -267,9 +265,13 @@ imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 d
 		return IMP_ERR_NULL_ARGUMENT;
 	if (!is_finite2(direction))
 		return IMP_ERR_NOT_FINITE;
-	double len = imp_vec2_length(direction);
-	if (!(len > 0.0) || !isfinite(len))
+	// Scaled first, so that directions near the limits of double do not
+	// overflow or vanish on the way to their length.
+	double big = fmax(fabs(direction.x), fabs(direction.y));
+	if (!(big > 0.0))
 		return IMP_ERR_NOT_FINITE;
+	direction = imp_vec2_scale(1.0 / big, direction);
+	double len = imp_vec2_length(direction);
 	if (!is_finite2(pose.p) || !isfinite(pose.q.c) || !isfinite(pose.q.s))
 		return IMP_ERR_NOT_FINITE;
 	if (!imp_pose2_is_valid(pose))
