@@ -465,11 +465,178 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 	out->state = state;
 }
 
+/// A vertex of C kept in registers by the small-polygon loop.
+typedef struct vtx {
+	imp_vec2 w;
+	int ia, ib;
+} vtx;
+
+/// S1D on {x (newest), y} for the small-polygon loop: keeps the needed
+/// vertices in *p (and *q), returns their count and the nearest point.
+IMP_ALWAYS_INLINE int small_segment(vtx x, vtx y, vtx *p, vtx *q, imp_vec2 *v)
+{
+	imp_vec2 e = imp_vec2_sub(y.w, x.w);
+	double ta = imp_vec2_dot(x.w, e);
+	if (ta >= 0.0) {
+		*p = x;
+		*v = x.w;
+		return 1;
+	}
+	double tb = imp_vec2_dot(y.w, e);
+	if (tb <= 0.0) {
+		*p = y;
+		*v = y.w;
+		return 1;
+	}
+	double k = imp_vec2_cross(x.w, y.w) / (tb - ta);
+	*p = x;
+	*q = y;
+	*v = imp_vec2_make(e.y * k, -e.x * k);
+	return 2;
+}
+
+/// ConeRegion (Alg. 4) at vertex x of triangle {x, m, n}.
+IMP_ALWAYS_INLINE int small_cone(vtx x, vtx m, vtx n, vtx *p, vtx *q, imp_vec2 *v)
+{
+	imp_vec2 mv = imp_vec2_sub(x.w, m.w), nv = imp_vec2_sub(x.w, n.w);
+	if (imp_vec2_dot(mv, nv) < 0.0) {
+		if (imp_vec2_dot(x.w, mv) > 0.0)
+			return small_segment(x, m, p, q, v);
+		if (imp_vec2_dot(x.w, nv) > 0.0)
+			return small_segment(x, n, p, q, v);
+	}
+	*p = x;
+	*v = x.w;
+	return 1;
+}
+
+/// Alg. 1 for two small polygons searched by brute force, b's vertices
+/// already in a's frame (the common case: boxes, triangles, n-gons up to
+/// IMP_PRETRANSFORM_MAX). The same steps as distance_run_poly with the
+/// simplex held in locals instead of an array of records, which lets the
+/// compiler keep it in registers (bench/narrow2d: the loop is a chain of
+/// dependent steps, and every load and store on it shows).
+static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
+			   gjk2_out *out)
+{
+	const imp_vec2 *va = c->a.v, *vb = c->b.v;
+	const int na = c->a.n, nb = c->b.n;
+	vtx p = {{0, 0}, 0, 0}, q = p;
+	int n;
+	imp_vec2 v;
+	if (warm_start(c, cache, out->s, &n, &v)) {
+		if (n == 3) {
+			out->n = 3;
+			out->v = v;
+			out->iterations = 0;
+			out->state = IMP_STATE_OVERLAPPING;
+			return;
+		}
+		p = (vtx){out->s[0].w, out->s[0].ia, out->s[0].ib};
+		q = (vtx){out->s[n == 2].w, out->s[n == 2].ia, out->s[n == 2].ib};
+	} else {
+		imp_vec2 d = first_direction(c, cache);
+		p.ia = imp_support_brute(va, na, imp_vec2_make(-d.x, -d.y));
+		p.ib = imp_support_brute(vb, nb, d);
+		p.w = imp_vec2_sub(va[p.ia], vb[p.ib]);
+		n = 1;
+		v = p.w;
+	}
+	const double tol = o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE;
+	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
+	double vv = imp_vec2_dot(v, v);
+	int it = 0;
+	vtx r = p; // the third vertex, when the origin is inside
+	for (;;) {
+		if (vv == 0.0) {
+			state = IMP_STATE_OVERLAPPING;
+			break;
+		}
+		if (it == o->max_iterations)
+			break;
+		vtx w;
+		w.ia = imp_support_brute(va, na, imp_vec2_make(-v.x, -v.y));
+		w.ib = imp_support_brute(vb, nb, v);
+		w.w = imp_vec2_sub(va[w.ia], vb[w.ib]);
+		++it;
+		if ((w.ia == p.ia && w.ib == p.ib) || (n == 2 && w.ia == q.ia && w.ib == q.ib) ||
+		    vv - imp_vec2_dot(v, w.w) <= tol * vv) {
+			state = IMP_STATE_SEPARATED;
+			break;
+		}
+		if (n == 1) {
+			n = small_segment(w, p, &p, &q, &v);
+		} else {
+			// S2D with w newest: A = w, B = p, C = q.
+			double su = imp_vec2_cross(p.w, q.w), sv = imp_vec2_cross(q.w, w.w), sw = imp_vec2_cross(w.w, p.w);
+			double sum = su + sv + sw;
+			if (sum < 0.0) {
+				su = -su;
+				sv = -sv;
+				sw = -sw;
+			}
+			int code = sum == 0.0 ? 0 : ((sw > 0.0) | (sv > 0.0) << 1 | (su > 0.0) << 2);
+			vtx p0 = p, q0 = q;
+			switch (code) {
+			case 7:
+				r = q0;
+				q = p0;
+				p = w;
+				n = 3;
+				v = imp_vec2_make(0.0, 0.0);
+				break;
+			case 6:
+				n = small_segment(w, p0, &p, &q, &v);
+				break;
+			case 5:
+				n = small_segment(w, q0, &p, &q, &v);
+				break;
+			case 4:
+				n = small_cone(w, p0, q0, &p, &q, &v);
+				break;
+			default: {
+				// Codes 1-3 (rounding) and 0 (no area): the general solver.
+				imp_svert2 t[3] = {{w.w, va[w.ia], w.ia, w.ib},
+						   {p0.w, va[p0.ia], p0.ia, p0.ib},
+						   {q0.w, va[q0.ia], q0.ia, q0.ib}};
+				n = solve_triangle(t, &v);
+				p = (vtx){t[0].w, t[0].ia, t[0].ib};
+				q = (vtx){t[1].w, t[1].ia, t[1].ib};
+				r = (vtx){t[2].w, t[2].ia, t[2].ib};
+				break;
+			}
+			}
+			if (n == 3) {
+				state = IMP_STATE_OVERLAPPING;
+				break;
+			}
+		}
+		double nvv = imp_vec2_dot(v, v);
+		if (!(nvv < vv)) {
+			state = nvv == 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+			vv = nvv;
+			break;
+		}
+		vv = nvv;
+	}
+	out->s[0] = (imp_svert2){p.w, va[p.ia], p.ia, p.ib};
+	if (n >= 2)
+		out->s[1] = (imp_svert2){q.w, va[q.ia], q.ia, q.ib};
+	if (n == 3)
+		out->s[2] = (imp_svert2){r.w, va[r.ia], r.ia, r.ib};
+	out->n = n;
+	out->v = v;
+	out->iterations = it;
+	out->state = state;
+}
+
 static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
 			 gjk2_out *out)
 {
 	if (has_user_shape(c))
 		distance_run_poly(c, cache, o, out, false);
+	else if (c->b_in_a && !c->a.climb)
+		distance_small(c, cache, o, out);
 	else
 		distance_run_poly(c, cache, o, out, true);
 }
