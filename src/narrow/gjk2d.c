@@ -109,13 +109,20 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	proxy_init(&c->a, a, o);
 	proxy_init(&c->b, b, o);
 	c->b_in_a = false;
-	if (c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX) {
-		for (int i = 0; i < c->b.n; ++i)
-			c->bw[i] = imp_vec2_add(imp_rot2_apply(c->q, c->b.v[i]), c->p);
-		c->b.v = c->bw;
-		c->b_in_a = true;
-	}
+	c->b_small = c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX;
 	return IMP_OK;
+}
+
+/// Moves b's vertices into a's frame, where that pays (see b_small); done
+/// once the query needs more than its first support.
+IMP_ALWAYS_INLINE void pretransform(imp_gjk2_ctx *c)
+{
+	if (!c->b_small || c->b_in_a)
+		return;
+	for (int i = 0; i < c->b.n; ++i)
+		c->bw[i] = imp_vec2_add(imp_rot2_apply(c->q, c->b.v[i]), c->p);
+	c->b.v = c->bw;
+	c->b_in_a = true;
 }
 
 // ---------------------------------------------------------------------------
@@ -281,7 +288,7 @@ static bool warm_start(imp_gjk2_ctx *c, const imp_simplex_cache *cache, imp_sver
 /// The first search direction: the cached one for shapes without vertices,
 /// else the difference of two interior points, a point of C (the paper
 /// measured this halves the time against a fixed direction).
-static imp_vec2 first_direction(const imp_gjk2_ctx *c, const imp_simplex_cache *cache)
+IMP_ALWAYS_INLINE imp_vec2 first_direction(const imp_gjk2_ctx *c, const imp_simplex_cache *cache)
 {
 	if (cache != NULL && cache->count > 0 && cache->dim == 2) {
 		imp_vec2 d = {cache->direction[0], cache->direction[1]};
@@ -327,7 +334,7 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 	imp_svert2 s[3];
 	int n;
 	imp_vec2 v;
-	if (!warm_start(c, cache, s, &n, &v)) {
+	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
 		imp_vec2 d = first_direction(c, cache);
 		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
 		double dw = imp_vec2_dot(d, s[0].w);
@@ -339,6 +346,7 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 		n = 1;
 		v = s[0].w;
 	}
+	pretransform(c);
 	bool result;
 	double vv = imp_vec2_dot(v, v);
 	for (int it = 0;; ++it) {
@@ -407,12 +415,13 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 	imp_svert2 *s = out->s;
 	int n;
 	imp_vec2 v;
-	if (!warm_start(c, cache, s, &n, &v)) {
+	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
 		imp_vec2 d = first_direction(c, cache);
 		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
 		n = 1;
 		v = s[0].w;
 	}
+	pretransform(c);
 	double tol = !poly ? o->tolerance : (o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE);
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	double vv = imp_vec2_dot(v, v);
@@ -524,7 +533,7 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 	vtx p = {{0, 0}, 0, 0}, q = p;
 	int n;
 	imp_vec2 v;
-	if (warm_start(c, cache, out->s, &n, &v)) {
+	if (cache != NULL && warm_start(c, cache, out->s, &n, &v)) {
 		if (n == 3) {
 			out->n = 3;
 			out->v = v;
@@ -635,8 +644,10 @@ static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const 
 {
 	if (has_user_shape(c))
 		distance_run_poly(c, cache, o, out, false);
-	else if (c->b_in_a && !c->a.climb)
+	else if (c->b_small && !c->a.climb) {
+		pretransform(c);
 		distance_small(c, cache, o, out);
+	}
 	else
 		distance_run_poly(c, cache, o, out, true);
 }

@@ -50,6 +50,7 @@ typedef struct imp_gjk2_ctx {
 	imp_rot2 q;
 	imp_vec2 p;
 	bool bad;       ///< a user support returned a non-finite point
+	bool b_small;   ///< b is a polygon of at most IMP_PRETRANSFORM_MAX vertices, searched by brute force
 	bool b_in_a;    ///< b.v points at bw: b's vertices already in a's frame
 	imp_vec2 bw[IMP_PRETRANSFORM_MAX];
 } imp_gjk2_ctx;
