@@ -109,6 +109,10 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	proxy_init(&c->a, a, o);
 	proxy_init(&c->b, b, o);
 	c->b_in_a = false;
+	// The interior point is only interior when C has area: not for two
+	// segments or points, where it would end GJK as a weight on C's
+	// boundary with no vertex index.
+	c->interior_ok = c->a.n >= 3 || c->b.n >= 3;
 	c->b_small = c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX;
 	return IMP_OK;
 }
@@ -285,21 +289,28 @@ static bool warm_start(imp_gjk2_ctx *c, const imp_simplex_cache *cache, imp_sver
 	return true;
 }
 
+static inline bool has_cached_direction(const imp_simplex_cache *cache)
+{
+	if (cache == NULL || cache->count == 0 || cache->dim != 2)
+		return false;
+	double dd = cache->direction[0] * cache->direction[0] + cache->direction[1] * cache->direction[1];
+	return dd > 0.0 && isfinite(dd);
+}
+
 /// The first search direction: the cached one for shapes without vertices,
 /// else the difference of two interior points, a point of C (the paper
-/// measured this halves the time against a fixed direction).
-IMP_ALWAYS_INLINE imp_vec2 first_direction(const imp_gjk2_ctx *c, const imp_simplex_cache *cache)
+/// measured this halves the time against a fixed direction). *is_point
+/// says whether it is that point of C.
+IMP_ALWAYS_INLINE imp_vec2 first_direction(const imp_gjk2_ctx *c, const imp_simplex_cache *cache, bool *is_point)
 {
-	if (cache != NULL && cache->count > 0 && cache->dim == 2) {
-		imp_vec2 d = {cache->direction[0], cache->direction[1]};
-		double dd = imp_vec2_dot(d, d);
-		if (dd > 0.0 && isfinite(dd))
-			return d;
-	}
+	*is_point = false;
+	if (has_cached_direction(cache))
+		return imp_vec2_make(cache->direction[0], cache->direction[1]);
 	imp_vec2 cb = imp_vec2_add(imp_rot2_apply(c->q, c->b.shape->center), c->p);
 	imp_vec2 d = imp_vec2_sub(c->a.shape->center, cb);
 	if (d.x == 0.0 && d.y == 0.0)
-		d.x = 1.0;
+		return imp_vec2_make(1.0, 0.0);
+	*is_point = true;
 	return d;
 }
 
@@ -324,6 +335,16 @@ static bool has_user_shape(const imp_gjk2_ctx *c)
 	return c->a.v == NULL || c->b.v == NULL;
 }
 
+/// Alg. 6's second exit: with w beyond the line through the origin normal
+/// to v (v.w <= 0, v the nearest point of segment AB), the triangle ABw
+/// holds the origin when the line through the origin and w separates A and
+/// B (Fig. 2b). Signs are compared, not multiplied: products underflow.
+static inline bool encloses_origin(imp_vec2 A, imp_vec2 B, imp_vec2 w)
+{
+	double ca = imp_vec2_cross(A, w), cb = imp_vec2_cross(B, w);
+	return !((ca > 0.0 && cb > 0.0) || (ca < 0.0 && cb < 0.0));
+}
+
 // ---------------------------------------------------------------------------
 // Level 1: Alg. 6 with both early exits, and the radii.
 
@@ -335,7 +356,8 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 	int n;
 	imp_vec2 v;
 	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
-		imp_vec2 d = first_direction(c, cache);
+		bool interior;
+		imp_vec2 d = first_direction(c, cache, &interior);
 		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
 		double dw = imp_vec2_dot(d, s[0].w);
 		// Every point of C lies beyond the line through the origin normal to d.
@@ -345,6 +367,14 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 		}
 		n = 1;
 		v = s[0].w;
+		if (interior && c->interior_ok) {
+			// d, the difference of two interior points, is a point of C too:
+			// keep it as the simplex's second point instead of dropping it.
+			// On overlapping pairs the next support then often closes a
+			// triangle around the origin (bench/narrow2d: one support fewer).
+			s[1] = (imp_svert2){d, c->a.shape->center, -1, -1};
+			n = solve_segment(s, &v);
+		}
 	}
 	pretransform(c);
 	bool result;
@@ -369,8 +399,7 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 		// Second exit: w lies in the vertical angle of AOB, so the triangle
 		// {A, B, w} holds the origin (Fig. 2b).
 		if (n == 2 && vw <= 0.0) {
-			double ca = imp_vec2_cross(s[0].w, w.w), cb = imp_vec2_cross(s[1].w, w.w);
-			if (!((ca > 0.0 && cb > 0.0) || (ca < 0.0 && cb < 0.0))) {
+			if (encloses_origin(s[0].w, s[1].w, w.w)) {
 				s[2] = w;
 				n = 3;
 				result = true;
@@ -416,10 +445,18 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 	int n;
 	imp_vec2 v;
 	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
-		imp_vec2 d = first_direction(c, cache);
+		bool interior;
+		imp_vec2 d = first_direction(c, cache, &interior);
+		interior = interior && poly && c->interior_ok;
 		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
 		n = 1;
 		v = s[0].w;
+		if (interior) {
+			// The interior point d joins the simplex (see overlap_run). Not
+			// for user shapes: EPA wants a simplex of support points.
+			s[1] = (imp_svert2){d, c->a.shape->center, -1, -1};
+			n = solve_segment(s, &v);
+		}
 	}
 	pretransform(c);
 	double tol = !poly ? o->tolerance : (o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE);
@@ -446,9 +483,29 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 		}
 		// No progress possible: w is already in the simplex, or the duality
 		// gap |v|^2 - v.w bounds the error below the tolerance.
+		double vw = imp_vec2_dot(v, w.w);
 		if (imp_svert2_same(&w, &s[0], poly) || (n == 2 && imp_svert2_same(&w, &s[1], poly)) ||
-		    vv - imp_vec2_dot(v, w.w) <= tol * vv) {
+		    vv - vw <= tol * vv) {
+			if (poly && (s[0].ia < 0 || (n == 2 && s[1].ia < 0))) {
+				// Converged with the starting interior point still weighted
+				// (C is a sliver): it has no vertex index for witnesses and
+				// features, so GJK goes on from the support vertex alone.
+				s[0] = s[0].ia >= 0 ? s[0] : (n == 2 ? s[1] : w);
+				n = 1;
+				v = s[0].w;
+				vv = imp_vec2_dot(v, v);
+				continue;
+			}
 			state = IMP_STATE_SEPARATED;
+			break;
+		}
+		if (n == 2 && vw <= 0.0 && encloses_origin(s[0].w, s[1].w, w.w)) {
+			s[2] = s[1];
+			s[1] = s[0];
+			s[0] = w;
+			n = 3;
+			v = imp_vec2_make(0.0, 0.0);
+			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
 		s[n] = s[n - 1];
@@ -464,6 +521,13 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 			// Rounding stalled the descent: v is as good as it gets.
 			state = n == 3 || nvv == 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			vv = nvv;
+			if (state == IMP_STATE_SEPARATED && poly && (s[0].ia < 0 || (n == 2 && s[1].ia < 0))) {
+				s[0] = s[0].ia >= 0 ? s[0] : (n == 2 ? s[1] : w);
+				n = 1;
+				v = s[0].w;
+				vv = imp_vec2_dot(v, v);
+				continue;
+			}
 			break;
 		}
 		vv = nvv;
@@ -544,12 +608,18 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		p = (vtx){out->s[0].w, out->s[0].ia, out->s[0].ib};
 		q = (vtx){out->s[n == 2].w, out->s[n == 2].ia, out->s[n == 2].ib};
 	} else {
-		imp_vec2 d = first_direction(c, cache);
+		bool interior;
+		imp_vec2 d = first_direction(c, cache, &interior);
+		interior = interior && c->interior_ok;
 		p.ia = imp_support_brute(va, na, imp_vec2_make(-d.x, -d.y));
 		p.ib = imp_support_brute(vb, nb, d);
 		p.w = imp_vec2_sub(va[p.ia], vb[p.ib]);
 		n = 1;
 		v = p.w;
+		if (interior) {
+			vtx ci = {d, -1, -1};
+			n = small_segment(p, ci, &p, &q, &v);
+		}
 	}
 	const double tol = o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
@@ -568,9 +638,26 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		w.ib = imp_support_brute(vb, nb, v);
 		w.w = imp_vec2_sub(va[w.ia], vb[w.ib]);
 		++it;
-		if ((w.ia == p.ia && w.ib == p.ib) || (n == 2 && w.ia == q.ia && w.ib == q.ib) ||
-		    vv - imp_vec2_dot(v, w.w) <= tol * vv) {
+		double vw = imp_vec2_dot(v, w.w);
+		if ((w.ia == p.ia && w.ib == p.ib) || (n == 2 && w.ia == q.ia && w.ib == q.ib) || vv - vw <= tol * vv) {
+			if (p.ia < 0 || (n == 2 && q.ia < 0)) {
+				// See distance_run_poly: go on without the interior point.
+				p = p.ia >= 0 ? p : (n == 2 ? q : w);
+				n = 1;
+				v = p.w;
+				vv = imp_vec2_dot(v, v);
+				continue;
+			}
 			state = IMP_STATE_SEPARATED;
+			break;
+		}
+		if (n == 2 && vw <= 0.0 && encloses_origin(p.w, q.w, w.w)) {
+			r = q;
+			q = p;
+			p = w;
+			n = 3;
+			v = imp_vec2_make(0.0, 0.0);
+			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
 		if (n == 1) {
@@ -605,9 +692,10 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 				break;
 			default: {
 				// Codes 1-3 (rounding) and 0 (no area): the general solver.
+				imp_vec2 ca = c->a.shape->center;
 				imp_svert2 t[3] = {{w.w, va[w.ia], w.ia, w.ib},
-						   {p0.w, va[p0.ia], p0.ia, p0.ib},
-						   {q0.w, va[q0.ia], q0.ia, q0.ib}};
+						   {p0.w, p0.ia >= 0 ? va[p0.ia] : ca, p0.ia, p0.ib},
+						   {q0.w, q0.ia >= 0 ? va[q0.ia] : ca, q0.ia, q0.ib}};
 				n = solve_triangle(t, &v);
 				p = (vtx){t[0].w, t[0].ia, t[0].ib};
 				q = (vtx){t[1].w, t[1].ia, t[1].ib};
@@ -624,15 +712,21 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		if (!(nvv < vv)) {
 			state = nvv == 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			vv = nvv;
+			if (state == IMP_STATE_SEPARATED && (p.ia < 0 || (n == 2 && q.ia < 0))) {
+				p = p.ia >= 0 ? p : (n == 2 ? q : w);
+				n = 1;
+				v = p.w;
+				vv = imp_vec2_dot(v, v);
+				continue;
+			}
 			break;
 		}
 		vv = nvv;
 	}
-	out->s[0] = (imp_svert2){p.w, va[p.ia], p.ia, p.ib};
-	if (n >= 2)
-		out->s[1] = (imp_svert2){q.w, va[q.ia], q.ia, q.ib};
-	if (n == 3)
-		out->s[2] = (imp_svert2){r.w, va[r.ia], r.ia, r.ib};
+	vtx keep[3] = {p, q, r};
+	for (int i = 0; i < n; ++i)
+		out->s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? va[keep[i].ia] : c->a.shape->center, keep[i].ia,
+					 keep[i].ib};
 	out->n = n;
 	out->v = v;
 	out->iterations = it;
@@ -749,6 +843,11 @@ static imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i0, int i1, 
 {
 	const imp_proxy2 *x = which == 0 ? &c->a : &c->b;
 	imp_feature f = {IMP_FEATURE_NONE, -1};
+	if (i0 < 0) {
+		// The interior point that starts GJK has no index; its weight is 0.
+		i0 = i1;
+		i1 = -1;
+	}
 	if (x->v == NULL || i0 < 0)
 		return f;
 	f.kind = IMP_FEATURE_VERTEX;
@@ -783,9 +882,9 @@ static double simplex_scale(const imp_svert2 *s, int n)
 {
 	double m = 0.0;
 	for (int i = 0; i < n; ++i) {
-		m = fmax(m, fmax(fabs(s[i].a.x), fabs(s[i].a.y)));
+		m = imp_max(m, imp_max(fabs(s[i].a.x), fabs(s[i].a.y)));
 		imp_vec2 b = imp_svert2_b(&s[i]);
-		m = fmax(m, fmax(fabs(b.x), fabs(b.y)));
+		m = imp_max(m, imp_max(fabs(b.x), fabs(b.y)));
 	}
 	return m;
 }
@@ -801,13 +900,16 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	imp_status st = setup(&c, a, pa, b, pb, options);
 	if (st != IMP_OK)
 		return st;
+	// EPA grows its polygon from GJK's simplex, which must then hold
+	// support points only; the walk needs no simplex.
+	bool walk = !has_user_shape(&c) && options->penetration == IMP_PENETRATION_AUTO &&
+		    c.a.n + c.b.n <= IMP_WALK_MAX_EDGES;
+	c.interior_ok = c.interior_ok && walk;
 	gjk2_out g;
 	distance_run(&c, cache, options, &g);
 	write_cache(cache, g.s, g.n, g.v);
 
-	imp_closest2_result r;
-	memset(&r, 0, sizeof r);
-	r.iterations = g.iterations;
+	imp_closest2_result r = {.iterations = g.iterations};
 	r.feature_a.index = r.feature_b.index = -1;
 	if (g.state == IMP_STATE_DEGENERATE) {
 		r.distance = NAN;
@@ -822,8 +924,8 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	bool limit = g.state == IMP_STATE_ITERATION_LIMIT;
 	if (g.state == IMP_STATE_OVERLAPPING) {
 		imp_epa2_result e;
-		double tol = fmax(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON) * fmax(scale, 1e-300);
-		if (!has_user_shape(&c) && options->penetration == IMP_PENETRATION_AUTO)
+		double tol = imp_max(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON) * imp_max(scale, 1e-300);
+		if (walk)
 			imp_walk2(&c, &e);
 		else
 			imp_epa2(&c, g.s, g.n, options->epa_max_iterations, tol, &e);
@@ -872,7 +974,7 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	r.point_a = imp_pose2_apply(pa, pa_local);
 	r.point_b = imp_pose2_apply(pa, pb_local);
 	r.normal = imp_rot2_apply(pa.q, normal);
-	double touch = 64 * DBL_EPSILON * fmax(scale, fmax(ra, rb));
+	double touch = 64 * DBL_EPSILON * imp_max(scale, imp_max(ra, rb));
 	if (limit)
 		r.state = IMP_STATE_ITERATION_LIMIT;
 	else if (fabs(r.distance) <= touch)

@@ -22,7 +22,12 @@ typedef struct imp_svert2 {
 #define IMP_ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
 #define IMP_ALWAYS_INLINE static inline
-/// Penetration of two overlapping polygon cores (both with vertices):
+/// The walk holds both rings' edges on the stack: polygon pairs with more
+/// vertices between them go to EPA.
+#define IMP_WALK_MAX_EDGES 512
+
+/// Penetration of two overlapping polygon cores (both with vertices, at
+/// most IMP_WALK_MAX_EDGES between them):
 /// exact, by one walk around C's edges (walk2d.c). Same result as imp_epa2.
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
 
@@ -52,6 +57,7 @@ typedef struct imp_gjk2_ctx {
 	bool bad;       ///< a user support returned a non-finite point
 	bool b_small;   ///< b is a polygon of at most IMP_PRETRANSFORM_MAX vertices, searched by brute force
 	bool b_in_a;    ///< b.v points at bw: b's vertices already in a's frame
+	bool interior_ok; ///< GJK may start from an interior point (no EPA after it)
 	imp_vec2 bw[IMP_PRETRANSFORM_MAX];
 } imp_gjk2_ctx;
 
@@ -149,7 +155,12 @@ typedef struct imp_epa2_result {
 void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
 	      imp_epa2_result *out);
 
-/// Penetration of two overlapping polygon cores (both with vertices):
+/// The walk holds both rings' edges on the stack: polygon pairs with more
+/// vertices between them go to EPA.
+#define IMP_WALK_MAX_EDGES 512
+
+/// Penetration of two overlapping polygon cores (both with vertices, at
+/// most IMP_WALK_MAX_EDGES between them):
 /// exact, by one walk around C's edges (walk2d.c). Same result as imp_epa2.
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
 

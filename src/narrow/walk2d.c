@@ -10,8 +10,9 @@
 // bench/narrow2d measured it at 3-5x the cost of the GJK before it (7.4
 // steps on 24-gons). The walk visits the na + nb edges once, with no search,
 // no division and no branch that depends on the data, and is exact: it
-// needs no tolerance. EPA remains for user shapes, which have no edges,
-// and is selectable for polygons (IMP_PENETRATION_EPA) for comparison.
+// needs no tolerance. EPA remains for user shapes, which have no edges, for
+// polygons too large for the walk's buffers, and as an option for polygons
+// (IMP_PENETRATION_EPA), against which the tests check the walk.
 #include <math.h>
 
 #include "narrow/gjk2d_internal.h"
@@ -37,63 +38,63 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 	const int ea = na >= 2 ? na : 0, eb = nb >= 2 ? nb : 0;
 
 	// Start at C's vertex farthest along -x: a's support along -x and b's
-	// along +x (in b's own frame, turned).
-	imp_vec2 d = {-1.0, 0.0};
-	int i = support_first(va, na, d);
-	imp_vec2 db = imp_rot2_apply_inv(q, imp_vec2_make(1.0, 0.0));
-	int j = support_first(vb, nb, db);
-	imp_vec2 bj = imp_vec2_add(imp_rot2_apply(q, vb[j]), c->p);
-	imp_vec2 u = imp_vec2_sub(va[i], bj);
+	// along +x (in b's own frame).
+	const int i0 = support_first(va, na, imp_vec2_make(-1.0, 0.0));
+	const int j0 = support_first(vb, nb, imp_rot2_apply_inv(q, imp_vec2_make(1.0, 0.0)));
+	imp_vec2 u = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), c->p));
+
+	// Both rings' edges in walk order in one array (a's, then -b's, in a's
+	// frame), so that each step picks its edge by index, without a branch.
+	imp_vec2 e[IMP_WALK_MAX_EDGES];
+	double len[IMP_WALK_MAX_EDGES];
+	for (int k = 0, i = i0; k < ea; ++k) {
+		int i1 = i + 1 == na ? 0 : i + 1;
+		e[k] = imp_vec2_sub(va[i1], va[i]);
+		len[k] = la[i];
+		i = i1;
+	}
+	for (int k = 0, j = j0; k < eb; ++k) {
+		int j1 = j + 1 == nb ? 0 : j + 1;
+		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
+		len[ea + k] = lb[j];
+		j = j1;
+	}
 
 	double best = INFINITY;
-	int best_i = i, best_j = j;
-	bool best_a = true, best_both = false;
-	imp_vec2 best_u = u, best_e = {0.0, 0.0};
-	double best_len = 0.0;
-	for (int ca = 0, cb = 0; ca < ea || cb < eb;) {
-		int i1 = i + 1 == na ? 0 : i + 1, j1 = j + 1 == nb ? 0 : j + 1;
-		imp_vec2 e_a = imp_vec2_sub(va[i1], va[i]);
-		// -B's edge from -b_j to -b_j1, in a's frame.
-		imp_vec2 e_b = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
+	int best_k = 0, best_i = 0, best_j = 0;
+	imp_vec2 best_u = u;
+	for (int i = 0, j = 0; i < ea || j < eb;) {
 		// The edge that turns least comes first; ties (parallel edges) take
 		// a's first, then b's, which lies on the same line.
-		double cr = imp_vec2_cross(e_a, e_b);
-		bool take_a = ca < ea && (cb == eb || cr >= 0.0);
-		imp_vec2 e = take_a ? e_a : e_b;
-		double il = take_a ? la[i] : lb[j];
-		// Exactly parallel edges make one edge of C: take both at once, so
-		// that the witnesses come from the part the origin's foot is on.
-		bool both = cr == 0.0 && ca < ea && cb < eb && imp_vec2_dot(e_a, e_b) > 0.0;
-		if (both) {
-			e = imp_vec2_add(e_a, e_b);
-			il = 1.0 / imp_vec2_length(e);
-		}
-		// Distance from the origin to the edge's line (outward normal e
-		// turned clockwise; the ring is counter-clockwise).
-		double h = (u.x * e.y - u.y * e.x) * il;
-		if (h < best) {
-			best = h;
-			best_i = i;
-			best_j = j;
-			best_a = take_a;
-			best_u = u;
-			best_e = e;
-			best_len = il;
-			best_both = both;
-		}
-		u = imp_vec2_add(u, e);
-		i = take_a || both ? i1 : i;
-		j = take_a && !both ? j : j1;
-		ca += take_a || both;
-		cb += !take_a || both;
+		imp_vec2 ei = e[i < ea ? i : 0], ej = e[ea + (j < eb ? j : 0)];
+		bool take_a = i < ea && (j == eb || imp_vec2_cross(ei, ej) >= 0.0);
+		int k = take_a ? i : ea + j;
+		imp_vec2 ek = e[k];
+		// Distance from the origin to the edge's line (outward normal: the
+		// edge turned clockwise; the ring is counter-clockwise).
+		double h = (u.x * ek.y - u.y * ek.x) * len[k];
+		bool better = h < best;
+		best = better ? h : best;
+		best_k = better ? k : best_k;
+		best_i = better ? i : best_i;
+		best_j = better ? j : best_j;
+		best_u.x = better ? u.x : best_u.x;
+		best_u.y = better ? u.y : best_u.y;
+		u = imp_vec2_add(u, ek);
+		i += take_a;
+		j += !take_a;
 	}
 
 	out->iterations = 1; // one pass, not an iteration that can be cut short
 	out->limit = false;
+	// Vertex indices of the best edge's start on each ring.
+	int ia = i0 + best_i, ib = j0 + best_j;
+	ia -= ia >= na ? na : 0;
+	ib -= ib >= nb ? nb : 0;
 	imp_svert2 *e0 = &out->e0, *e1 = &out->e1;
-	e0->ia = e1->ia = best_i;
-	e0->ib = e1->ib = best_j;
-	e0->a = e1->a = va[best_i];
+	e0->ia = e1->ia = ia;
+	e0->ib = e1->ib = ib;
+	e0->a = e1->a = va[ia];
 	e0->w = best_u;
 	if (ea + eb == 0) {
 		// Two points on each other: C is the origin alone.
@@ -103,40 +104,32 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		*e1 = *e0;
 		return;
 	}
-	out->normal = imp_vec2_make(best_e.y * best_len, -best_e.x * best_len);
+	imp_vec2 be = e[best_k];
+	double il = len[best_k];
+	out->normal = imp_vec2_make(be.y * il, -be.x * il);
 	out->depth = best > 0.0 ? best : 0.0;
-	// The foot of the origin on the edge.
-	double t = -imp_vec2_dot(best_u, best_e) * best_len * best_len;
-	t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-	int i1 = best_i + 1 == na ? 0 : best_i + 1;
-	if (best_both) {
-		// a's edge first, then -b's: the foot is on one of the two parts.
-		// Report that part as the edge, its end as the other vertex.
-		imp_vec2 e_a = imp_vec2_sub(va[i1], va[best_i]);
-		imp_vec2 foot = imp_vec2_scale(t, best_e);
-		if (imp_vec2_dot(foot, best_e) <= imp_vec2_dot(e_a, best_e)) {
-			e1->ia = i1;
-			e1->a = va[i1];
-			e1->w = imp_vec2_add(best_u, e_a);
-			out->t = imp_vec2_dot(foot, e_a) / imp_vec2_dot(e_a, e_a);
-		} else {
-			e0->ia = e1->ia = i1;
-			e0->a = e1->a = va[i1];
-			e0->w = imp_vec2_add(best_u, e_a);
-			e1->ib = best_j + 1 == nb ? 0 : best_j + 1;
-			e1->w = imp_vec2_add(best_u, best_e);
-			imp_vec2 e_b = imp_vec2_sub(best_e, e_a);
-			out->t = imp_vec2_dot(imp_vec2_sub(foot, e_a), e_b) / imp_vec2_dot(e_b, e_b);
-		}
-		out->t = out->t < 0.0 ? 0.0 : (out->t > 1.0 ? 1.0 : out->t);
-		return;
+	bool from_a = best_k < ea;
+	// Exactly parallel edges of a and -b make one edge of C: a's part comes
+	// first; when the origin's foot lies beyond it, it is on -b's part.
+	double t = -imp_vec2_dot(best_u, be) * il * il;
+	if (from_a && t > 1.0 && best_j < eb && imp_vec2_cross(be, e[ea + best_j]) == 0.0 &&
+	    imp_vec2_dot(be, e[ea + best_j]) > 0.0) {
+		best_u = imp_vec2_add(best_u, be);
+		be = e[ea + best_j];
+		il = len[ea + best_j];
+		from_a = false;
+		ia = ia + 1 == na ? 0 : ia + 1;
+		e0->ia = e1->ia = ia;
+		e0->a = e1->a = va[ia];
+		e0->w = best_u;
+		t = -imp_vec2_dot(best_u, be) * il * il;
 	}
-	e1->w = imp_vec2_add(best_u, best_e);
-	if (best_a) {
-		e1->ia = i1;
-		e1->a = va[i1];
+	e1->w = imp_vec2_add(best_u, be);
+	if (from_a) {
+		e1->ia = ia + 1 == na ? 0 : ia + 1;
+		e1->a = va[e1->ia];
 	} else {
-		e1->ib = best_j + 1 == nb ? 0 : best_j + 1;
+		e1->ib = ib + 1 == nb ? 0 : ib + 1;
 	}
-	out->t = t;
+	out->t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
 }

@@ -202,7 +202,7 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	cold->user = user;
 	cold->bytes = bytes;
 	s->center = imp_vec2_scale(0.5, imp_vec2_add(e[0], e[1]));
-	double hx = fmax(fabs(e[0].x), fabs(e[1].x)), hy = fmax(fabs(e[2].y), fabs(e[3].y));
+	double hx = imp_max(fabs(e[0].x), fabs(e[1].x)), hy = imp_max(fabs(e[2].y), fabs(e[3].y));
 	cold->bound_radius = sqrt(hx * hx + hy * hy) + radius;
 	*out = s;
 	return IMP_OK;
@@ -267,7 +267,7 @@ imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 d
 		return IMP_ERR_NOT_FINITE;
 	// Scaled first, so that directions near the limits of double do not
 	// overflow or vanish on the way to their length.
-	double big = fmax(fabs(direction.x), fabs(direction.y));
+	double big = imp_max(fabs(direction.x), fabs(direction.y));
 	if (!(big > 0.0))
 		return IMP_ERR_NOT_FINITE;
 	direction = imp_vec2_scale(1.0 / big, direction);
@@ -302,10 +302,10 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 		box.lo = box.hi = w;
 		for (int i = 1; i < shape->count; ++i) {
 			w = imp_pose2_apply(pose, shape->v[i]);
-			box.lo.x = fmin(box.lo.x, w.x);
-			box.lo.y = fmin(box.lo.y, w.y);
-			box.hi.x = fmax(box.hi.x, w.x);
-			box.hi.y = fmax(box.hi.y, w.y);
+			box.lo.x = imp_min(box.lo.x, w.x);
+			box.lo.y = imp_min(box.lo.y, w.y);
+			box.hi.x = imp_max(box.hi.x, w.x);
+			box.hi.y = imp_max(box.hi.y, w.y);
 		}
 	} else {
 		// The support along each world axis, taken in the local frame.

@@ -70,6 +70,20 @@ static inline const double *imp_shape_inv_len(const imp_shape *s)
 	return (const double *)(s->v + s->count);
 }
 
+/// Larger and smaller of two numbers, neither NaN: unlike fmax and fmin,
+/// which glibc calls out of line without -ffast-math, these inline to one
+/// instruction (measured in bench/narrow2d: 16 calls made an AABB cost 350
+/// instructions).
+static inline double imp_max(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static inline double imp_min(double a, double b)
+{
+	return a < b ? a : b;
+}
+
 /// NULL when `s` is a live shape of dimension `dim`, else the error.
 static inline imp_status imp_shape_check(const imp_shape *s, int dim)
 {

@@ -1,0 +1,949 @@
+// SPDX-License-Identifier: MIT
+// Degenerate and analytic cases of the 2D narrow phase: points, segments,
+// exact touching, near touching, extreme scales, large polygons, circles vs
+// boxes, capsules, continuity through contact, iteration limits, curved
+// user shapes.
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <impact/impact.h>
+
+#include "check2d.h"
+#include "oracle2d.h"
+
+#define V(x, y) imp_vec2_make((x), (y))
+#define PI 3.141592653589793
+
+static imp_pose2 at(double x, double y)
+{
+	return imp_pose2_make(x, y, 0.0);
+}
+
+// Checks all three levels on a pair with a known signed distance `want`.
+// `exact_touch`: the configuration is exactly representable and touching,
+// so the state must be TOUCHING. Returns the closest result.
+static imp_closest2_result expect_sd(const char *what, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
+				     imp_pose2 pb, double want, double tol, bool exact_touch)
+{
+	imp_closest2_result r;
+	memset(&r, 0, sizeof r);
+	imp_status st = imp_closest2(a, pa, b, pb, NULL, &r);
+	double d2 = imp_distance2(a, pa, b, pb, NULL);
+	bool ov = imp_overlap2(a, pa, b, pb, NULL);
+	bool ok = st == IMP_OK && fabs(r.distance - want) <= tol && fabs(d2 - fmax(0.0, want)) <= tol &&
+		  ov == (want <= 0.0) && fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-12 &&
+		  fabs(imp_vec2_dot(r.normal, imp_vec2_sub(r.point_b, r.point_a)) - r.distance) <= tol &&
+		  r.state != IMP_STATE_ITERATION_LIMIT && r.state != IMP_STATE_DEGENERATE;
+	if (exact_touch)
+		ok = ok && r.state == IMP_STATE_TOUCHING;
+	else if (want > tol)
+		ok = ok && r.state == IMP_STATE_SEPARATED;
+	else if (want < -tol)
+		ok = ok && r.state == IMP_STATE_OVERLAPPING;
+	if (!ok)
+		print_message("FAIL %s: want sd %.17g (tol %.3g)%s; closest2 status %d state %s distance %.17g normal "
+			      "(%.17g, %.17g) a (%.17g, %.17g) b (%.17g, %.17g); distance2 %.17g; overlap2 %d\n",
+			      what, want, tol, exact_touch ? " touching" : "", (int)st, imp_query_state_string(r.state),
+			      r.distance, r.normal.x, r.normal.y, r.point_a.x, r.point_a.y, r.point_b.x, r.point_b.y, d2,
+			      ov);
+	assert_true(ok);
+	return r;
+}
+
+static imp_shape *poly(const imp_vec2 *p, int n, double r)
+{
+	imp_shape *s = NULL;
+	assert_int_equal(imp_shape_polygon(p, n, r, &s), IMP_OK);
+	return s;
+}
+
+static imp_shape *point(double x, double y, double r)
+{
+	imp_vec2 p = V(x, y);
+	return poly(&p, 1, r);
+}
+
+static imp_shape *seg(double x0, double y0, double x1, double y1)
+{
+	imp_shape *s = NULL;
+	assert_int_equal(imp_shape_segment2(V(x0, y0), V(x1, y1), &s), IMP_OK);
+	return s;
+}
+
+static void test_points(void **state)
+{
+	(void)state;
+	imp_pose2 id = imp_pose2_identity();
+	imp_shape *p = point(0, 0, 0.0), *q = point(3, 4, 0.0), *d = point(0, 0, 1.0);
+	expect_sd("point-point 5 apart", p, id, q, id, 5.0, 1e-15, false);
+	imp_closest2_result r = expect_sd("point-point 5 apart", p, id, q, id, 5.0, 1e-15, false);
+	assert_true(fabs(r.normal.x - 0.6) < 1e-15 && fabs(r.normal.y - 0.8) < 1e-15);
+	assert_true(r.point_a.x == 0 && r.point_a.y == 0 && fabs(r.point_b.x - 3) < 1e-15 && fabs(r.point_b.y - 4) < 1e-15);
+	assert_int_equal(r.feature_a.kind, IMP_FEATURE_VERTEX);
+	assert_int_equal(r.feature_a.index, 0);
+	assert_int_equal(r.feature_b.kind, IMP_FEATURE_VERTEX);
+	expect_sd("point-point coincident", p, id, p, id, 0.0, 1e-15, true);
+	expect_sd("point-point coincident, other pose", p, at(2, 2), q, at(-1, -2), 0.0, 1e-15, true);
+	// Discs (points with a radius).
+	expect_sd("disc-point", d, id, q, id, 4.0, 1e-15, false);
+	expect_sd("disc-disc apart", d, id, d, at(3, 4), 3.0, 1e-15, false);
+	expect_sd("disc-disc overlapping", d, id, d, at(0.6, 0.8), -1.0, 1e-12, false);
+	expect_sd("disc-disc touching", d, id, d, at(0, 2), 0.0, 1e-15, true);
+	r = expect_sd("disc-disc concentric", d, id, d, id, -2.0, 1e-12, false);
+	// Point on a segment, off its end, beside it.
+	imp_shape *s = seg(0, 0, 2, 0);
+	expect_sd("point on segment", s, id, p, at(1, 0), 0.0, 1e-15, true);
+	expect_sd("point at segment end", s, id, p, at(2, 0), 0.0, 1e-15, true);
+	expect_sd("point beyond segment end", s, id, p, at(5, 0), 3.0, 1e-15, false);
+	expect_sd("point beside segment", s, id, p, at(0.5, -2), 2.0, 1e-15, false);
+	// Point inside a square: depth to the nearest side.
+	imp_shape *box = NULL;
+	assert_int_equal(imp_shape_box2(1.0, 1.0, 0.0, &box), IMP_OK);
+	r = expect_sd("point inside box", box, id, p, at(0.75, 0.5), -0.25, 1e-12, false);
+	assert_true(fabs(r.normal.x - 1.0) < 1e-12);
+	expect_sd("point on box corner", box, id, p, at(1, 1), 0.0, 1e-15, true);
+	expect_sd("point on box edge", box, id, p, at(1, 0.25), 0.0, 1e-15, true);
+	expect_sd("point near box corner", box, id, p, at(4, 5), 5.0, 1e-14, false);
+	imp_shape_destroy(p);
+	imp_shape_destroy(q);
+	imp_shape_destroy(d);
+	imp_shape_destroy(s);
+	imp_shape_destroy(box);
+}
+
+static void test_segments(void **state)
+{
+	(void)state;
+	imp_pose2 id = imp_pose2_identity();
+	imp_shape *a = seg(0, 0, 2, 0);
+	imp_shape *b = seg(0.5, 1, 1.5, 1);
+	expect_sd("parallel apart", a, id, b, id, 1.0, 1e-15, false);
+	imp_shape *c = seg(3, 0, 4, 0);
+	expect_sd("collinear apart", a, id, c, id, 1.0, 1e-15, false);
+	imp_shape *e = seg(1, 0, 3, 0);
+	expect_sd("collinear overlapping", a, id, e, id, 0.0, 1e-15, true);
+	imp_shape *f = seg(2, 0, 3, 1);
+	expect_sd("touching at an end", a, id, f, id, 0.0, 1e-15, true);
+	imp_shape *g = seg(1, 0, 1, 1);
+	expect_sd("T-touching", a, id, g, id, 0.0, 1e-15, true);
+	imp_shape *h = seg(1, -1, 1, 0.5);
+	// Crossing: the cores' Minkowski difference has area, depth min(1, 0.5).
+	expect_sd("crossing", a, id, h, id, -0.5, 1e-12, false);
+	imp_shape *k = seg(1, 0.5, 1, 2);
+	expect_sd("T apart", a, id, k, id, 0.5, 1e-15, false);
+	imp_shape *m = seg(0, 0, 2, 0);
+	expect_sd("identical", a, id, m, id, 0.0, 1e-15, true);
+	expect_sd("parallel apart, rotated", a, imp_pose2_make(0, 0, 0.7), b, imp_pose2_make(0, 0, 0.7), 1.0, 1e-14,
+		  false);
+	imp_shape *all[] = {a, b, c, e, f, g, h, k, m};
+	for (int i = 0; i < 9; i++)
+		imp_shape_destroy(all[i]);
+}
+
+// Exactly touching polygons: shared edge, vertex on edge, vertex on vertex.
+static void test_exact_touching(void **state)
+{
+	(void)state;
+	imp_pose2 id = imp_pose2_identity();
+	imp_vec2 sq[] = {V(0, 0), V(1, 0), V(1, 1), V(0, 1)};
+	imp_vec2 sq2[] = {V(1, 0), V(2, 0), V(2, 1), V(1, 1)};
+	imp_vec2 sq3[] = {V(1, 0.5), V(2, 0.5), V(2, 1.5), V(1, 1.5)};
+	imp_vec2 tri[] = {V(0.5, 1), V(1.5, 3), V(-0.5, 3)};
+	imp_vec2 corner[] = {V(1, 1), V(2, 1), V(2, 2), V(1, 2)};
+	imp_shape *a = poly(sq, 4, 0.0), *b = poly(sq2, 4, 0.0), *c = poly(sq3, 4, 0.0), *t = poly(tri, 3, 0.0),
+		  *k = poly(corner, 4, 0.0);
+	imp_closest2_result r = expect_sd("shared edge", a, id, b, id, 0.0, 1e-15, true);
+	assert_true(fabs(r.normal.x - 1.0) < 1e-12); // the only separating direction
+	r = expect_sd("shared half edge", a, id, c, id, 0.0, 1e-15, true);
+	assert_true(fabs(r.normal.x - 1.0) < 1e-12);
+	r = expect_sd("vertex on edge", a, id, t, id, 0.0, 1e-15, true);
+	assert_true(fabs(r.normal.y - 1.0) < 1e-12);
+	expect_sd("vertex on vertex", a, id, k, id, 0.0, 1e-15, true);
+	// Rounded: touching discs of the rounding.
+	imp_shape *ra = poly(sq, 4, 0.25), *rb = poly(sq2, 4, 0.25);
+	expect_sd("rounded shared edge", ra, id, rb, at(0.5, 0), 0.0, 1e-15, true);
+	// Swapped roles give the opposite normal.
+	r = expect_sd("shared edge swapped", b, id, a, id, 0.0, 1e-15, true);
+	assert_true(fabs(r.normal.x + 1.0) < 1e-12);
+	imp_shape *all[] = {a, b, c, t, k, ra, rb};
+	for (int i = 0; i < 7; i++)
+		imp_shape_destroy(all[i]);
+}
+
+// 1e-9 apart: not overlapping, distance 1e-9.
+static void test_near_touching(void **state)
+{
+	(void)state;
+	imp_pose2 id = imp_pose2_identity();
+	imp_shape *a = NULL, *b = NULL;
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &a), IMP_OK);
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &b), IMP_OK);
+	double gap = (1.0 + 1e-9) - 1.0; // the representable gap
+	expect_sd("boxes 1e-9 apart", a, id, b, at(1.0 + 1e-9, 0.3), gap, 1e-12 * 2, false);
+	imp_vec2 tri[] = {V(0, 0.5 + 1e-9), V(1, 2), V(-1, 2)};
+	imp_shape *t = poly(tri, 3, 0.0);
+	double g2 = (0.5 + 1e-9) - 0.5;
+	expect_sd("vertex 1e-9 above edge", a, id, t, id, g2, 1e-12, false);
+	imp_vec2 tri2[] = {V(0.5 + 1e-9, 0.5 + 1e-9), V(2, 1), V(1, 2)};
+	imp_shape *t2 = poly(tri2, 3, 0.0);
+	expect_sd("vertex 1e-9 off corner", a, id, t2, id, hypot((0.5 + 1e-9) - 0.5, (0.5 + 1e-9) - 0.5), 1e-12,
+		  false);
+	// Overlapping by 1e-9.
+	expect_sd("boxes overlapping by 1e-9", a, id, b, at(1.0 - 1e-9, 0.3), (1.0 - 1e-9) - 1.0, 1e-12, false);
+	// Rotated: held against the oracle, 1e-9 apart along the normal of a
+	// slanted contact.
+	orc_rng rng = {11};
+	chk_stats st;
+	chk_stats_init(&st, "1e-9 apart, rotated");
+	for (int i = 0; i < 2000; i++) {
+		imp_vec2 p[12];
+		int n = chk_random_points(&rng, p, 12, 1.0);
+		chk_body A, B;
+		chk_body_make(&A, p, n, orc_int(&rng, 2) ? 0.0 : 0.3);
+		n = chk_random_points(&rng, p, 12, 1.0);
+		chk_body_make(&B, p, n, orc_int(&rng, 2) ? 0.0 : 0.3);
+		chk_body_place(&A, chk_random_pose(&rng, 3.0));
+		chk_body_place(&B, chk_random_pose(&rng, 3.0));
+		// Move b along the closest direction to sit 1e-9 * scene apart.
+		orc_result o;
+		chk_oracle(&A, &B, &o);
+		double target = orc_int(&rng, 2) ? 1e-9 * o.scene : -1e-9 * o.scene;
+		imp_pose2 pb = B.pose;
+		for (int it = 0; it < 4; it++) {
+			pb.p = imp_vec2_add(pb.p, imp_vec2_scale(target - o.sd, o.normal));
+			chk_body_place(&B, pb);
+			chk_oracle(&A, &B, &o);
+		}
+		st.pairs++;
+		if (fabs(o.sd - target) > 1e-12 * o.scene) {
+			chk_body_free(&A);
+			chk_body_free(&B);
+			continue; // the oracle could not place it; skip
+		}
+		bool ov = imp_overlap2(A.shape, A.pose, B.shape, B.pose, NULL);
+		double d = imp_distance2(A.shape, A.pose, B.shape, B.pose, NULL);
+		imp_closest2_result r;
+		char why[512];
+		imp_status s = imp_closest2(A.shape, A.pose, B.shape, B.pose, NULL, &r);
+		if (ov != (target < 0))
+			chk_fail(&st, &A, &B, "pair %d: sd %.3g but overlap2 %d", i, o.sd, ov);
+		else if (target > 0 && !(d > 0.0))
+			chk_fail(&st, &A, &B, "pair %d: sd %.3g but distance2 %.17g", i, o.sd, d);
+		else if (target > 0 && fabs(d - o.sd) > 1e-12 * o.scene)
+			chk_fail(&st, &A, &B, "pair %d: distance2 %.17g, oracle %.17g", i, d, o.sd);
+		else if (s != IMP_OK || !chk_closest(&A, &B, &r, &o, true, &st, why, sizeof why))
+			chk_fail(&st, &A, &B, "pair %d: %s", i, s != IMP_OK ? imp_status_string(s) : why);
+		else if ((target > 0) != (r.distance > 0))
+			chk_fail(&st, &A, &B, "pair %d: sd %.3g but closest2 distance %.17g", i, o.sd, r.distance);
+		chk_body_free(&A);
+		chk_body_free(&B);
+	}
+	chk_stats_print(&st);
+	assert_int_equal(st.failures, 0);
+	assert_true(st.checked > 1000);
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+	imp_shape_destroy(t);
+	imp_shape_destroy(t2);
+}
+
+// Random pairs scaled by 1e-6 .. 1e6: accuracy relative to the true scene
+// size (no floor at 1).
+static void test_scales(void **state)
+{
+	(void)state;
+	chk_stats st;
+	chk_stats_init(&st, "scaled 1e-6..1e6");
+	for (int k = -6; k <= 6; k++) {
+		orc_rng rng = {0x5ca1e}; // the same pairs at every scale
+		double s = pow(10.0, k);
+		for (int i = 0; i < 600; i++) {
+			imp_vec2 p[16], q[16];
+			int n = chk_random_points(&rng, p, 16, 1.0);
+			double ra = orc_int(&rng, 2) ? 0.0 : 0.3 * orc_uniform(&rng);
+			int m = chk_random_points(&rng, q, 16, 1.0);
+			double rb = orc_int(&rng, 2) ? 0.0 : 0.3 * orc_uniform(&rng);
+			imp_pose2 pa = chk_random_pose(&rng, 1.0), pb = chk_random_pose(&rng, 1.0);
+			for (int j = 0; j < n; j++)
+				p[j] = imp_vec2_scale(s, p[j]);
+			for (int j = 0; j < m; j++)
+				q[j] = imp_vec2_scale(s, q[j]);
+			pa.p = imp_vec2_scale(s, pa.p);
+			pb.p = imp_vec2_scale(s, pb.p);
+			chk_body A, B;
+			chk_body_make(&A, p, n, ra * s);
+			chk_body_make(&B, q, m, rb * s);
+			chk_body_place(&A, pa);
+			chk_body_place(&B, pb);
+			orc_result o;
+			chk_oracle(&A, &B, &o);
+			double sc = 0.0;
+			for (int j = 0; j < A.nh; j++)
+				sc = fmax(sc, fmax(fabs(A.world[j].x), fabs(A.world[j].y)));
+			for (int j = 0; j < B.nh; j++)
+				sc = fmax(sc, fmax(fabs(B.world[j].x), fabs(B.world[j].y)));
+			sc += fmax(A.radius, B.radius);
+			o.scene = sc; // relative to the true size
+			o.unique_normal = o.unique_normal && fabs(o.core_sd) > 1e-6 * sc;
+			o.unique_points = o.unique_points && o.unique_normal;
+			st.pairs++;
+			double d = imp_distance2(A.shape, A.pose, B.shape, B.pose, NULL);
+			bool ov = imp_overlap2(A.shape, A.pose, B.shape, B.pose, NULL);
+			imp_closest2_result r;
+			char why[512];
+			imp_status stt = imp_closest2(A.shape, A.pose, B.shape, B.pose, NULL, &r);
+			double e = fabs(d - fmax(0.0, o.sd)) / sc;
+			if (e > st.max_dist_err)
+				st.max_dist_err = e;
+			if (!(e <= 1e-12))
+				chk_fail(&st, &A, &B, "scale 1e%d pair %d: distance2 %.17g, oracle %.17g", k, i, d, o.sd);
+			else if (fabs(o.sd) > 1e-9 * sc && ov != (o.sd < 0))
+				chk_fail(&st, &A, &B, "scale 1e%d pair %d: overlap2 %d, oracle sd %.17g", k, i, ov, o.sd);
+			else if (stt != IMP_OK || !chk_closest(&A, &B, &r, &o, true, &st, why, sizeof why))
+				chk_fail(&st, &A, &B, "scale 1e%d pair %d: %s", k, i, stt != IMP_OK ? "status" : why);
+			chk_body_free(&A);
+			chk_body_free(&B);
+		}
+	}
+	chk_stats_print(&st);
+	assert_int_equal(st.failures, 0);
+}
+
+static void regular(imp_vec2 *p, int n, double r, double phase)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = V(r * cos(phase + 2 * PI * i / n), r * sin(phase + 2 * PI * i / n));
+}
+
+// Large polygons: 1024 points on a circle, 5000 random points, 5000 points
+// on a circle; both support modes, against the oracle.
+static void test_large(void **state)
+{
+	(void)state;
+	orc_rng rng = {1024};
+	chk_stats st;
+	chk_stats_init(&st, "large polygons");
+	enum { N = 1024, M = 5000 };
+	imp_vec2 *p = malloc(M * sizeof *p);
+	chk_body big[4];
+	regular(p, N, 3.0, 0.1);
+	chk_body_make(&big[0], p, N, 0.0);
+	assert_int_equal(big[0].nl, N);
+	regular(p, N, 2.0, 0.0);
+	chk_body_make(&big[1], p, N, 0.5);
+	for (int i = 0; i < M; i++) {
+		double r = sqrt(orc_uniform(&rng)), t = orc_range(&rng, 0, 2 * PI);
+		p[i] = V(2.0 * r * cos(t) + 0.5, 1.5 * r * sin(t));
+	}
+	chk_body_make(&big[2], p, M, 0.0);
+	for (int i = 0; i < M; i++) {
+		double t = orc_range(&rng, 0, 2 * PI);
+		p[i] = V(2.5 * cos(t), 2.5 * sin(t));
+	}
+	chk_body_make(&big[3], p, M, 0.1);
+	imp_query_options modes[3] = {imp_default_query_options(), imp_default_query_options(),
+				      imp_default_query_options()};
+	modes[0].support = IMP_SUPPORT_BRUTE_FORCE;
+	modes[1].support = IMP_SUPPORT_HILL_CLIMB;
+	modes[2].penetration = IMP_PENETRATION_EPA;
+	for (int i = 0; i < 400; i++) {
+		int ia = orc_int(&rng, 4), ib = orc_int(&rng, 4);
+		chk_body small;
+		chk_body *A = &big[ia], *B = &big[ib];
+		// The oracle's SAT is O((n + m)^2): big against big only for the
+		// 1024-gons (and the 64-gon hull), and not every time.
+		long cost = (long)A->nh * B->nh;
+		if (cost > 2000000 || (cost > 100000 && i % 8 != 0)) {
+			// Big against small mostly (the oracle is O(n m)).
+			int n = chk_random_points(&rng, p, 24, 2.0);
+			chk_body_make(&small, p, n, orc_int(&rng, 2) ? 0.0 : 0.2);
+			B = &small;
+		} else if (A == B) {
+			int n = chk_random_points(&rng, p, 24, 2.0);
+			chk_body_make(&small, p, n, 0.0);
+			B = &small;
+		} else {
+			small.shape = NULL;
+		}
+		if (B != &small)
+			small.shape = NULL;
+		chk_body_place(A, chk_random_pose(&rng, 5.0));
+		chk_body_place(B, chk_random_pose(&rng, 5.0));
+		orc_result o;
+		chk_oracle(A, B, &o);
+		st.pairs++;
+		if (o.sd < 0)
+			st.overlapping++;
+		imp_simplex_cache cache;
+		memset(&cache, 0, sizeof cache);
+		for (int m = 0; m < 3; m++) {
+			imp_closest2_result r;
+			char why[512];
+			imp_status s = imp_closest2_ex(A->shape, A->pose, B->shape, B->pose, &cache, &modes[m], &r);
+			bool moves = m == 0 && A->nh * B->nh <= 100000;
+			if (s != IMP_OK || !chk_closest(A, B, &r, &o, moves, &st, why, sizeof why)) {
+				chk_fail(&st, NULL, B == &small ? B : NULL,
+					 "pair %d mode %d (big %d at {%.17g, %.17g, %.17g} vs %s %d): %s", i, m, ia,
+					 A->pose.p.x, A->pose.p.y, imp_rot2_angle(A->pose.q), B == &small ? "small" : "big",
+					 ib, s != IMP_OK ? imp_status_string(s) : why);
+				break;
+			}
+			double d = imp_distance2_ex(A->shape, A->pose, B->shape, B->pose, NULL, &modes[m]);
+			bool ov = imp_overlap2_ex(A->shape, A->pose, B->shape, B->pose, NULL, &modes[m]);
+			if (!(fabs(d - fmax(0.0, o.sd)) <= 1e-12 * o.scene) ||
+			    (fabs(o.sd) > 1e-9 * o.scene && ov != (o.sd < 0))) {
+				chk_fail(&st, NULL, NULL, "pair %d mode %d: distance2 %.17g overlap2 %d, oracle %.17g", i, m, d,
+					 ov, o.sd);
+				break;
+			}
+		}
+		if (small.shape)
+			chk_body_free(&small);
+	}
+	for (int k = 0; k < 4; k++)
+		chk_body_free(&big[k]);
+	free(p);
+	chk_stats_print(&st);
+	assert_int_equal(st.failures, 0);
+}
+
+// Circle vs box, analytic: distance from the centre to the box minus radii.
+static void test_circle_box(void **state)
+{
+	(void)state;
+	orc_rng rng = {303};
+	int bad = 0;
+	double max_err = 0.0;
+	for (int i = 0; i < 20000; i++) {
+		double hx = orc_range(&rng, 0.1, 3), hy = orc_range(&rng, 0.1, 3), rb = orc_int(&rng, 2) ? 0.0 : 0.2;
+		double r = orc_range(&rng, 0.05, 2);
+		imp_vec2 c = orc_vec(&rng, -6, 6, -6, 6);
+		imp_shape *box = NULL, *circ = NULL;
+		assert_int_equal(imp_shape_box2(hx, hy, rb, &box), IMP_OK);
+		assert_int_equal(imp_shape_circle(c, r, &circ), IMP_OK);
+		imp_pose2 pbox = chk_random_pose(&rng, 5), pc = chk_random_pose(&rng, 5);
+		// The circle's centre in the box frame.
+		imp_vec2 w = imp_pose2_apply(pc, c);
+		imp_vec2 l = imp_pose2_apply_inv(pbox, w);
+		double sd;
+		imp_vec2 n_local;
+		if (fabs(l.x) <= hx && fabs(l.y) <= hy) {
+			double dx = hx - fabs(l.x), dy = hy - fabs(l.y);
+			sd = -fmin(dx, dy);
+			n_local = dx < dy ? V(l.x >= 0 ? 1 : -1, 0) : V(0, l.y >= 0 ? 1 : -1);
+		} else {
+			imp_vec2 q = V(fmax(-hx, fmin(hx, l.x)), fmax(-hy, fmin(hy, l.y)));
+			sd = imp_vec2_length(imp_vec2_sub(l, q));
+			n_local = imp_vec2_scale(1.0 / sd, imp_vec2_sub(l, q));
+		}
+		sd -= r + rb;
+		imp_vec2 n = imp_rot2_apply(pbox.q, n_local);
+		double scene = 16.0;
+		imp_closest2_result res;
+		assert_int_equal(imp_closest2(box, pbox, circ, pc, NULL, &res), IMP_OK);
+		double tol = (sd > 0 ? 1e-12 : 1e-9) * scene;
+		double err = fabs(res.distance - sd);
+		max_err = fmax(max_err, err / scene);
+		bool ok = err <= tol;
+		// The normal is unique away from the box's diagonals and from contact.
+		bool diag = fabs(fabs(fabs(l.x) - hx) - fabs(fabs(l.y) - hy)) < 1e-6;
+		if (!diag && fabs(sd + r + rb) > 1e-6)
+			ok = ok && imp_vec2_length(imp_vec2_sub(res.normal, n)) < 1e-6;
+		// The witness on the circle is at its centre minus r along the normal.
+		ok = ok && imp_vec2_length(imp_vec2_sub(res.point_b, imp_vec2_sub(w, imp_vec2_scale(r, res.normal)))) <
+				   1e-9 * scene;
+		double d2 = imp_distance2(box, pbox, circ, pc, NULL);
+		ok = ok && fabs(d2 - fmax(0.0, sd)) <= 1e-12 * scene;
+		if (fabs(sd) > 1e-9)
+			ok = ok && imp_overlap2(box, pbox, circ, pc, NULL) == (sd < 0);
+		if (!ok && bad++ < 5)
+			print_message("FAIL circle-box %d: box %.17g x %.17g r %.17g at {%.17g, %.17g, %.17g rad}, circle "
+				      "(%.17g, %.17g) r %.17g at {%.17g, %.17g, %.17g rad}: want %.17g n (%.3g, %.3g), got "
+				      "%.17g n (%.3g, %.3g), distance2 %.17g\n",
+				      i, hx, hy, rb, pbox.p.x, pbox.p.y, imp_rot2_angle(pbox.q), c.x, c.y, r, pc.p.x, pc.p.y,
+				      imp_rot2_angle(pc.q), sd, n.x, n.y, res.distance, res.normal.x, res.normal.y, d2);
+		imp_shape_destroy(box);
+		imp_shape_destroy(circ);
+	}
+	print_message("circle vs box: max rel err %.3g\n", max_err);
+	assert_int_equal(bad, 0);
+}
+
+// Capsule vs capsule, analytic configurations.
+static void test_capsules(void **state)
+{
+	(void)state;
+	imp_shape *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+	assert_int_equal(imp_shape_capsule2(V(-1, 0), V(1, 0), 0.25, &a), IMP_OK);
+	assert_int_equal(imp_shape_capsule2(V(0, -2), V(0, 2), 0.5, &b), IMP_OK);
+	assert_int_equal(imp_shape_capsule2(V(-3, 0), V(3, 0), 0.5, &c), IMP_OK);
+	assert_int_equal(imp_shape_capsule2(V(-1, 0), V(1, 0), 0.25, &d), IMP_OK);
+	imp_pose2 id = imp_pose2_identity();
+	// Parallel, offset across: distance = offset - radii.
+	expect_sd("parallel capsules", a, id, c, at(0.5, 2), 2 - 0.75, 1e-14, false);
+	expect_sd("parallel capsules overlapping", a, id, c, at(0.5, 0.5), 0.5 - 0.75, 1e-12, false);
+	// Collinear, end to end.
+	expect_sd("collinear capsules", a, id, c, at(6, 0), 2 - 0.75, 1e-14, false);
+	// T: b's end 1.5 above a's axis.
+	expect_sd("T capsules", a, id, b, at(0.3, 3.5), 1.5 - 0.75, 1e-14, false);
+	// Perpendicular, crossing at the centres: core depth min(1, 2) = 1.
+	expect_sd("crossing capsules", a, id, b, id, -(1.0 + 0.75), 1e-12, false);
+	// Same capsule, same pose: depth 2*0.25 + core depth 0 (the segment).
+	expect_sd("identical capsules", a, id, d, id, -0.5, 1e-12, false);
+	// End caps touching: a's end (1, 0), d's end (1, 0.5), radii 0.25 each.
+	expect_sd("capsule end caps touching", a, id, d, at(2, 0.5), 0.0, 1e-15, true);
+	// Random rotations: distance between segments (closed form over the
+	// four end point-segment distances when the segments do not cross).
+	orc_rng rng = {404};
+	int bad = 0;
+	for (int i = 0; i < 20000; i++) {
+		double l1 = orc_range(&rng, 0.0, 2), l2 = orc_range(&rng, 0.0, 2), r1 = orc_range(&rng, 0.01, 1),
+		       r2 = orc_range(&rng, 0.01, 1);
+		imp_shape *p = NULL, *q = NULL;
+		assert_int_equal(imp_shape_capsule2(V(-l1, 0), V(l1, 0), r1, &p), IMP_OK);
+		assert_int_equal(imp_shape_capsule2(V(0, -l2), V(0, l2), r2, &q), IMP_OK);
+		imp_pose2 pp = chk_random_pose(&rng, 3), pq = chk_random_pose(&rng, 3);
+		imp_vec2 a0 = imp_pose2_apply(pp, V(-l1, 0)), a1 = imp_pose2_apply(pp, V(l1, 0));
+		imp_vec2 b0 = imp_pose2_apply(pq, V(0, -l2)), b1 = imp_pose2_apply(pq, V(0, l2));
+		// Do they cross? Signs of the end points against the other line.
+		imp_vec2 ea = imp_vec2_sub(a1, a0), eb = imp_vec2_sub(b1, b0);
+		double s0 = imp_vec2_cross(ea, imp_vec2_sub(b0, a0)), s1 = imp_vec2_cross(ea, imp_vec2_sub(b1, a0));
+		double t0 = imp_vec2_cross(eb, imp_vec2_sub(a0, b0)), t1 = imp_vec2_cross(eb, imp_vec2_sub(a1, b0));
+		if (s0 * s1 <= 0 && t0 * t1 <= 0) {
+			imp_shape_destroy(p);
+			imp_shape_destroy(q);
+			continue;
+		}
+		double dseg = fmin(fmin(orc_point_segment(a0, b0, b1, NULL), orc_point_segment(a1, b0, b1, NULL)),
+				   fmin(orc_point_segment(b0, a0, a1, NULL), orc_point_segment(b1, a0, a1, NULL)));
+		double sd = dseg - r1 - r2;
+		imp_closest2_result res;
+		assert_int_equal(imp_closest2(p, pp, q, pq, NULL, &res), IMP_OK);
+		double tol = (sd > 0 ? 1e-12 : 1e-9) * 8;
+		if (!(fabs(res.distance - sd) <= tol) && bad++ < 5)
+			print_message("FAIL capsules %d: l %.17g %.17g r %.17g %.17g poses {%.17g %.17g %.17g} {%.17g "
+				      "%.17g %.17g}: want %.17g got %.17g\n",
+				      i, l1, l2, r1, r2, pp.p.x, pp.p.y, imp_rot2_angle(pp.q), pq.p.x, pq.p.y,
+				      imp_rot2_angle(pq.q), sd, res.distance);
+		imp_shape_destroy(p);
+		imp_shape_destroy(q);
+	}
+	assert_int_equal(bad, 0);
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+	imp_shape_destroy(c);
+	imp_shape_destroy(d);
+}
+
+// A pair moved along a line through contact: the signed distance follows
+// the oracle and is 1-Lipschitz in the translation (no jump at 0).
+static void test_continuity(void **state)
+{
+	(void)state;
+	orc_rng rng = {505};
+	chk_stats st;
+	chk_stats_init(&st, "continuity");
+	long samples = 0;
+	double worst_jump = 0.0;
+	for (int it = 0; it < 200; it++) {
+		imp_vec2 p[16];
+		chk_body A, B;
+		int n = chk_random_points(&rng, p, 16, 1.0);
+		chk_body_make(&A, p, n, orc_int(&rng, 2) ? 0.0 : 0.2);
+		n = chk_random_points(&rng, p, 16, 1.0);
+		chk_body_make(&B, p, n, orc_int(&rng, 2) ? 0.0 : 0.2);
+		chk_body_place(&A, chk_random_pose(&rng, 1.0));
+		// b starts 4 away and moves straight through a.
+		double t = orc_range(&rng, 0, 2 * PI);
+		imp_vec2 dir = V(-cos(t), -sin(t));
+		imp_pose2 pb0 = imp_pose2_make(A.pose.p.x + 4 * cos(t), A.pose.p.y + 4 * sin(t), orc_range(&rng, -PI, PI));
+		imp_pose2 pb = pb0;
+		// Find the contact time by bisection on the oracle.
+		double lo = 0.0, hi = 4.0;
+		for (int k = 0; k < 200; k++) {
+			double mid = 0.5 * (lo + hi);
+			pb.p = imp_vec2_add(pb0.p, imp_vec2_scale(mid, dir));
+			chk_body_place(&B, pb);
+			double sd = orc_signed_distance(A.world, A.nh, A.radius, B.world, B.nh, B.radius);
+			if (sd > 0)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		if (!(lo < 4.0 && lo > 0.0)) {
+			chk_body_free(&A);
+			chk_body_free(&B);
+			continue;
+		}
+		st.pairs++;
+		// Samples: geometric steps down to 1e-12 on both sides of contact.
+		double ts[64];
+		int nt = 0;
+		for (int k = 0; k <= 12; k++) {
+			ts[nt++] = lo - pow(10.0, -k);
+			ts[nt++] = lo + pow(10.0, -k);
+		}
+		ts[nt++] = lo;
+		ts[nt++] = hi;
+		// Sort.
+		for (int i = 1; i < nt; i++)
+			for (int j = i; j > 0 && ts[j] < ts[j - 1]; j--) {
+				double x = ts[j];
+				ts[j] = ts[j - 1];
+				ts[j - 1] = x;
+			}
+		double prev = NAN, prev_t = 0;
+		for (int i = 0; i < nt; i++) {
+			pb.p = imp_vec2_add(pb0.p, imp_vec2_scale(ts[i], dir));
+			chk_body_place(&B, pb);
+			orc_result o;
+			chk_oracle(&A, &B, &o);
+			imp_closest2_result r;
+			char why[512];
+			imp_status s = imp_closest2(A.shape, A.pose, B.shape, B.pose, NULL, &r);
+			samples++;
+			if (s != IMP_OK || !chk_closest(&A, &B, &r, &o, false, &st, why, sizeof why)) {
+				chk_fail(&st, &A, &B, "path %d at t = contact %+.3g: %s", it, ts[i] - lo,
+					 s != IMP_OK ? imp_status_string(s) : why);
+				break;
+			}
+			if (i > 0) {
+				double jump = fabs(r.distance - prev) - fabs(ts[i] - prev_t);
+				worst_jump = fmax(worst_jump, jump / o.scene);
+				if (jump > 2e-9 * o.scene) {
+					chk_fail(&st, &A, &B, "path %d: signed distance jumps from %.17g to %.17g over %.3g", it,
+						 prev, r.distance, ts[i] - prev_t);
+					break;
+				}
+			}
+			prev = r.distance;
+			prev_t = ts[i];
+		}
+		chk_body_free(&A);
+		chk_body_free(&B);
+	}
+	chk_stats_print(&st);
+	print_message("  %ld samples, worst jump beyond the move %.3g (rel)\n", samples, worst_jump);
+	assert_int_equal(st.failures, 0);
+}
+
+// Iteration limits: the state says so, the counts stay within the limits,
+// and a GJK answer cut short is an upper bound of the distance.
+static void test_iteration_limits(void **state)
+{
+	(void)state;
+	enum { N = 1024 };
+	imp_vec2 *p = malloc(N * sizeof *p);
+	regular(p, N, 3.0, 0.0);
+	chk_body A, B;
+	chk_body_make(&A, p, N, 0.0);
+	regular(p, N, 2.0, 0.01);
+	chk_body_make(&B, p, N, 0.0);
+	orc_rng rng = {606};
+	int limited = 0, epa_limited = 0;
+	for (int i = 0; i < 20; i++) {
+		chk_body_place(&A, chk_random_pose(&rng, 3.0));
+		chk_body_place(&B, chk_random_pose(&rng, 3.0));
+		double sd = orc_signed_distance(A.world, A.nh, 0, B.world, B.nh, 0);
+		double sc = orc_scene(A.world, A.nh, 0, B.world, B.nh, 0);
+		for (int lim = 1; lim <= 3; lim++) {
+			imp_query_options o = imp_default_query_options();
+			o.max_iterations = lim;
+			o.epa_max_iterations = lim;
+			o.penetration = IMP_PENETRATION_EPA;
+			imp_closest2_result r;
+			assert_int_equal(imp_closest2_ex(A.shape, A.pose, B.shape, B.pose, NULL, &o, &r), IMP_OK);
+			assert_true(r.iterations <= lim && r.epa_iterations <= lim);
+			assert_true(isfinite(r.distance));
+			if (r.state == IMP_STATE_ITERATION_LIMIT) {
+				if (r.epa_iterations == 0) {
+					limited++;
+					assert_true(r.distance >= sd - 1e-12 * sc); // GJK's |v| never undershoots
+				} else {
+					epa_limited++;
+					assert_true(r.distance <= 1e-12 * sc);
+				}
+			}
+			int iters = -1;
+			imp_query_state qs;
+			double d = imp_distance2_stats(A.shape, A.pose, B.shape, B.pose, NULL, &o, &iters, &qs);
+			assert_true(iters >= 1 && iters <= lim);
+			if (qs == IMP_STATE_ITERATION_LIMIT)
+				assert_true(d >= fmax(0.0, sd) - 1e-12 * sc);
+			else
+				assert_true(fabs(d - fmax(0.0, sd)) <= 1e-12 * sc);
+		}
+		imp_query_options o = imp_default_query_options();
+		int iters = -1;
+		imp_query_state qs;
+		imp_distance2_stats(A.shape, A.pose, B.shape, B.pose, NULL, &o, &iters, &qs);
+		assert_true(qs != IMP_STATE_ITERATION_LIMIT);
+		assert_true(iters >= 1 && iters <= o.max_iterations);
+	}
+	print_message("iteration limits hit: gjk %d, epa %d (of 60 each)\n", limited, epa_limited);
+	assert_true(limited + epa_limited > 0);
+	chk_body_free(&A);
+	chk_body_free(&B);
+	free(p);
+}
+
+typedef struct ellipse {
+	double a, b;
+} ellipse;
+
+static imp_vec2 ellipse_support(const void *user, imp_vec2 d)
+{
+	const ellipse *e = user;
+	double k = hypot(e->a * d.x, e->b * d.y);
+	return V(e->a * e->a * d.x / k, e->b * e->b * d.y / k);
+}
+
+typedef struct circle {
+	double r;
+} circle;
+
+static imp_vec2 circle_support(const void *user, imp_vec2 d)
+{
+	const circle *c = user;
+	double l = hypot(d.x, d.y);
+	return V(c->r * d.x / l, c->r * d.y / l);
+}
+
+// The penetration walk (AUTO, polygons) is the penetration solver of that
+// mode: collision.h calls epa_max_iterations "penetration solver iteration
+// limit", so its reported count stays within it (or it says
+// ITERATION_LIMIT).
+static void test_walk_iteration_limit(void **state)
+{
+	(void)state;
+	enum { N = 1024 };
+	imp_vec2 *p = malloc(N * sizeof *p);
+	regular(p, N, 3.0, 0.0);
+	imp_shape *a = poly(p, N, 0.0);
+	regular(p, N, 2.0, 0.01);
+	imp_shape *b = poly(p, N, 0.0);
+	imp_query_options o = imp_default_query_options();
+	imp_closest2_result r;
+	assert_int_equal(imp_closest2_ex(a, at(0, 0), b, at(0.5, 0.25), NULL, &o, &r), IMP_OK);
+	print_message("1024-gons overlapping: state %s, %d gjk iterations, %d penetration iterations (limit %d)\n",
+		      imp_query_state_string(r.state), r.iterations, r.epa_iterations, o.epa_max_iterations);
+	assert_true(r.epa_iterations <= o.epa_max_iterations || r.state == IMP_STATE_ITERATION_LIMIT);
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+	free(p);
+}
+
+// Curved user shapes: analytic distances (tolerance 1e-9 relative: their
+// GJK converges, it does not terminate exactly).
+static void test_user_curved(void **state)
+{
+	(void)state;
+	ellipse e1 = {3.0, 1.0}, e2 = {2.0, 0.5};
+	circle c1 = {1.0}, c2 = {0.5};
+	imp_shape *E1, *E2, *C1, *C2, *P, *D;
+	assert_int_equal(imp_shape_user2(ellipse_support, &e1, 0.0, &E1), IMP_OK);
+	assert_int_equal(imp_shape_user2(ellipse_support, &e2, 0.25, &E2), IMP_OK);
+	assert_int_equal(imp_shape_user2(circle_support, &c1, 0.0, &C1), IMP_OK);
+	assert_int_equal(imp_shape_user2(circle_support, &c2, 0.5, &C2), IMP_OK);
+	P = point(0, 0, 0.0);
+	assert_int_equal(imp_shape_circle(V(0, 0), 1.0, &D), IMP_OK);
+	orc_rng rng = {707};
+	int bad = 0, limited = 0;
+	double max_err = 0.0;
+	for (int i = 0; i < 3000; i++) {
+		double th = orc_range(&rng, -PI, PI);
+		imp_vec2 u = V(cos(th), sin(th));
+		imp_vec2 base = orc_vec(&rng, -5, 5, -5, 5);
+		double gap = orc_range(&rng, 1e-6, 4);
+		struct {
+			const char *what;
+			const imp_shape *a, *b;
+			imp_pose2 pa, pb;
+			double sd;
+		} cases[4];
+		// Point on the ellipse's major axis beyond the tip.
+		cases[0].what = "ellipse-point";
+		cases[0].a = E1;
+		cases[0].pa = imp_pose2_make(base.x, base.y, th);
+		cases[0].b = P;
+		cases[0].pb = at(base.x + (3 + gap) * u.x, base.y + (3 + gap) * u.y);
+		cases[0].sd = gap;
+		// Two ellipses along their common major axis (tips face each other).
+		cases[1].what = "ellipse-ellipse";
+		cases[1].a = E1;
+		cases[1].pa = imp_pose2_make(base.x, base.y, th);
+		cases[1].b = E2;
+		cases[1].pb = imp_pose2_make(base.x + (5.25 + gap) * u.x, base.y + (5.25 + gap) * u.y, th + PI);
+		cases[1].sd = gap;
+		// User circles, apart or overlapping.
+		double cd = orc_range(&rng, 0.0, 4.0);
+		cases[2].what = "user circle-circle";
+		cases[2].a = C1;
+		cases[2].pa = imp_pose2_make(base.x, base.y, th);
+		cases[2].b = C2;
+		cases[2].pb = at(base.x + cd * u.x, base.y + cd * u.y);
+		cases[2].sd = cd - 2.0;
+		// User circle against the built-in disc.
+		cases[3].what = "user circle-disc";
+		cases[3].a = D;
+		cases[3].pa = at(base.x, base.y);
+		cases[3].b = C1;
+		cases[3].pb = imp_pose2_make(base.x + cd * u.x, base.y + cd * u.y, th);
+		cases[3].sd = cd - 2.0;
+		for (int k = 0; k < 4; k++) {
+			double scene = 15.0;
+			imp_closest2_result r;
+			imp_status s = imp_closest2(cases[k].a, cases[k].pa, cases[k].b, cases[k].pb, NULL, &r);
+			double d = imp_distance2(cases[k].a, cases[k].pa, cases[k].b, cases[k].pb, NULL);
+			double err = fabs(r.distance - cases[k].sd);
+			bool ok = s == IMP_OK && r.state != IMP_STATE_DEGENERATE &&
+				  fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-12 && fabs(d - fmax(0.0, cases[k].sd)) <= 1e-9 * scene;
+			if (r.state == IMP_STATE_ITERATION_LIMIT && cases[k].sd < 0.0) {
+				// EPA on a curved shape ran out of iterations: the best found
+				// is an inscribed polygon's depth, never deeper than the truth.
+				limited++;
+				ok = ok && -r.distance <= -cases[k].sd + 1e-9 * scene &&
+				     -r.distance >= -cases[k].sd * (1.0 - 1e-2);
+			} else {
+				ok = ok && err <= 1e-9 * scene;
+				max_err = fmax(max_err, err / scene);
+			}
+			// The normal of curved shapes is as good as the square root of
+			// the distance error; checked where the shapes are apart.
+			if (cases[k].sd > 1e-6)
+				ok = ok && imp_vec2_length(imp_vec2_sub(r.normal, u)) <= 1e-5;
+			if (fabs(cases[k].sd) > 1e-6)
+				ok = ok && imp_overlap2(cases[k].a, cases[k].pa, cases[k].b, cases[k].pb, NULL) ==
+						   (cases[k].sd < 0);
+			if (!ok && bad++ < 8)
+				print_message("FAIL %s %d: want %.17g, closest2 %.17g (state %s, %d iterations, normal "
+					      "(%.6f, %.6f) want (%.6f, %.6f)), distance2 %.17g\n",
+					      cases[k].what, i, cases[k].sd, r.distance, imp_query_state_string(r.state),
+					      r.iterations, r.normal.x, r.normal.y, u.x, u.y, d);
+		}
+	}
+	print_message("curved user shapes: max rel err %.3g; %d overlapping queries ended at the iteration limit\n",
+		      max_err, limited);
+	assert_int_equal(bad, 0);
+	imp_shape *all[] = {E1, E2, C1, C2, P, D};
+	for (int i = 0; i < 6; i++)
+		imp_shape_destroy(all[i]);
+}
+
+static int sentinel_object;
+#define SENTINEL_SHAPE ((imp_shape *)&sentinel_object)
+static int nan_after;
+static imp_vec2 nan_support(const void *user, imp_vec2 d)
+{
+	(void)user;
+	if (nan_after-- > 0)
+		return V(d.x > 0 ? 1 : -1, d.y > 0 ? 1 : -1);
+	return V(NAN, 0);
+}
+
+static bool inf_on;
+static imp_vec2 inf_support(const void *user, imp_vec2 d)
+{
+	(void)user;
+	if (!inf_on)
+		return V(d.x > 0 ? 1 : -1, d.y > 0 ? 1 : -1);
+	return V(INFINITY, 1);
+}
+
+// A user support returning NaN or infinity ends in IMP_STATE_DEGENERATE.
+static void test_user_degenerate(void **state)
+{
+	(void)state;
+	imp_shape *n = NULL, *f = NULL, *box = NULL;
+	static int dummy;
+	// imp_shape_user2 calls the support itself (for a bound); it may refuse a
+	// callback that is non-finite from the start (not documented).
+	imp_shape *early = SENTINEL_SHAPE;
+	nan_after = 0;
+	imp_status st0 = imp_shape_user2(nan_support, &dummy, 0.0, &early);
+	assert_true(st0 == IMP_OK || st0 == IMP_ERR_NOT_FINITE);
+	if (st0 == IMP_OK)
+		imp_shape_destroy(early);
+	else
+		assert_ptr_equal(early, SENTINEL_SHAPE);
+	// Well-behaved while being made, non-finite later.
+	nan_after = 1000;
+	assert_int_equal(imp_shape_user2(nan_support, &dummy, 0.0, &n), IMP_OK);
+	inf_on = false;
+	assert_int_equal(imp_shape_user2(inf_support, &dummy, 0.5, &f), IMP_OK);
+	inf_on = true;
+	assert_int_equal(imp_shape_box2(1, 1, 0, &box), IMP_OK);
+	imp_pose2 id = imp_pose2_identity();
+	for (int after = 0; after < 6; after++) {
+		for (int far = 0; far < 2; far++) {
+			imp_pose2 pb = at(far ? 10 : 0.5, 0);
+			imp_closest2_result r;
+			memset(&r, 0, sizeof r);
+			// Only a query that did get the NaN must say so (nan_after < 0).
+			nan_after = after;
+			imp_status s = imp_closest2(n, id, box, pb, NULL, &r);
+			bool got_nan = nan_after < 0;
+			if (!(s == IMP_OK && (r.state == IMP_STATE_DEGENERATE || !got_nan)))
+				print_message("NaN support after %d calls (far %d): status %d state %d distance %g\n", after,
+					      far, (int)s, (int)r.state, r.distance);
+			assert_int_equal(s, IMP_OK);
+			if (got_nan)
+				assert_int_equal(r.state, IMP_STATE_DEGENERATE);
+			else
+				assert_true(r.state != IMP_STATE_DEGENERATE);
+			nan_after = after;
+			int iters;
+			imp_query_state qs = IMP_STATE_SEPARATED;
+			imp_distance2_stats(box, pb, n, id, NULL, NULL, &iters, &qs);
+			if (nan_after < 0)
+				assert_int_equal(qs, IMP_STATE_DEGENERATE);
+			nan_after = after;
+			imp_overlap2(n, id, box, pb, NULL); // no crash, no hang
+			nan_after = after;
+			imp_distance2(n, id, box, pb, NULL);
+			imp_simplex_cache cache;
+			memset(&cache, 0, sizeof cache);
+			nan_after = after;
+			assert_int_equal(imp_closest2(box, pb, n, id, &cache, &r), IMP_OK);
+			if (nan_after < 0)
+				assert_int_equal(r.state, IMP_STATE_DEGENERATE);
+		}
+	}
+	imp_closest2_result r;
+	assert_int_equal(imp_closest2(f, id, box, at(5, 5), NULL, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_STATE_DEGENERATE);
+	assert_int_equal(imp_closest2(box, id, f, id, NULL, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_STATE_DEGENERATE);
+	imp_shape_destroy(n);
+	imp_shape_destroy(f);
+	imp_shape_destroy(box);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_exact_touching),
+		cmocka_unit_test(test_near_touching),
+		cmocka_unit_test(test_scales),
+		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_circle_box),
+		cmocka_unit_test(test_capsules),
+		cmocka_unit_test(test_continuity),
+		cmocka_unit_test(test_iteration_limits),
+		cmocka_unit_test(test_walk_iteration_limit),
+		cmocka_unit_test(test_user_curved),
+		cmocka_unit_test(test_user_degenerate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
