@@ -149,6 +149,26 @@ static void test_segments(void **state)
 		imp_shape_destroy(all[i]);
 }
 
+// A sliver triangle (what the hull of nearly collinear points becomes) and a
+// point: the distance is the least point-edge distance. Found by
+// test_narrow2d (distance2 random, seed 0x2002 pair 90354).
+static void test_sliver(void **state)
+{
+	(void)state;
+	imp_vec2 tri[] = {V(-0.72619055368782903, -0.30688357013437373), V(-0.71056119968458054, 0.60953005926168924),
+			  V(-0.71057332410706575, 0.60881915425488686)};
+	imp_vec2 c = V(0.30096114976175575, 0.066410327693881124);
+	double want = INFINITY;
+	for (int i = 0; i < 3; i++)
+		want = fmin(want, orc_point_segment(c, tri[i], tri[(i + 1) % 3], NULL));
+	imp_shape *s = poly(tri, 3, 0.0), *p = point(c.x, c.y, 0.0);
+	imp_pose2 id = imp_pose2_identity();
+	expect_sd("point vs sliver triangle", p, id, s, id, want, 1e-14, false);
+	expect_sd("sliver triangle vs point", s, id, p, id, want, 1e-14, false);
+	imp_shape_destroy(s);
+	imp_shape_destroy(p);
+}
+
 // Exactly touching polygons: shared edge, vertex on edge, vertex on vertex.
 static void test_exact_touching(void **state)
 {
@@ -933,6 +953,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_sliver),
 		cmocka_unit_test(test_exact_touching),
 		cmocka_unit_test(test_near_touching),
 		cmocka_unit_test(test_scales),
