@@ -44,48 +44,56 @@ static void fill_start_table(const imp_vec2 *v, int n, int32_t *table)
 	}
 }
 
-static size_t round_up(size_t n, size_t a)
+/// Lays out one shape allocation: the cold part, then the query record on
+/// a cache-line boundary, then `tail` bytes (vertices, inverse edge
+/// lengths, start table). A query on a small polygon then reads exactly
+/// the record's line and its vertices' lines: the benchmark's 2000 shapes
+/// stream through the cache, and every line that a query skips costs
+/// (bench/narrow2d: L1 misses per query 9.3 with the cold part between
+/// them, against 1.8 for Box2D's float vertices in one pool).
+static imp_shape *shape_alloc(const imp_allocator *alloc, size_t tail)
 {
-	return (n + a - 1) / a * a;
+	enum { LINE = 64 };
+	size_t bytes = sizeof(imp_shape_cold) + LINE + sizeof(imp_shape) + tail;
+	char *base = imp_alloc(alloc, bytes);
+	if (base == NULL)
+		return NULL;
+	uintptr_t at = ((uintptr_t)(base + sizeof(imp_shape_cold)) + LINE - 1) & ~(uintptr_t)(LINE - 1);
+	imp_shape *s = (imp_shape *)at;
+	imp_shape_cold *cold = (imp_shape_cold *)(at - sizeof(imp_shape_cold));
+	memset(s, 0, sizeof *s);
+	memset(cold, 0, sizeof *cold);
+	s->magic = IMP_SHAPE_MAGIC;
+	s->dim = 2;
+	s->cold = cold;
+	cold->base = base;
+	cold->bytes = bytes;
+	if (alloc != NULL)
+		cold->allocator = *alloc;
+	return s;
 }
 
-/// Makes the shape record for a hull of n vertices in one allocation:
-/// record, vertices, inverse edge lengths, start table, cold part.
+/// Makes the shape record for a hull of n vertices.
 static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const imp_allocator *alloc,
 			       imp_shape **out)
 {
 	bool table = n >= IMP_ANGLE_TABLE_MIN;
-	size_t off_v = round_up(sizeof(imp_shape), alignof(imp_vec2));
-	size_t off_len = off_v + (size_t)n * sizeof(imp_vec2);
-	size_t off_table = off_len + (size_t)n * sizeof(double);
-	size_t off_cold = round_up(off_table + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0),
-				   alignof(imp_shape_cold));
-	size_t bytes = off_cold + sizeof(imp_shape_cold);
-	char *mem = imp_alloc(alloc, bytes);
-	if (mem == NULL)
+	size_t tail = (size_t)n * (sizeof(imp_vec2) + sizeof(double)) + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0);
+	imp_shape *s = shape_alloc(alloc, tail);
+	if (s == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
-	imp_shape *s = (imp_shape *)mem;
-	memset(s, 0, sizeof *s);
-	imp_shape_cold *cold = (imp_shape_cold *)(mem + off_cold);
-	memset(cold, 0, sizeof *cold);
-	imp_vec2 *v = (imp_vec2 *)(mem + off_v);
+	imp_vec2 *v = (imp_vec2 *)(s + 1);
 	memcpy(v, hull, (size_t)n * sizeof *v);
-	s->magic = IMP_SHAPE_MAGIC;
-	s->dim = 2;
 	s->kind = IMP_SHAPE_POLYGON;
 	s->count = n;
 	s->radius = radius;
 	s->v = v;
-	s->cold = cold;
 	s->climb_auto = n >= IMP_HILL_CLIMB_MIN_VERTICES;
-	cold->bytes = bytes;
-	if (alloc != NULL)
-		cold->allocator = *alloc;
-	double *inv_len = (double *)(mem + off_len);
+	double *inv_len = (double *)(v + n);
 	for (int i = 0; n >= 2 && i < n; ++i)
 		inv_len[i] = 1.0 / imp_vec2_length(imp_vec2_sub(v[i + 1 == n ? 0 : i + 1], v[i]));
 	if (table) {
-		int32_t *t = (int32_t *)(mem + off_table);
+		int32_t *t = (int32_t *)(inv_len + n);
 		fill_start_table(v, n, t);
 		s->start = t;
 	}
@@ -97,7 +105,7 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 		r2 = d2 > r2 ? d2 : r2;
 	}
 	s->center = imp_vec2_scale(1.0 / n, c);
-	cold->bound_radius = sqrt(r2) + radius;
+	s->cold->bound_radius = sqrt(r2) + radius;
 	*out = s;
 	return IMP_OK;
 }
@@ -184,23 +192,14 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	for (int i = 0; i < 4; ++i)
 		if (!is_finite2(e[i]))
 			return IMP_ERR_NOT_FINITE;
-	size_t off_cold = round_up(sizeof(imp_shape), alignof(imp_shape_cold));
-	size_t bytes = off_cold + sizeof(imp_shape_cold);
-	char *mem = imp_alloc(NULL, bytes);
-	if (mem == NULL)
+	imp_shape *s = shape_alloc(NULL, 0);
+	if (s == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
-	imp_shape *s = (imp_shape *)mem;
-	imp_shape_cold *cold = (imp_shape_cold *)(mem + off_cold);
-	memset(s, 0, sizeof *s);
-	memset(cold, 0, sizeof *cold);
-	s->magic = IMP_SHAPE_MAGIC;
-	s->dim = 2;
+	imp_shape_cold *cold = s->cold;
 	s->kind = IMP_SHAPE_USER2;
 	s->radius = radius;
-	s->cold = cold;
 	cold->support = support;
 	cold->user = user;
-	cold->bytes = bytes;
 	s->center = imp_vec2_scale(0.5, imp_vec2_add(e[0], e[1]));
 	double hx = imp_max(fabs(e[0].x), fabs(e[1].x)), hy = imp_max(fabs(e[2].y), fabs(e[3].y));
 	cold->bound_radius = sqrt(hx * hx + hy * hy) + radius;
@@ -214,8 +213,9 @@ void imp_shape_destroy(imp_shape *shape)
 		return;
 	imp_allocator a = shape->cold->allocator;
 	size_t bytes = shape->cold->bytes;
+	void *base = shape->cold->base;
 	shape->magic = 0;
-	imp_free(&a, shape, bytes);
+	imp_free(&a, base, bytes);
 }
 
 int imp_shape_dim(const imp_shape *shape)

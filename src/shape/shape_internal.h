@@ -30,7 +30,7 @@
 /// Below this many vertices brute-force support beats hill climbing: the
 /// default of imp_query_options.hill_climb_min_vertices (bench/narrow2d,
 /// support modes compared on the paper's dataset).
-#define IMP_HILL_CLIMB_MIN_VERTICES 10
+#define IMP_HILL_CLIMB_MIN_VERTICES 8
 
 /// What a query rarely reads: kept after the vertex arrays.
 typedef struct imp_shape_cold {
@@ -38,7 +38,8 @@ typedef struct imp_shape_cold {
 	imp_support2_fn *support; ///< user shapes
 	const void *user;
 	imp_allocator allocator;
-	size_t bytes;         ///< size of the allocation holding the shape
+	void *base;           ///< the allocation holding the shape
+	size_t bytes;         ///< its size
 } imp_shape_cold;
 
 /// The record a query reads, one cache line, followed in the same
