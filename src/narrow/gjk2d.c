@@ -883,9 +883,9 @@ static imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i0, int i1, 
 	f.kind = IMP_FEATURE_EDGE;
 	if (n == 2) {
 		f.index = 0;
-	} else if (i1 == (i0 + 1) % n) {
+	} else if (i1 == (i0 + 1 == n ? 0 : i0 + 1)) {
 		f.index = i0;
-	} else if (i0 == (i1 + 1) % n) {
+	} else if (i0 == (i1 + 1 == n ? 0 : i1 + 1)) {
 		f.index = i1;
 	} else {
 		int cand[4] = {(i0 + n - 1) % n, i0, (i1 + n - 1) % n, i1};
@@ -914,8 +914,9 @@ static double simplex_scale(const imp_svert2 *s, int n)
 	return m;
 }
 
-imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
+IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+					   imp_simplex_cache *cache, const imp_query_options *options,
+					   imp_closest2_result *out)
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -1010,8 +1011,14 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	return IMP_OK;
 }
 
+imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
+{
+	return closest_query(a, pa, b, pb, cache, options, out);
+}
+
 imp_status imp_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			imp_simplex_cache *cache, imp_closest2_result *out)
 {
-	return imp_closest2_ex(a, pa, b, pb, cache, NULL, out);
+	return closest_query(a, pa, b, pb, cache, NULL, out);
 }

@@ -81,7 +81,7 @@ IMP_ALWAYS_INLINE int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *po
 	if (x->climb) {
 		// The angle table gives a start a step or two from the answer; without
 		// one (small polygons) the last support vertex is as good.
-		int start = (x->warm && x->last >= 0) || x->shape->start == NULL ? (x->last >= 0 ? x->last : 0)
+		int start = (x->warm && x->last >= 0) || x->n < IMP_ANGLE_TABLE_MIN ? (x->last >= 0 ? x->last : 0)
 										 : imp_support_start(x->shape, d);
 		i = imp_support_climb(x->v, x->n, d, start);
 	} else {

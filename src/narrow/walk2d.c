@@ -33,7 +33,6 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 {
 	const imp_vec2 *va = c->a.v, *vb = c->b.shape->v;
 	const int na = c->a.n, nb = c->b.n;
-	const double *la = imp_shape_inv_len(c->a.shape), *lb = imp_shape_inv_len(c->b.shape);
 	const imp_rot2 q = c->q;
 	const int ea = na >= 2 ? na : 0, eb = nb >= 2 ? nb : 0;
 
@@ -44,19 +43,20 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 	imp_vec2 u = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), c->p));
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
-	// frame), so that each step picks its edge by index, without a branch.
+	// frame), so that each step picks its edge by index, without a branch,
+	// with their squared lengths.
 	imp_vec2 e[IMP_WALK_MAX_EDGES];
-	double len[IMP_WALK_MAX_EDGES];
+	double len2[IMP_WALK_MAX_EDGES];
 	for (int k = 0, i = i0; k < ea; ++k) {
 		int i1 = i + 1 == na ? 0 : i + 1;
 		e[k] = imp_vec2_sub(va[i1], va[i]);
-		len[k] = la[i];
+		len2[k] = imp_vec2_dot(e[k], e[k]);
 		i = i1;
 	}
 	for (int k = 0, j = j0; k < eb; ++k) {
 		int j1 = j + 1 == nb ? 0 : j + 1;
 		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
-		len[ea + k] = lb[j];
+		len2[ea + k] = imp_vec2_dot(e[ea + k], e[ea + k]);
 		j = j1;
 	}
 
@@ -71,8 +71,11 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		int k = take_a ? i : ea + j;
 		imp_vec2 ek = e[k];
 		// Distance from the origin to the edge's line (outward normal: the
-		// edge turned clockwise; the ring is counter-clockwise).
-		double h = (u.x * ek.y - u.y * ek.x) * len[k];
+		// edge turned clockwise; the ring is counter-clockwise), squared
+		// with its sign: the divisions of successive steps do not wait on
+		// each other, and no square root is taken until the end.
+		double hk = u.x * ek.y - u.y * ek.x;
+		double h = hk * (hk < 0.0 ? -hk : hk) / len2[k];
 		bool better = h < best;
 		best = better ? h : best;
 		best_k = better ? k : best_k;
@@ -105,9 +108,9 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		return;
 	}
 	imp_vec2 be = e[best_k];
-	double il = len[best_k];
+	double il = 1.0 / sqrt(len2[best_k]);
 	out->normal = imp_vec2_make(be.y * il, -be.x * il);
-	out->depth = best > 0.0 ? best : 0.0;
+	out->depth = best > 0.0 ? sqrt(best) : 0.0;
 	bool from_a = best_k < ea;
 	// Exactly parallel edges of a and -b make one edge of C: a's part comes
 	// first; when the origin's foot lies beyond it, it is on -b's part.
@@ -116,7 +119,7 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 	    imp_vec2_dot(be, e[ea + best_j]) > 0.0) {
 		best_u = imp_vec2_add(best_u, be);
 		be = e[ea + best_j];
-		il = len[ea + best_j];
+		il = 1.0 / sqrt(len2[ea + best_j]);
 		from_a = false;
 		ia = ia + 1 == na ? 0 : ia + 1;
 		e0->ia = e1->ia = ia;

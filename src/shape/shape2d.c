@@ -44,32 +44,31 @@ static void fill_start_table(const imp_vec2 *v, int n, int32_t *table)
 	}
 }
 
-/// Lays out one shape allocation: the cold part, then the query record on
-/// a cache-line boundary, then `tail` bytes (vertices, inverse edge
-/// lengths, start table). A query on a small polygon then reads exactly
-/// the record's line and its vertices' lines: the benchmark's 2000 shapes
-/// stream through the cache, and every line that a query skips costs
-/// (bench/narrow2d: L1 misses per query 9.3 with the cold part between
-/// them, against 1.8 for Box2D's float vertices in one pool).
-static imp_shape *shape_alloc(const imp_allocator *alloc, size_t tail)
+/// One allocation: the record, `tail` bytes (vertices, start table), and
+/// the cold part when the shape needs one (a user shape, or an allocator
+/// to free it with). See struct imp_shape for why the cold part is not
+/// always there.
+static imp_shape *shape_alloc(const imp_allocator *alloc, size_t tail, bool user)
 {
-	enum { LINE = 64 };
-	size_t bytes = sizeof(imp_shape_cold) + LINE + sizeof(imp_shape) + tail;
-	char *base = imp_alloc(alloc, bytes);
-	if (base == NULL)
+	bool custom = alloc != NULL && alloc->alloc != NULL;
+	bool cold = user || custom;
+	size_t off_cold = (sizeof(imp_shape) + tail + alignof(imp_shape_cold) - 1) / alignof(imp_shape_cold) *
+			  alignof(imp_shape_cold);
+	size_t bytes = cold ? off_cold + sizeof(imp_shape_cold) : sizeof(imp_shape) + tail;
+	char *mem = imp_alloc(alloc, bytes);
+	if (mem == NULL)
 		return NULL;
-	uintptr_t at = ((uintptr_t)(base + sizeof(imp_shape_cold)) + LINE - 1) & ~(uintptr_t)(LINE - 1);
-	imp_shape *s = (imp_shape *)at;
-	imp_shape_cold *cold = (imp_shape_cold *)(at - sizeof(imp_shape_cold));
+	imp_shape *s = (imp_shape *)mem;
 	memset(s, 0, sizeof *s);
-	memset(cold, 0, sizeof *cold);
 	s->magic = IMP_SHAPE_MAGIC;
 	s->dim = 2;
-	s->cold = cold;
-	cold->base = base;
-	cold->bytes = bytes;
-	if (alloc != NULL)
-		cold->allocator = *alloc;
+	if (cold) {
+		s->cold = (imp_shape_cold *)(mem + off_cold);
+		memset(s->cold, 0, sizeof *s->cold);
+		s->cold->bytes = bytes;
+		if (custom)
+			s->cold->allocator = *alloc;
+	}
 	return s;
 }
 
@@ -78,8 +77,8 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 			       imp_shape **out)
 {
 	bool table = n >= IMP_ANGLE_TABLE_MIN;
-	size_t tail = (size_t)n * (sizeof(imp_vec2) + sizeof(double)) + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0);
-	imp_shape *s = shape_alloc(alloc, tail);
+	size_t tail = (size_t)n * sizeof(imp_vec2) + (table ? IMP_ANGLE_BUCKETS * sizeof(int32_t) : 0);
+	imp_shape *s = shape_alloc(alloc, tail, false);
 	if (s == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
 	imp_vec2 *v = (imp_vec2 *)(s + 1);
@@ -89,14 +88,8 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 	s->radius = radius;
 	s->v = v;
 	s->climb_auto = n >= IMP_HILL_CLIMB_MIN_VERTICES;
-	double *inv_len = (double *)(v + n);
-	for (int i = 0; n >= 2 && i < n; ++i)
-		inv_len[i] = 1.0 / imp_vec2_length(imp_vec2_sub(v[i + 1 == n ? 0 : i + 1], v[i]));
-	if (table) {
-		int32_t *t = (int32_t *)(inv_len + n);
-		fill_start_table(v, n, t);
-		s->start = t;
-	}
+	if (table)
+		fill_start_table(v, n, (int32_t *)(v + n));
 	imp_vec2 c = {0.0, 0.0};
 	double r2 = 0.0;
 	for (int i = 0; i < n; ++i) {
@@ -105,7 +98,7 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 		r2 = d2 > r2 ? d2 : r2;
 	}
 	s->center = imp_vec2_scale(1.0 / n, c);
-	s->cold->bound_radius = sqrt(r2) + radius;
+	s->bound_radius = sqrt(r2) + radius;
 	*out = s;
 	return IMP_OK;
 }
@@ -192,7 +185,7 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	for (int i = 0; i < 4; ++i)
 		if (!is_finite2(e[i]))
 			return IMP_ERR_NOT_FINITE;
-	imp_shape *s = shape_alloc(NULL, 0);
+	imp_shape *s = shape_alloc(NULL, 0, true);
 	if (s == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
 	imp_shape_cold *cold = s->cold;
@@ -202,7 +195,7 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	cold->user = user;
 	s->center = imp_vec2_scale(0.5, imp_vec2_add(e[0], e[1]));
 	double hx = imp_max(fabs(e[0].x), fabs(e[1].x)), hy = imp_max(fabs(e[2].y), fabs(e[3].y));
-	cold->bound_radius = sqrt(hx * hx + hy * hy) + radius;
+	s->bound_radius = sqrt(hx * hx + hy * hy) + radius;
 	*out = s;
 	return IMP_OK;
 }
@@ -211,11 +204,14 @@ void imp_shape_destroy(imp_shape *shape)
 {
 	if (shape == NULL || shape->magic != IMP_SHAPE_MAGIC)
 		return;
-	imp_allocator a = shape->cold->allocator;
-	size_t bytes = shape->cold->bytes;
-	void *base = shape->cold->base;
+	imp_allocator a = {0};
+	size_t bytes = 0;
+	if (shape->cold != NULL) {
+		a = shape->cold->allocator;
+		bytes = shape->cold->bytes;
+	}
 	shape->magic = 0;
-	imp_free(&a, base, bytes);
+	imp_free(&a, shape, bytes);
 }
 
 int imp_shape_dim(const imp_shape *shape)

@@ -32,20 +32,22 @@
 /// support modes compared on the paper's dataset).
 #define IMP_HILL_CLIMB_MIN_VERTICES 8
 
-/// What a query rarely reads: kept after the vertex arrays.
+/// What only user shapes and shapes with a custom allocator need, after
+/// the vertex arrays in the same allocation.
 typedef struct imp_shape_cold {
-	double bound_radius;  ///< max distance of a point of the rounded shape from the local origin
 	imp_support2_fn *support; ///< user shapes
 	const void *user;
 	imp_allocator allocator;
-	void *base;           ///< the allocation holding the shape
-	size_t bytes;         ///< its size
+	size_t bytes;             ///< size of the allocation
 } imp_shape_cold;
 
-/// The record a query reads, one cache line, followed in the same
-/// allocation by the vertices (16 bytes each), the inverse edge lengths
-/// (8 bytes each), the start table and the cold part: a query on two small
-/// polygons touches two or three lines per shape (bench/narrow2d).
+/// A shape: this record, one cache line, and after it in the same
+/// allocation the vertices (16 bytes each), the hill-climbing start table
+/// (polygons of IMP_ANGLE_TABLE_MIN vertices or more) and, where needed,
+/// the cold part. A 4-gon takes 128 bytes: the benchmark's 2000 shapes then
+/// stay in the L2 cache, where with its earlier 280 bytes they did not
+/// (bench/narrow2d: 6 L1 misses a query against Box2D's 1.8, whose float
+/// vertices sit in one pool).
 struct imp_shape {
 	uint32_t magic;
 	uint8_t dim;
@@ -57,19 +59,13 @@ struct imp_shape {
 	double radius;
 	imp_vec2 center;      ///< a point inside the core, local frame
 	const imp_vec2 *v;    ///< core vertices, counter-clockwise; NULL for user shapes
-	const int32_t *start; ///< IMP_ANGLE_BUCKETS start vertices, or NULL
-	imp_shape_cold *cold;
+	double bound_radius;  ///< max distance of a point of the rounded shape from the local origin
+	imp_shape_cold *cold; ///< NULL for polygons made with the default allocator
 };
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 _Static_assert(sizeof(struct imp_shape) == 64, "the query record is one cache line");
 #endif
-
-/// 1 / length of edge i -> i + 1 of a polygon of 2 or more vertices.
-static inline const double *imp_shape_inv_len(const imp_shape *s)
-{
-	return (const double *)(s->v + s->count);
-}
 
 /// Larger and smaller of two numbers, neither NaN: unlike fmax and fmin,
 /// which glibc calls out of line without -ffast-math, these inline to one
@@ -182,11 +178,12 @@ IMP_ALWAYS_INLINE int imp_support_climb(const imp_vec2 *v, int n, imp_vec2 d, in
 /// when the polygon has one, else vertex 0.
 static inline int imp_support_start(const imp_shape *s, imp_vec2 d)
 {
-	if (s->start == NULL)
+	if (s->count < IMP_ANGLE_TABLE_MIN)
 		return 0;
+	const int32_t *table = (const int32_t *)(s->v + s->count);
 	int k = (int)(imp_pseudo_angle(d) * (IMP_ANGLE_BUCKETS / 4.0));
 	k = k < 0 ? 0 : (k >= IMP_ANGLE_BUCKETS ? IMP_ANGLE_BUCKETS - 1 : k);
-	return s->start[k];
+	return table[k];
 }
 
 /// Convex hull of 2D points (Andrew's monotone chain), counter-clockwise,
