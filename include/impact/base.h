@@ -46,7 +46,8 @@ typedef enum imp_status {
 IMP_API const char *imp_status_string(imp_status status);
 
 /// Where impact gets memory. All three functions must be set, or none (a
-/// zeroed struct means malloc/realloc/free). `user` is passed back to each.
+/// zeroed struct means malloc/realloc/free): a struct with only some set is
+/// refused with IMP_ERR_NULL_ARGUMENT. `user` is passed back to each.
 typedef struct imp_allocator {
 	void *(*alloc)(size_t size, void *user);
 	void *(*realloc)(void *ptr, size_t old_size, size_t new_size, void *user);

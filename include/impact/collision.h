@@ -47,7 +47,7 @@ typedef enum imp_penetration_mode {
 /// Query options; start from imp_default_query_options().
 typedef struct imp_query_options {
 	int max_iterations;          ///< GJK iteration limit, >= 1 (default 64)
-	int epa_max_iterations;      ///< penetration solver iteration limit, >= 1 (default 64)
+	int epa_max_iterations;      ///< EPA iteration limit, >= 1 (default 64); the polygon edge walk is one pass and ignores it
 	double tolerance;            ///< relative distance tolerance for curved (user) shapes, in (0, 0.1) (default 1e-12)
 	imp_support_mode support;    ///< default IMP_SUPPORT_AUTO
 	int hill_climb_min_vertices; ///< AUTO climbs from this many vertices, >= 3 (default: the measured crossover)
@@ -88,7 +88,7 @@ typedef struct imp_closest2_result {
 	imp_feature feature_a; ///< feature of a's core holding point_a
 	imp_feature feature_b;
 	int iterations;     ///< GJK iterations
-	int epa_iterations; ///< penetration solver iterations (0 when separated)
+	int epa_iterations; ///< EPA iterations, or 1 for the polygon edge walk (0 when the cores are apart)
 	imp_query_state state;
 } imp_closest2_result;
 
@@ -120,14 +120,16 @@ IMP_API imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_s
 				   imp_simplex_cache *cache, const imp_query_options *options,
 				   imp_closest2_result *out);
 
-/// The GJK iterations the last imp_distance2_ex-style query would take: the
-/// same as imp_distance2_ex, plus the iteration count and end state (for
-/// benchmarks and diagnostics). Returns NaN distance for invalid input.
+/// imp_distance2_ex that also reports its GJK iterations and end state (for
+/// benchmarks and diagnostics); `iterations` and `state` may be NULL. Returns
+/// NaN for invalid input (and writes neither) and when a user support gave a
+/// non-finite point (state IMP_STATE_DEGENERATE).
 IMP_API double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 				   imp_simplex_cache *cache, const imp_query_options *options,
 				   int *iterations, imp_query_state *state);
 
-/// The name of a query state ("separated", ...).
+/// The name of a query state ("separated", ...); "unknown state" for a value
+/// out of range.
 IMP_API const char *imp_query_state_string(imp_query_state state);
 
 #ifdef __cplusplus

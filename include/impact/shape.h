@@ -53,7 +53,8 @@ IMP_API imp_status imp_shape_polygon_ex(const imp_vec2 *points, int count, doubl
 /// A disc of `radius` centred at `center`. radius must be > 0.
 IMP_API imp_status imp_shape_circle(imp_vec2 center, double radius, imp_shape **out);
 
-/// The points within `radius` of segment [p0, p1]. radius must be > 0.
+/// The points within `radius` of segment [p0, p1]. radius must be > 0;
+/// p0 == p1 gives a disc.
 IMP_API imp_status imp_shape_capsule2(imp_vec2 p0, imp_vec2 p1, double radius, imp_shape **out);
 
 /// The segment [p0, p1] (a capsule of radius 0).
@@ -62,8 +63,12 @@ IMP_API imp_status imp_shape_segment2(imp_vec2 p0, imp_vec2 p1, imp_shape **out)
 /// The box [-hx, hx] x [-hy, hy] rounded by `radius`. hx, hy must be > 0.
 IMP_API imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape **out);
 
-/// A 2D shape whose core is given by `support` (called with `user`), rounded
-/// by `radius`. `user` must stay valid while the shape lives.
+/// A 2D shape whose core is given by `support` (called with `user`, which
+/// may be NULL), rounded by `radius`. `user` must stay valid while the shape
+/// lives. The callback is called here, along the four axis directions, to
+/// find a point inside the core and a bound: a non-finite answer gives
+/// IMP_ERR_NOT_FINITE. Errors also: IMP_ERR_NULL_ARGUMENT (support or out),
+/// IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double radius, imp_shape **out);
 
 /// Frees a shape. NULL is ignored.
@@ -87,8 +92,10 @@ IMP_API int imp_shape_vertex_count(const imp_shape *shape);
 IMP_API int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capacity);
 
 /// The point of the rounded shape at `pose` farthest along `direction`
-/// (world frame). Errors: NULL, bad shape, dimension, non-finite or zero
-/// direction, bad pose.
+/// (world frame; any finite non-zero length). Errors: IMP_ERR_NULL_ARGUMENT,
+/// IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH, IMP_ERR_NOT_FINITE (a
+/// non-finite or zero direction, a non-finite pose or user support),
+/// IMP_ERR_BAD_ROTATION.
 IMP_API imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 direction, imp_vec2 *out);
 
 /// The tight bounding box of the rounded shape at `pose`.
