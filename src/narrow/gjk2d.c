@@ -606,16 +606,22 @@ static inline bool nearer(near a, near b)
 	return a.h * a.h * imp_vec2_dot(b.d, b.d) < b.h * b.h * imp_vec2_dot(a.d, a.d);
 }
 
-/// Alg. 1 for two small polygons searched by brute force, b's vertices
-/// already in a's frame (the common case: boxes, triangles, n-gons up to
-/// IMP_PRETRANSFORM_MAX). The same steps as distance_run_poly with the
+/// The vertex of C farthest along -d, for polygon pairs.
+IMP_ALWAYS_INLINE vtx poly_support(imp_gjk2_ctx *c, imp_vec2 d)
+{
+	imp_svert2 s;
+	imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s, true);
+	vtx w = {s.w, s.ia, s.ib};
+	return w;
+}
+
+/// Alg. 1 for two polygons. The same steps as distance_run_poly, with the
 /// simplex held in locals instead of an array of records, which lets the
 /// compiler keep it in registers, and the nearest point held as a `near`.
 static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
 			   gjk2_out *out)
 {
-	const imp_vec2 *va = c->a.v, *vb = c->b.v;
-	const int na = c->a.n, nb = c->b.n;
+	const imp_vec2 *va = c->a.v;
 	vtx p = {{0, 0}, 0, 0}, q = p;
 	int n;
 	near v;
@@ -634,9 +640,7 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		bool interior;
 		imp_vec2 d = first_direction(c, cache, &interior);
 		interior = interior && c->interior_ok;
-		p.ia = imp_support_brute(va, na, imp_vec2_make(-d.x, -d.y));
-		p.ib = imp_support_brute(vb, nb, d);
-		p.w = imp_vec2_sub(va[p.ia], vb[p.ib]);
+		p = poly_support(c, d);
 		n = 1;
 		v = near_vertex(p.w);
 		if (interior) {
@@ -655,10 +659,7 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		}
 		if (it == o->max_iterations)
 			break;
-		vtx w;
-		w.ia = imp_support_brute(va, na, imp_vec2_make(-v.d.x, -v.d.y));
-		w.ib = imp_support_brute(vb, nb, v.d);
-		w.w = imp_vec2_sub(va[w.ia], vb[w.ib]);
+		vtx w = poly_support(c, v.d);
 		++it;
 		// d.w against h: the gap |v|^2 - v.w scaled by |d|^2 / h > 0.
 		double dw = imp_vec2_dot(v.d, w.w);
@@ -763,12 +764,10 @@ static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const 
 {
 	if (has_user_shape(c))
 		distance_run_poly(c, cache, o, out, false);
-	else if (c->b_small && !c->a.climb) {
+	else {
 		pretransform(c);
 		distance_small(c, cache, o, out);
 	}
-	else
-		distance_run_poly(c, cache, o, out, true);
 }
 
 /// Level 2 body shared by imp_distance2 and imp_distance2_stats.

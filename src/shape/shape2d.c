@@ -54,14 +54,20 @@ static imp_shape *shape_alloc(const imp_allocator *alloc, size_t tail, bool user
 	bool cold = user || custom;
 	size_t off_cold = (sizeof(imp_shape) + tail + alignof(imp_shape_cold) - 1) / alignof(imp_shape_cold) *
 			  alignof(imp_shape_cold);
-	size_t bytes = cold ? off_cold + sizeof(imp_shape_cold) : sizeof(imp_shape) + tail;
-	char *mem = imp_alloc(alloc, bytes);
-	if (mem == NULL)
+	size_t used = cold ? off_cold + sizeof(imp_shape_cold) : sizeof(imp_shape) + tail;
+	// The record starts a cache line, so that a 4-gon's record and vertices
+	// are exactly two lines.
+	enum { LINE = 64 };
+	size_t bytes = used + LINE - 1;
+	char *base = imp_alloc(alloc, bytes);
+	if (base == NULL)
 		return NULL;
+	char *mem = (char *)(((uintptr_t)base + LINE - 1) & ~(uintptr_t)(LINE - 1));
 	imp_shape *s = (imp_shape *)mem;
 	memset(s, 0, sizeof *s);
 	s->magic = IMP_SHAPE_MAGIC;
 	s->dim = 2;
+	s->base_offset = (int32_t)(mem - base);
 	if (cold) {
 		s->cold = (imp_shape_cold *)(mem + off_cold);
 		memset(s->cold, 0, sizeof *s->cold);
@@ -211,7 +217,7 @@ void imp_shape_destroy(imp_shape *shape)
 		bytes = shape->cold->bytes;
 	}
 	shape->magic = 0;
-	imp_free(&a, shape, bytes);
+	imp_free(&a, (char *)shape - shape->base_offset, bytes);
 }
 
 int imp_shape_dim(const imp_shape *shape)

@@ -30,7 +30,7 @@
 /// Below this many vertices brute-force support beats hill climbing: the
 /// default of imp_query_options.hill_climb_min_vertices (bench/narrow2d,
 /// support modes compared on the paper's dataset).
-#define IMP_HILL_CLIMB_MIN_VERTICES 8
+#define IMP_HILL_CLIMB_MIN_VERTICES 10
 
 /// What only user shapes and shapes with a custom allocator need, after
 /// the vertex arrays in the same allocation.
@@ -55,7 +55,7 @@ struct imp_shape {
 	uint8_t climb_auto;   ///< hill climbing under the default options
 	uint8_t reserved;
 	int32_t count;        ///< core vertices (polygon), 0 for user shapes
-	int32_t reserved2;
+	int32_t base_offset;  ///< the allocation starts this many bytes before the record
 	double radius;
 	imp_vec2 center;      ///< a point inside the core, local frame
 	const imp_vec2 *v;    ///< core vertices, counter-clockwise; NULL for user shapes
