@@ -618,8 +618,13 @@ IMP_ALWAYS_INLINE vtx poly_support(imp_gjk2_ctx *c, imp_vec2 d)
 /// Alg. 1 for two polygons. The same steps as distance_run_poly, with the
 /// simplex held in locals instead of an array of records, which lets the
 /// compiler keep it in registers, and the nearest point held as a `near`.
-static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
-			   gjk2_out *out)
+///
+/// With `boolean` (Level 1, Alg. 6) it stops as soon as the answer is known:
+/// a separating line with margin R (the sum of the radii, R2 = R^2) ends it
+/// SEPARATED; a point of C within R of the origin, or the enclosure test,
+/// ends it OVERLAPPING.
+IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
+				    gjk2_out *out, bool boolean, double R2)
 {
 	const imp_vec2 *va = c->a.v;
 	vtx p = {{0, 0}, 0, 0}, q = p;
@@ -643,6 +648,17 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		p = poly_support(c, d);
 		n = 1;
 		v = near_vertex(p.w);
+		double dp = imp_vec2_dot(d, p.w);
+		if (boolean && dp > 0.0 && dp * dp > R2 * imp_vec2_dot(d, d)) {
+			// Every point of C lies beyond the line through the origin
+			// normal to d (by more than R).
+			out->s[0] = (imp_svert2){p.w, va[p.ia], p.ia, p.ib};
+			out->n = 1;
+			out->v = d;
+			out->iterations = 0;
+			out->state = IMP_STATE_SEPARATED;
+			return;
+		}
 		if (interior) {
 			vtx ci = {d, -1, -1};
 			n = small_segment(p, ci, &p, &q, &v);
@@ -653,7 +669,7 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 	int it = 0;
 	vtx r = p; // the third vertex, when the origin is inside
 	for (;;) {
-		if (v.h == 0.0) {
+		if (v.h == 0.0 || (boolean && R2 > 0.0 && v.h * v.h <= R2 * imp_vec2_dot(v.d, v.d))) {
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
@@ -663,6 +679,10 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 		++it;
 		// d.w against h: the gap |v|^2 - v.w scaled by |d|^2 / h > 0.
 		double dw = imp_vec2_dot(v.d, w.w);
+		if (boolean && dw > 0.0 && dw * dw > R2 * imp_vec2_dot(v.d, v.d)) {
+			state = IMP_STATE_SEPARATED; // Alg. 6's first exit
+			break;
+		}
 		if ((w.ia == p.ia && w.ib == p.ib) || (n == 2 && w.ia == q.ia && w.ib == q.ib) || v.h - dw <= tol * v.h) {
 			if (p.ia < 0 || (n == 2 && q.ia < 0)) {
 				// Converged with the starting interior point still weighted
@@ -744,7 +764,8 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 				v = near_vertex(p.w);
 				continue;
 			}
-			state = IMP_STATE_SEPARATED;
+			state = boolean && v.h * v.h <= R2 * imp_vec2_dot(v.d, v.d) ? IMP_STATE_OVERLAPPING
+										      : IMP_STATE_SEPARATED;
 			break;
 		}
 	}
@@ -762,11 +783,11 @@ static void distance_small(imp_gjk2_ctx *c, const imp_simplex_cache *cache, cons
 static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
 			 gjk2_out *out)
 {
-	if (has_user_shape(c))
+	if (has_user_shape(c)) {
 		distance_run_poly(c, cache, o, out, false);
-	else {
+	} else {
 		pretransform(c);
-		distance_small(c, cache, o, out);
+		gjk_polygons(c, cache, o, out, false, 0.0);
 	}
 }
 
@@ -825,7 +846,13 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 		return false;
 	if (has_user_shape(&c))
 		return overlap_run(&c, cache, options->max_iterations, false);
-	return overlap_run(&c, cache, options->max_iterations, true);
+	double R = a->radius + b->radius;
+	gjk2_out g;
+	gjk_polygons(&c, cache, options, &g, true, R * R);
+	write_cache(cache, g.s, g.n, g.v);
+	if (g.state == IMP_STATE_ITERATION_LIMIT)
+		return imp_vec2_dot(g.v, g.v) <= R * R;
+	return g.state == IMP_STATE_OVERLAPPING;
 }
 
 bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
