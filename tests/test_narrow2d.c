@@ -283,6 +283,20 @@ static bool same_answer(const imp_closest2_result *r0, const imp_closest2_result
 	return true;
 }
 
+/// One variant of a closest2 query (a cache, options): valid against the
+/// oracle and the same answer as the base query r0.
+static bool variant_ok(const chk_body *a, const chk_body *b, imp_simplex_cache *cache,
+		       const imp_query_options *opt, const orc_result *o, const imp_closest2_result *r0,
+		       imp_closest2_result *r, chk_stats *st, char *why, size_t n)
+{
+	imp_status s = imp_closest2_ex(a->shape, a->pose, b->shape, b->pose, cache, opt, r);
+	if (s != IMP_OK) {
+		snprintf(why, n, "%s", imp_status_string(s));
+		return false;
+	}
+	return chk_closest(a, b, r, o, false, st, why, n) && same_answer(r0, r, o, st->tol_dist, why, n);
+}
+
 // Symmetry, rigid motion, warm cache, garbage cache, support modes: each
 // variant must be a valid answer (checked against the oracle) and equal
 // the base answer.
@@ -335,9 +349,7 @@ static void test_closest_variants(void **state)
 			imp_simplex_cache cache;
 			memset(&cache, 0, sizeof cache);
 			variant = "cache cold";
-			s = imp_closest2(a.shape, a.pose, b.shape, b.pose, &cache, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, &cache, NULL, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			if (cache.dim != 2 || cache.count < 1 || cache.count > 3)
 				bad_cache++;
@@ -350,43 +362,29 @@ static void test_closest_variants(void **state)
 			memset(&cache, 0, sizeof cache);
 			imp_closest2(a.shape, pa2, b.shape, pb2, &cache, &r);
 			variant = "cache warm";
-			s = imp_closest2(a.shape, a.pose, b.shape, b.pose, &cache, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, &cache, NULL, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			variant = "cache garbage";
 			garbage_cache(&rng, &cache);
-			s = imp_closest2(a.shape, a.pose, b.shape, b.pose, &cache, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, &cache, NULL, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			variant = "brute force";
-			s = imp_closest2_ex(a.shape, a.pose, b.shape, b.pose, NULL, &brute, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, NULL, &brute, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			variant = "hill climb";
-			s = imp_closest2_ex(a.shape, a.pose, b.shape, b.pose, NULL, &climb, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, NULL, &climb, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			variant = "EPA penetration";
-			s = imp_closest2_ex(a.shape, a.pose, b.shape, b.pose, NULL, &epa, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, NULL, &epa, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			variant = "hill climb + warm cache";
 			memset(&cache, 0, sizeof cache);
 			imp_closest2_ex(a.shape, pa2, b.shape, pb2, &cache, &climb_auto, &r);
-			s = imp_closest2_ex(a.shape, a.pose, b.shape, b.pose, &cache, &climb_auto, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, &cache, &climb_auto, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 			variant = "hill climb + garbage cache";
 			garbage_cache(&rng, &cache);
-			s = imp_closest2_ex(a.shape, a.pose, b.shape, b.pose, &cache, &climb, &r);
-			if (s != IMP_OK || !chk_closest(&a, &b, &r, &o, false, &st, why, sizeof why) ||
-			    !same_answer(&r0, &r, &o, st.tol_dist, why, sizeof why))
+			if (!variant_ok(&a, &b, &cache, &climb, &o, &r0, &r, &st, why, sizeof why))
 				goto fail;
 		}
 		// A common rigid motion of both poses moves the answer with it.
