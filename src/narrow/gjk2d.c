@@ -109,6 +109,7 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	proxy_init(&c->a, a, o);
 	proxy_init(&c->b, b, o);
 	c->b_in_a = false;
+	c->want_simplex = true;
 	// The interior point is only interior when C has area: not for two
 	// segments or points, where it would end GJK as a weight on C's
 	// boundary with no vertex index.
@@ -652,7 +653,8 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 		if (boolean && dp > 0.0 && dp * dp > R2 * imp_vec2_dot(d, d)) {
 			// Every point of C lies beyond the line through the origin
 			// normal to d (by more than R).
-			out->s[0] = (imp_svert2){p.w, va[p.ia], p.ia, p.ib};
+			if (c->want_simplex)
+				out->s[0] = (imp_svert2){p.w, va[p.ia], p.ia, p.ib};
 			out->n = 1;
 			out->v = d;
 			out->iterations = 0;
@@ -769,10 +771,12 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 			break;
 		}
 	}
-	vtx keep[3] = {p, q, r};
-	for (int i = 0; i < n; ++i)
-		out->s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? va[keep[i].ia] : c->a.shape->center, keep[i].ia,
-					 keep[i].ib};
+	if (c->want_simplex) {
+		vtx keep[3] = {p, q, r};
+		for (int i = 0; i < n; ++i)
+			out->s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? va[keep[i].ia] : c->a.shape->center,
+						 keep[i].ia, keep[i].ib};
+	}
 	out->n = n;
 	double dd = imp_vec2_dot(v.d, v.d);
 	out->v = n == 3 || v.h == 0.0 || !(dd > 0.0) ? imp_vec2_make(0.0, 0.0) : imp_vec2_scale(v.h / dd, v.d);
@@ -802,6 +806,7 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
 		return NAN;
 	gjk2_out g;
+	c.want_simplex = cache != NULL;
 	distance_run(&c, cache, options, &g);
 	write_cache(cache, g.s, g.n, g.v);
 	if (iterations != NULL)
@@ -848,6 +853,7 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 		return overlap_run(&c, cache, options->max_iterations, false);
 	double R = a->radius + b->radius;
 	gjk2_out g;
+	c.want_simplex = cache != NULL;
 	gjk_polygons(&c, cache, options, &g, true, R * R);
 	write_cache(cache, g.s, g.n, g.v);
 	if (g.state == IMP_STATE_ITERATION_LIMIT)

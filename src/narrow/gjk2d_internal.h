@@ -58,6 +58,7 @@ typedef struct imp_gjk2_ctx {
 	bool b_small;   ///< b is a polygon of at most IMP_PRETRANSFORM_MAX vertices, searched by brute force
 	bool b_in_a;    ///< b.v points at bw: b's vertices already in a's frame
 	bool interior_ok; ///< GJK may start from an interior point (no EPA after it)
+	bool want_simplex; ///< the final simplex is read (a cache, Level 3): write it out
 	imp_vec2 bw[IMP_PRETRANSFORM_MAX];
 } imp_gjk2_ctx;
 
