@@ -24,7 +24,7 @@ typedef struct imp_svert2 {
 #define IMP_ALWAYS_INLINE static inline
 /// The walk holds both rings' edges on the stack: polygon pairs with more
 /// vertices between them go to EPA.
-#define IMP_WALK_MAX_EDGES 512
+#define IMP_WALK_MAX_EDGES 256
 
 /// Penetration of two overlapping polygon cores (both with vertices, at
 /// most IMP_WALK_MAX_EDGES between them):
@@ -158,7 +158,7 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 
 /// The walk holds both rings' edges on the stack: polygon pairs with more
 /// vertices between them go to EPA.
-#define IMP_WALK_MAX_EDGES 512
+#define IMP_WALK_MAX_EDGES 256
 
 /// Penetration of two overlapping polygon cores (both with vertices, at
 /// most IMP_WALK_MAX_EDGES between them):
