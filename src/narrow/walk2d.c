@@ -60,43 +60,33 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		j = j1;
 	}
 
-	// First the merge, a chain of dependent steps kept free of branches
-	// (a mispredicted one costs as much as a step): each step records its
-	// edge and where it starts. Then the distances, which are independent.
-	int order[IMP_WALK_MAX_EDGES], at_ij[IMP_WALK_MAX_EDGES];
-	imp_vec2 at_u[IMP_WALK_MAX_EDGES];
-	const int steps = ea + eb;
-	for (int s = 0, i = 0, j = 0; s < steps; ++s) {
+	double best = INFINITY;
+	int best_k = 0, best_i = 0, best_j = 0;
+	imp_vec2 best_u = u;
+	for (int i = 0, j = 0; i < ea || j < eb;) {
 		// The edge that turns least comes first; ties (parallel edges) take
 		// a's first, then b's, which lies on the same line.
-		int a_left = i < ea, b_left = j < eb;
-		imp_vec2 ei = e[a_left ? i : 0], ej = e[ea + (b_left ? j : 0)];
-		int take_a = a_left & (!b_left | (imp_vec2_cross(ei, ej) >= 0.0));
+		imp_vec2 ei = e[i < ea ? i : 0], ej = e[ea + (j < eb ? j : 0)];
+		bool take_a = i < ea && (j == eb || imp_vec2_cross(ei, ej) >= 0.0);
 		int k = take_a ? i : ea + j;
-		order[s] = k;
-		at_ij[s] = i | j << 16;
-		at_u[s] = u;
-		u = imp_vec2_add(u, e[k]);
-		i += take_a;
-		j += 1 - take_a;
-	}
-	double best = INFINITY;
-	int best_s = 0;
-	for (int s = 0; s < steps; ++s) {
+		imp_vec2 ek = e[k];
 		// Distance from the origin to the edge's line (outward normal: the
 		// edge turned clockwise; the ring is counter-clockwise), squared
-		// with its sign, so that no square root is taken until the end.
-		imp_vec2 ek = e[order[s]], us = at_u[s];
-		double hk = us.x * ek.y - us.y * ek.x;
-		double h = hk * (hk < 0.0 ? -hk : hk) / len2[order[s]];
-		if (h < best) {
-			best = h;
-			best_s = s;
-		}
+		// with its sign: the divisions of successive steps do not wait on
+		// each other, and no square root is taken until the end.
+		double hk = u.x * ek.y - u.y * ek.x;
+		double h = hk * (hk < 0.0 ? -hk : hk) / len2[k];
+		bool better = h < best;
+		best = better ? h : best;
+		best_k = better ? k : best_k;
+		best_i = better ? i : best_i;
+		best_j = better ? j : best_j;
+		best_u.x = better ? u.x : best_u.x;
+		best_u.y = better ? u.y : best_u.y;
+		u = imp_vec2_add(u, ek);
+		i += take_a;
+		j += !take_a;
 	}
-	int best_k = steps > 0 ? order[best_s] : 0;
-	int best_i = steps > 0 ? at_ij[best_s] & 0xffff : 0, best_j = steps > 0 ? at_ij[best_s] >> 16 : 0;
-	imp_vec2 best_u = steps > 0 ? at_u[best_s] : u;
 
 	out->iterations = 1; // one pass, not an iteration that can be cut short
 	out->limit = false;
