@@ -891,12 +891,30 @@ static double point_segment_distance2(imp_vec2 p, imp_vec2 a, imp_vec2 b)
 	return imp_vec2_dot(d, d);
 }
 
+/// The edge next to vertex i0 or i1 nearest to p, for two indices that are
+/// not neighbours (slivers: see feature_of).
+static int nearest_edge_of(const imp_gjk2_ctx *c, int which, int n, int i0, int i1, imp_vec2 p)
+{
+	int cand[4] = {(i0 + n - 1) % n, i0, (i1 + n - 1) % n, i1};
+	double best = INFINITY;
+	int index = i0;
+	for (int k = 0; k < 4; ++k) {
+		int e = cand[k];
+		double d = point_segment_distance2(p, vertex_in_a(c, which, e), vertex_in_a(c, which, (e + 1) % n));
+		if (d < best) {
+			best = d;
+			index = e;
+		}
+	}
+	return index;
+}
+
 /// The feature of a polygon core holding the witness `p` (a's frame), from
 /// the simplex's vertex indices i0 and i1 (-1: one vertex only). Two
 /// adjacent indices make an edge. Two others happen on slivers whose long
 /// edges are parallel to rounding: then the edge next to either vertex
 /// nearest to p is taken.
-static imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i0, int i1, imp_vec2 p)
+IMP_ALWAYS_INLINE imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i0, int i1, imp_vec2 p)
 {
 	const imp_proxy2 *x = which == 0 ? &c->a : &c->b;
 	imp_feature f = {IMP_FEATURE_NONE, -1};
@@ -913,24 +931,14 @@ static imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i0, int i1, 
 		return f;
 	int n = x->n;
 	f.kind = IMP_FEATURE_EDGE;
-	if (n == 2) {
+	if (n == 2)
 		f.index = 0;
-	} else if (i1 == (i0 + 1 == n ? 0 : i0 + 1)) {
+	else if (i1 == (i0 + 1 == n ? 0 : i0 + 1))
 		f.index = i0;
-	} else if (i0 == (i1 + 1 == n ? 0 : i1 + 1)) {
+	else if (i0 == (i1 + 1 == n ? 0 : i1 + 1))
 		f.index = i1;
-	} else {
-		int cand[4] = {(i0 + n - 1) % n, i0, (i1 + n - 1) % n, i1};
-		double best = INFINITY;
-		for (int k = 0; k < 4; ++k) {
-			int e = cand[k];
-			double d = point_segment_distance2(p, vertex_in_a(c, which, e), vertex_in_a(c, which, (e + 1) % n));
-			if (d < best) {
-				best = d;
-				f.index = e;
-			}
-		}
-	}
+	else
+		f.index = nearest_edge_of(c, which, n, i0, i1, p);
 	return f;
 }
 
@@ -976,12 +984,12 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 		*out = r;
 		return IMP_OK;
 	}
-	double scale = simplex_scale(g.s, g.n);
 	imp_vec2 pa_local, pb_local, normal;
 	double core;
 	bool limit = g.state == IMP_STATE_ITERATION_LIMIT;
 	if (g.state == IMP_STATE_OVERLAPPING) {
 		imp_epa2_result e;
+		double scale = simplex_scale(g.s, g.n);
 		double tol = imp_max(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON) * imp_max(scale, 1e-300);
 		if (walk)
 			imp_walk2(&c, &e);
@@ -1032,10 +1040,15 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 	r.point_a = imp_pose2_apply(pa, pa_local);
 	r.point_b = imp_pose2_apply(pa, pb_local);
 	r.normal = imp_rot2_apply(pa.q, normal);
-	double touch = 64 * DBL_EPSILON * imp_max(scale, imp_max(ra, rb));
+	// Touching: |distance| within rounding of the coordinates GJK worked
+	// with. The simplex's scale is only read when the distance is small
+	// against a cheap bound of it (the shapes' reach from a's origin).
+	double reach = a->bound_radius + b->bound_radius + fabs(c.p.x) + fabs(c.p.y);
+	bool small = fabs(r.distance) <= 64 * DBL_EPSILON * reach;
+	double touch = small ? 64 * DBL_EPSILON * imp_max(simplex_scale(g.s, g.n), imp_max(ra, rb)) : 0.0;
 	if (limit)
 		r.state = IMP_STATE_ITERATION_LIMIT;
-	else if (fabs(r.distance) <= touch)
+	else if (small && fabs(r.distance) <= touch)
 		r.state = IMP_STATE_TOUCHING;
 	else
 		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
