@@ -9,7 +9,7 @@
 // waits on a support search and a division before the next can start (7.4
 // steps on the benchmark's overlapping 24-gons); the walk visits the
 // na + nb edges once, with no search, and is exact: it needs no tolerance.
-// bench/narrow2d's Level 3 table has both: the walk is 10-25% faster on
+// bench/narrow2d's Level 3 table has both: the walk is 16-27% faster on
 // every overlapping cell. EPA remains for user shapes, which have no edges,
 // for polygons too large for the walk's buffers, and as an option for
 // polygons (IMP_PENETRATION_EPA), against which the tests check the walk.
