@@ -36,7 +36,7 @@ static inline void set_edge(polygon *p, int i)
 	double nn = imp_vec2_dot(nrm, nrm);
 	double h = 0.5 * (imp_vec2_dot(nrm, p->v[i].w) + imp_vec2_dot(nrm, p->v[j].w));
 	p->e[i].normal = nrm;
-	p->e[i].key = nn > 0.0 ? (h >= 0.0 ? h * h : -h * h) / nn : INFINITY;
+	p->e[i].key = nn > 0.0 ? h / nn * (h >= 0.0 ? h : -h) : INFINITY; // in this order: no overflow
 }
 
 static inline int nearest_edge(const polygon *p)
@@ -173,7 +173,7 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 			break;
 		// Converged when w is no farther out than the edge (by tol).
 		double gap = imp_vec2_dot(nrm, imp_vec2_sub(w.w, p.v[best].w));
-		if (gap * gap <= tol * tol * imp_vec2_dot(nrm, nrm))
+		if (gap <= tol * sqrt(imp_vec2_dot(nrm, nrm)))
 			break;
 		insert_after(&p, best, &w);
 	}

@@ -602,9 +602,26 @@ IMP_ALWAYS_INLINE int small_cone(vtx x, vtx m, vtx n, vtx *p, vtx *q, near *v)
 }
 
 /// |v_new| < |v_old| without dividing: h'^2 |d|^2 < h^2 |d'|^2.
+/// |v_new| < |v_old|. The lengths h / |d| themselves: squared and
+/// cross-multiplied forms grow as the sixth power of the coordinates and
+/// leave the range of double from 1e51 (and 1e-51) on.
 static inline bool nearer(near a, near b)
 {
-	return a.h * a.h * imp_vec2_dot(b.d, b.d) < b.h * b.h * imp_vec2_dot(a.d, a.d);
+	return a.h / sqrt(imp_vec2_dot(a.d, a.d)) < b.h / sqrt(imp_vec2_dot(b.d, b.d));
+}
+
+/// |v| <= R (the sum of the radii; 0 for sharp shapes).
+static inline bool near_within(near v, double R)
+{
+	return R > 0.0 ? v.h <= R * sqrt(imp_vec2_dot(v.d, v.d)) : v.h == 0.0;
+}
+
+/// v.w > R |v|, given dw = d.w: every point of C is farther than R beyond
+/// the line through the origin normal to v (Alg. 6's first exit, widened
+/// by the radii).
+static inline bool near_beyond(near v, double dw, double R)
+{
+	return R > 0.0 ? dw > R * sqrt(imp_vec2_dot(v.d, v.d)) : dw > 0.0;
 }
 
 /// The vertex of C farthest along -d, for polygon pairs.
@@ -621,11 +638,11 @@ IMP_ALWAYS_INLINE vtx poly_support(imp_gjk2_ctx *c, imp_vec2 d)
 /// compiler keep it in registers, and the nearest point held as a `near`.
 ///
 /// With `boolean` (Level 1, Alg. 6) it stops as soon as the answer is known:
-/// a separating line with margin R (the sum of the radii, R2 = R^2) ends it
+/// a separating line with margin R (the sum of the radii) ends it
 /// SEPARATED; a point of C within R of the origin, or the enclosure test,
 /// ends it OVERLAPPING.
 IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
-				    gjk2_out *out, bool boolean, double R2)
+				    gjk2_out *out, bool boolean, double R)
 {
 	const imp_vec2 *va = c->a.v;
 	vtx p = {{0, 0}, 0, 0}, q = p;
@@ -649,8 +666,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 		p = poly_support(c, d);
 		n = 1;
 		v = near_vertex(p.w);
-		double dp = imp_vec2_dot(d, p.w);
-		if (boolean && dp > 0.0 && dp * dp > R2 * imp_vec2_dot(d, d)) {
+		if (boolean && near_beyond((near){d, 0.0}, imp_vec2_dot(d, p.w), R)) {
 			// Every point of C lies beyond the line through the origin
 			// normal to d (by more than R).
 			if (c->want_simplex)
@@ -671,7 +687,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 	int it = 0;
 	vtx r = p; // the third vertex, when the origin is inside
 	for (;;) {
-		if (v.h == 0.0 || (boolean && R2 > 0.0 && v.h * v.h <= R2 * imp_vec2_dot(v.d, v.d))) {
+		if (v.h == 0.0 || (boolean && near_within(v, R))) {
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
@@ -681,7 +697,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 		++it;
 		// d.w against h: the gap |v|^2 - v.w scaled by |d|^2 / h > 0.
 		double dw = imp_vec2_dot(v.d, w.w);
-		if (boolean && dw > 0.0 && dw * dw > R2 * imp_vec2_dot(v.d, v.d)) {
+		if (boolean && near_beyond(v, dw, R)) {
 			state = IMP_STATE_SEPARATED; // Alg. 6's first exit
 			break;
 		}
@@ -766,8 +782,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 				v = near_vertex(p.w);
 				continue;
 			}
-			state = boolean && v.h * v.h <= R2 * imp_vec2_dot(v.d, v.d) ? IMP_STATE_OVERLAPPING
-										      : IMP_STATE_SEPARATED;
+			state = boolean && near_within(v, R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			break;
 		}
 	}
@@ -854,7 +869,7 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 	double R = a->radius + b->radius;
 	gjk2_out g;
 	c.want_simplex = cache != NULL;
-	gjk_polygons(&c, cache, options, &g, true, R * R);
+	gjk_polygons(&c, cache, options, &g, true, R);
 	write_cache(cache, g.s, g.n, g.v);
 	if (g.state == IMP_STATE_ITERATION_LIMIT)
 		return imp_vec2_dot(g.v, g.v) <= R * R;

@@ -76,7 +76,7 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		// with its sign: the divisions of successive steps do not wait on
 		// each other, and no square root is taken until the end.
 		double hk = u.x * ek.y - u.y * ek.x;
-		double h = hk * (hk < 0.0 ? -hk : hk) / len2[k];
+		double h = hk / len2[k] * (hk < 0.0 ? -hk : hk); // in this order: no overflow
 		bool better = h < best;
 		best = better ? h : best;
 		best_k = better ? k : best_k;

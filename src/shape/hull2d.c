@@ -25,7 +25,9 @@ static bool turns_left(imp_vec2 a, imp_vec2 b, imp_vec2 c)
 	if (cr <= 0.0)
 		return false;
 	double tol = 1e-14;
-	return cr * cr > tol * tol * imp_vec2_dot(u, u) * imp_vec2_dot(w, w);
+	// cr * (cr / |u|^2) grows as the square of the coordinates, not the
+	// fourth power, so this holds from 1e-150 to 1e150.
+	return cr * (cr / imp_vec2_dot(u, u)) > tol * tol * imp_vec2_dot(w, w);
 }
 
 int imp_hull2(const imp_vec2 *points, int count, imp_vec2 *work, imp_vec2 *out)
