@@ -130,8 +130,21 @@ static void test_polygon_errors(void **state)
 	assert_int_equal(imp_shape_polygon(pts, 4, -0.0, &s), IMP_OK);
 	assert_true(imp_shape_radius(s) == 0.0);
 	imp_shape_destroy(s);
-	assert_int_equal(imp_shape_polygon(pts, 1, DBL_MAX / 4, &s), IMP_OK);
+	assert_int_equal(imp_shape_polygon(pts, 1, IMP_MAX_COORDINATE, &s), IMP_OK);
 	imp_shape_destroy(s);
+	// Beyond IMP_MAX_COORDINATE: radii and points.
+	assert_int_equal(imp_shape_polygon(pts, 1, DBL_MAX / 4, &out), IMP_ERR_OUT_OF_RANGE);
+	assert_ptr_equal(out, SENTINEL);
+	assert_int_equal(imp_shape_polygon(pts, 4, 2 * IMP_MAX_COORDINATE, &out), IMP_ERR_OUT_OF_RANGE);
+	assert_ptr_equal(out, SENTINEL);
+	imp_vec2 far[3] = {{0, 0}, {1, 0}, {0, -1e151}};
+	assert_int_equal(imp_shape_polygon(far, 3, 0.0, &out), IMP_ERR_OUT_OF_RANGE);
+	assert_ptr_equal(out, SENTINEL);
+	far[2] = imp_vec2_make(IMP_MAX_COORDINATE, -IMP_MAX_COORDINATE);
+	assert_int_equal(imp_shape_polygon(far, 3, 0.0, &s), IMP_OK);
+	imp_shape_destroy(s);
+	assert_int_equal(imp_shape_box2(1e151, 1.0, 0.0, &out), IMP_ERR_OUT_OF_RANGE);
+	assert_ptr_equal(out, SENTINEL);
 }
 
 static void test_helper_errors(void **state)
@@ -272,6 +285,10 @@ static int bad_poses(bad_pose *out)
 	p.q.c = -0.6 * 0.999;
 	p.q.s = 0.8 * 0.999;
 	out[n++] = (bad_pose){p, IMP_ERR_BAD_ROTATION};
+	// Finite but beyond IMP_MAX_COORDINATE.
+	out[n++] = (bad_pose){imp_pose2_make(1e308, 1e308, 0.0), IMP_ERR_OUT_OF_RANGE};
+	out[n++] = (bad_pose){imp_pose2_make(0.0, -1.5 * IMP_MAX_COORDINATE, 1.0), IMP_ERR_OUT_OF_RANGE};
+	out[n++] = (bad_pose){imp_pose2_make(DBL_MAX, 0.0, 1.0), IMP_ERR_OUT_OF_RANGE};
 	return n;
 }
 
@@ -283,7 +300,9 @@ static void test_pose_validity(void **state)
 	for (int i = 0; i < n; i++)
 		assert_false(imp_pose2_is_valid(bp[i].pose));
 	assert_true(imp_pose2_is_valid(imp_pose2_identity()));
-	assert_true(imp_pose2_is_valid(imp_pose2_make(1e300, -1e300, 2.5)));
+	assert_true(imp_pose2_is_valid(imp_pose2_make(IMP_MAX_COORDINATE, -IMP_MAX_COORDINATE, 2.5)));
+	assert_false(imp_pose2_is_valid(imp_pose2_make(1e300, -1e300, 2.5)));
+	assert_false(imp_pose2_is_valid(imp_pose2_make(0.0, -2e150, 2.5)));
 	for (int i = 0; i < 100; i++)
 		assert_true(imp_pose2_is_valid(imp_pose2_make(i, -i, 0.37 * i)));
 	imp_pose2 p = imp_pose2_identity();
@@ -439,6 +458,16 @@ static void test_query_errors(void **state)
 	assert_true(imp_overlap2(f.a, f.pa, f.b, p, NULL));
 	imp_closest2_result r;
 	assert_int_equal(imp_closest2(f.a, f.pa, f.b, p, NULL, &r), IMP_OK);
+	// Poses at the edge of the range, whose coordinates add up beyond it:
+	// answered, not refused (the quick check's sum is stricter).
+	{
+		double m = 0.9 * IMP_MAX_COORDINATE;
+		imp_pose2 qa = imp_pose2_make(m, -m, 0.0), qb = imp_pose2_make(m, -m, 0.5);
+		assert_true(imp_overlap2(f.a, qa, f.b, qb, NULL));
+		assert_true(imp_distance2(f.a, qa, f.b, qb, NULL) == 0.0);
+		assert_int_equal(imp_closest2(f.a, qa, f.b, qb, NULL, &r), IMP_OK);
+		assert_true(r.distance < 0.0);
+	}
 	// NULL options mean the defaults.
 	assert_true(imp_overlap2_ex(f.a, f.pa, f.b, f.pb, NULL, NULL));
 	assert_true(imp_distance2_ex(f.a, f.pa, f.b, f.pb, NULL, NULL) == 0.0);

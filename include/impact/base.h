@@ -38,8 +38,15 @@ typedef enum imp_status {
 	IMP_ERR_BAD_SHAPE,          ///< a pointer that is not a live impact shape
 	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range
 	IMP_ERR_OUT_OF_MEMORY,      ///< the allocator returned NULL
+	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE
 	IMP_STATUS_COUNT
 } imp_status;
+
+/// The largest magnitude of a coordinate, radius, size or translation the
+/// library accepts. Products of two such numbers stay finite in double, and
+/// the queries never multiply more than two coordinates, so answers are
+/// exact to rounding over the whole range (tested from 1e-150 to 1e150).
+#define IMP_MAX_COORDINATE 1e150
 
 /// A short English name for a status ("ok", "null argument", ...). Never NULL;
 /// an unknown value gives "unknown status".

@@ -19,6 +19,7 @@ const char *imp_status_string(imp_status status)
 	case IMP_ERR_BAD_SHAPE: return "not a live shape";
 	case IMP_ERR_BAD_OPTIONS: return "bad options";
 	case IMP_ERR_OUT_OF_MEMORY: return "out of memory";
+	case IMP_ERR_OUT_OF_RANGE: return "beyond IMP_MAX_COORDINATE";
 	case IMP_STATUS_COUNT: break;
 	}
 	return "unknown status";

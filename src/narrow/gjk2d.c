@@ -52,6 +52,8 @@ static imp_status check_pose(imp_pose2 t)
 {
 	if (!isfinite(t.p.x) || !isfinite(t.p.y) || !isfinite(t.q.c) || !isfinite(t.q.s))
 		return IMP_ERR_NOT_FINITE;
+	if (!(fabs(t.p.x) <= IMP_MAX_COORDINATE && fabs(t.p.y) <= IMP_MAX_COORDINATE))
+		return IMP_ERR_OUT_OF_RANGE;
 	if (!(fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9))
 		return IMP_ERR_BAD_ROTATION;
 	return IMP_OK;
@@ -97,12 +99,20 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	c->a.shape = a;
 	c->b.shape = b;
 	c->a.v = c->b.v = NULL;
-	double sum = pa.p.x + pa.p.y + pa.q.c + pa.q.s + pb.p.x + pb.p.y + pb.q.c + pb.q.s;
+	// One sum of magnitudes checks all four translations for NaN, infinity
+	// and range at once; the unit tests fail for any bad rotation.
+	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pb.p.x) + fabs(pb.p.y);
 	double ua = pa.q.c * pa.q.c + pa.q.s * pa.q.s - 1.0, ub = pb.q.c * pb.q.c + pb.q.s * pb.q.s - 1.0;
 	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 2 ||
-	    b->dim != 2 || !(sum - sum == 0.0) || !(fabs(ua) <= 1e-9) || !(fabs(ub) <= 1e-9) ||
-	    (o != &default_options && !options_valid(o)))
-		return diagnose(a, pa, b, pb, o);
+	    b->dim != 2 || !(reach <= IMP_MAX_COORDINATE) || !(fabs(ua) <= 1e-9) || !(fabs(ub) <= 1e-9) ||
+	    (o != &default_options && !options_valid(o))) {
+		// The quick test is stricter than the exact one (the sum of four
+		// coordinates each within range can exceed it): go on when the
+		// exact one finds nothing wrong.
+		imp_status st = diagnose(a, pa, b, pb, o);
+		if (st != IMP_OK)
+			return st;
+	}
 	c->q = imp_rot2_mul_inv(pa.q, pb.q);
 	c->p = imp_pose2_apply_inv(pa, pb.p);
 	c->bad = false;

@@ -18,21 +18,6 @@ typedef struct imp_svert2 {
 	int32_t ib;
 } imp_svert2;
 
-#if defined(__GNUC__)
-#define IMP_ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define IMP_ALWAYS_INLINE static inline
-/// The walk holds both rings' edges on the stack: polygon pairs with more
-/// vertices between them go to EPA.
-#define IMP_WALK_MAX_EDGES 256
-
-/// Penetration of two overlapping polygon cores (both with vertices, at
-/// most IMP_WALK_MAX_EDGES between them):
-/// exact, by one walk around C's edges (walk2d.c). Same result as imp_epa2.
-void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
-
-#endif
-
 /// One shape as GJK sees it.
 typedef struct imp_proxy2 {
 	const imp_vec2 *v; ///< core vertices, NULL for a user shape
@@ -74,8 +59,8 @@ IMP_ALWAYS_INLINE int imp_proxy2_support(imp_proxy2 *x, imp_vec2 d, imp_vec2 *po
 {
 	if (!poly && x->v == NULL) {
 		*point = x->shape->cold->support(x->shape->cold->user, d);
-		if (!isfinite(point->x) || !isfinite(point->y))
-			*bad = true;
+		if (!(fabs(point->x) <= IMP_MAX_COORDINATE && fabs(point->y) <= IMP_MAX_COORDINATE))
+			*bad = true; // NaN, infinite, or beyond the range the queries are exact in
 		return -1;
 	}
 	int i;

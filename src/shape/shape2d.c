@@ -12,16 +12,33 @@ static bool is_finite2(imp_vec2 v)
 	return isfinite(v.x) && isfinite(v.y);
 }
 
+static bool in_range2(imp_vec2 v)
+{
+	return fabs(v.x) <= IMP_MAX_COORDINATE && fabs(v.y) <= IMP_MAX_COORDINATE;
+}
+
 bool imp_pose2_is_valid(imp_pose2 t)
 {
-	if (!is_finite2(t.p) || !isfinite(t.q.c) || !isfinite(t.q.s))
+	if (!is_finite2(t.p) || !isfinite(t.q.c) || !isfinite(t.q.s) || !in_range2(t.p))
 		return false;
 	return fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9;
 }
 
+/// The status of a pose: IMP_OK, or why it is not a valid pose.
+static imp_status pose_status(imp_pose2 t)
+{
+	if (!is_finite2(t.p) || !isfinite(t.q.c) || !isfinite(t.q.s))
+		return IMP_ERR_NOT_FINITE;
+	if (!in_range2(t.p))
+		return IMP_ERR_OUT_OF_RANGE;
+	return imp_pose2_is_valid(t) ? IMP_OK : IMP_ERR_BAD_ROTATION;
+}
+
 static imp_status check_radius(double radius)
 {
-	return isfinite(radius) && radius >= 0.0 ? IMP_OK : IMP_ERR_BAD_RADIUS;
+	if (!isfinite(radius) || radius < 0.0)
+		return IMP_ERR_BAD_RADIUS;
+	return radius <= IMP_MAX_COORDINATE ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
 }
 
 /// Fills the pseudo-angle start table: bucket k holds the support vertex of
@@ -118,9 +135,12 @@ imp_status imp_shape_polygon_ex(const imp_vec2 *points, int count, double radius
 		return IMP_ERR_BAD_COUNT;
 	if (!imp_allocator_is_valid(allocator))
 		return IMP_ERR_NULL_ARGUMENT;
-	for (int i = 0; i < count; ++i)
+	for (int i = 0; i < count; ++i) {
 		if (!is_finite2(points[i]))
 			return IMP_ERR_NOT_FINITE;
+		if (!in_range2(points[i]))
+			return IMP_ERR_OUT_OF_RANGE;
+	}
 	imp_status st = check_radius(radius);
 	if (st != IMP_OK)
 		return st;
@@ -173,6 +193,8 @@ imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape **out)
 {
 	if (!(hx > 0.0) || !(hy > 0.0) || !isfinite(hx) || !isfinite(hy))
 		return IMP_ERR_BAD_RADIUS;
+	if (hx > IMP_MAX_COORDINATE || hy > IMP_MAX_COORDINATE)
+		return IMP_ERR_OUT_OF_RANGE;
 	imp_vec2 p[4] = {{-hx, -hy}, {hx, -hy}, {hx, hy}, {-hx, hy}};
 	return imp_shape_polygon(p, 4, radius, out);
 }
@@ -191,6 +213,8 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	for (int i = 0; i < 4; ++i)
 		if (!is_finite2(e[i]))
 			return IMP_ERR_NOT_FINITE;
+		else if (!in_range2(e[i]))
+			return IMP_ERR_OUT_OF_RANGE;
 	imp_shape *s = shape_alloc(NULL, 0, true);
 	if (s == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
@@ -272,12 +296,11 @@ imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 d
 	double big = imp_max(fabs(direction.x), fabs(direction.y));
 	if (!(big > 0.0))
 		return IMP_ERR_NOT_FINITE;
-	direction = imp_vec2_scale(1.0 / big, direction);
+	direction = imp_vec2_make(direction.x / big, direction.y / big);
 	double len = imp_vec2_length(direction);
-	if (!is_finite2(pose.p) || !isfinite(pose.q.c) || !isfinite(pose.q.s))
-		return IMP_ERR_NOT_FINITE;
-	if (!imp_pose2_is_valid(pose))
-		return IMP_ERR_BAD_ROTATION;
+	st = pose_status(pose);
+	if (st != IMP_OK)
+		return st;
 	imp_vec2 d = imp_rot2_apply_inv(pose.q, direction);
 	imp_vec2 p = core_support(shape, d);
 	if (!is_finite2(p))
@@ -294,10 +317,9 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 		return st;
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (!is_finite2(pose.p) || !isfinite(pose.q.c) || !isfinite(pose.q.s))
-		return IMP_ERR_NOT_FINITE;
-	if (!imp_pose2_is_valid(pose))
-		return IMP_ERR_BAD_ROTATION;
+	st = pose_status(pose);
+	if (st != IMP_OK)
+		return st;
 	imp_aabb2 box;
 	if (shape->kind == IMP_SHAPE_POLYGON) {
 		imp_vec2 w = imp_pose2_apply(pose, shape->v[0]);
