@@ -351,6 +351,57 @@ static void regular(imp_vec2 *p, int n, double r, double phase)
 
 // Large polygons: 1024 points on a circle, 5000 random points, 5000 points
 // on a circle; both support modes, against the oracle.
+// Shapes on an integer grid at quarter-turn poses: edges of a and -b are
+// then exactly parallel or exactly opposite, and segments (whose two edges
+// are opposite) meet boxes edge to edge. The edge walk once merged opposite
+// edges in the wrong order here (a capsule as a against a box).
+static void test_grid_aligned(void **state)
+{
+	(void)state;
+	chk_stats st;
+	chk_stats_init(&st, "grid-aligned");
+	orc_rng rng = {0x9e1d};
+	imp_query_options epa = imp_default_query_options();
+	epa.penetration = IMP_PENETRATION_EPA;
+	for (int i = 0; i < 4000; i++) {
+		imp_vec2 p[6], q[6];
+		int n = 1 + orc_int(&rng, 5), m = 1 + orc_int(&rng, 5);
+		for (int k = 0; k < n; k++)
+			p[k] = imp_vec2_make(orc_int(&rng, 5) - 2, orc_int(&rng, 3) - 1);
+		for (int k = 0; k < m; k++)
+			q[k] = imp_vec2_make(orc_int(&rng, 5) - 2, orc_int(&rng, 3) - 1);
+		double ra = orc_int(&rng, 2) ? 0.0 : 0.25 * orc_int(&rng, 3);
+		double rb = orc_int(&rng, 2) ? 0.0 : 0.25 * orc_int(&rng, 3);
+		imp_pose2 pa = imp_pose2_make(orc_int(&rng, 5) - 2, orc_int(&rng, 5) - 2, 0.0);
+		imp_pose2 pb = imp_pose2_make(orc_int(&rng, 5) - 2, orc_int(&rng, 5) - 2, 0.0);
+		static const imp_rot2 quarter[4] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+		pa.q = quarter[orc_int(&rng, 4)];
+		pb.q = quarter[orc_int(&rng, 4)];
+		chk_body A, B;
+		chk_body_make(&A, p, n, ra);
+		chk_body_make(&B, q, m, rb);
+		chk_body_place(&A, pa);
+		chk_body_place(&B, pb);
+		orc_result o;
+		chk_oracle(&A, &B, &o);
+		st.pairs++;
+		char why[512];
+		imp_closest2_result r, re;
+		imp_status s = imp_closest2(A.shape, A.pose, B.shape, B.pose, NULL, &r);
+		imp_status se = imp_closest2_ex(A.shape, A.pose, B.shape, B.pose, NULL, &epa, &re);
+		if (s != IMP_OK || !chk_closest(&A, &B, &r, &o, true, &st, why, sizeof why))
+			chk_fail(&st, &A, &B, "pair %d walk: %s", i, s != IMP_OK ? imp_status_string(s) : why);
+		else if (se != IMP_OK || !chk_closest(&A, &B, &re, &o, true, &st, why, sizeof why))
+			chk_fail(&st, &A, &B, "pair %d EPA: %s", i, se != IMP_OK ? imp_status_string(se) : why);
+		else if (!(fabs(r.distance - re.distance) <= 1e-12 * o.scene))
+			chk_fail(&st, &A, &B, "pair %d walk %.17g vs EPA %.17g", i, r.distance, re.distance);
+		chk_body_free(&A);
+		chk_body_free(&B);
+	}
+	chk_stats_print(&st);
+	assert_int_equal(st.failures, 0);
+}
+
 static void test_large(void **state)
 {
 	(void)state;
@@ -962,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_exact_touching),
 		cmocka_unit_test(test_near_touching),
 		cmocka_unit_test(test_scales),
+		cmocka_unit_test(test_grid_aligned),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_circle_box),
 		cmocka_unit_test(test_capsules),

@@ -35,7 +35,7 @@ typedef enum imp_status {
 	IMP_ERR_BAD_RADIUS,         ///< a radius or size negative or not finite
 	IMP_ERR_BAD_ROTATION,       ///< a rotation that is not unit length
 	IMP_ERR_DIMENSION_MISMATCH, ///< a 3D object given to a 2D call or back
-	IMP_ERR_BAD_SHAPE,          ///< a pointer that is not a live impact shape
+	IMP_ERR_BAD_SHAPE,          ///< not an impact shape: a zeroed or foreign record (a destroyed shape must not be used: its memory is gone)
 	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range
 	IMP_ERR_OUT_OF_MEMORY,      ///< the allocator returned NULL
 	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE

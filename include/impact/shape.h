@@ -71,7 +71,8 @@ IMP_API imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape
 /// IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double radius, imp_shape **out);
 
-/// Frees a shape. NULL is ignored.
+/// Frees a shape. NULL is ignored. The shape must not be used (nor
+/// destroyed) again.
 IMP_API void imp_shape_destroy(imp_shape *shape);
 
 /// 2 or 3 for a live shape; 0 for NULL or anything that is not a shape.

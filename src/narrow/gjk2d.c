@@ -140,6 +140,24 @@ IMP_ALWAYS_INLINE void pretransform(imp_gjk2_ctx *c)
 	c->b_in_a = true;
 }
 
+/// |v| and, where `unit` is given, v / |v|, without squaring v itself: its
+/// square leaves double's range below 1e-154 (a gap that small between
+/// shapes at unit scale) and gave a normal 10% short of unit length.
+static double robust_length(imp_vec2 v, imp_vec2 *unit)
+{
+	double m = imp_max(fabs(v.x), fabs(v.y));
+	if (!(m > 0.0)) {
+		if (unit != NULL)
+			*unit = imp_vec2_make(1.0, 0.0);
+		return 0.0;
+	}
+	imp_vec2 u = imp_vec2_make(v.x / m, v.y / m);
+	double l = sqrt(imp_vec2_dot(u, u));
+	if (unit != NULL)
+		*unit = imp_vec2_scale(1.0 / l, u);
+	return m * l;
+}
+
 // ---------------------------------------------------------------------------
 // Barycode sub-distance. The simplex is kept newest first: s[0] is the
 // vertex just added. Each solver keeps in s[0..k) the smallest subset whose
@@ -842,9 +860,9 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 		return NAN;
 	if (g.state == IMP_STATE_OVERLAPPING)
 		return 0.0;
-	double d = sqrt(imp_vec2_dot(g.v, g.v)) - a->radius - b->radius;
+	double d = robust_length(g.v, NULL) - a->radius - b->radius;
 	if (state != NULL && g.state == IMP_STATE_SEPARATED && d <= 0.0)
-		*state = IMP_STATE_OVERLAPPING;
+		*state = d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
 	return d > 0.0 ? d : 0.0;
 }
 
@@ -1039,8 +1057,8 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 		r.feature_a = feature_of(&c, 0, f0.ia, two ? e.e1.ia : -1, pa_local);
 		r.feature_b = feature_of(&c, 1, f0.ib, two ? e.e1.ib : -1, pb_local);
 	} else {
-		core = sqrt(imp_vec2_dot(g.v, g.v));
-		normal = imp_vec2_scale(-1.0 / core, g.v);
+		core = robust_length(g.v, &normal);
+		normal = imp_vec2_scale(-1.0, normal);
 		if (g.n == 1) {
 			pa_local = g.s[0].a;
 			pb_local = imp_svert2_b(&g.s[0]);

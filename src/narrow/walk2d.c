@@ -38,26 +38,43 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 
 	// Start at C's vertex farthest along -x: a's support along -x and b's
 	// along +x (in b's own frame).
-	const int i0 = support_first(va, na, imp_vec2_make(-1.0, 0.0));
-	const int j0 = support_first(vb, nb, imp_rot2_apply_inv(q, imp_vec2_make(1.0, 0.0)));
+	int i0 = support_first(va, na, imp_vec2_make(-1.0, 0.0));
+	int j0 = support_first(vb, nb, imp_rot2_apply_inv(q, imp_vec2_make(1.0, 0.0)));
+	// A segment's two vertices tie along an axis normal to it, and "the
+	// first of the tie" means nothing on a ring of two: start at the end
+	// whose edge leaves along the tangent (0, -1), within a half turn of it.
+	if (na == 2) {
+		imp_vec2 e0 = imp_vec2_sub(va[1 - i0], va[i0]);
+		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
+			i0 = 1 - i0;
+	}
+	if (nb == 2) {
+		imp_vec2 e0 = imp_rot2_apply(q, imp_vec2_sub(vb[j0], vb[1 - j0]));
+		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
+			j0 = 1 - j0;
+	}
 	imp_vec2 u = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), c->p));
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
-	// lengths. (A branch-free merge and a merge split from the distances
-	// both measured slower: the branches let the CPU run ahead.)
+	// lengths and their angles from the start's tangent (0, -1), as
+	// pseudo-angles in [0, 4): nondecreasing along each ring. (A branch-free
+	// merge and a merge split from the distances both measured slower: the
+	// branches let the CPU run ahead.)
 	imp_vec2 e[IMP_WALK_MAX_EDGES];
-	double len2[IMP_WALK_MAX_EDGES];
+	double len2[IMP_WALK_MAX_EDGES], ang[IMP_WALK_MAX_EDGES];
 	for (int k = 0, i = i0; k < ea; ++k) {
 		int i1 = i + 1 == na ? 0 : i + 1;
 		e[k] = imp_vec2_sub(va[i1], va[i]);
 		len2[k] = imp_vec2_dot(e[k], e[k]);
+		ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
 		i = i1;
 	}
 	for (int k = 0, j = j0; k < eb; ++k) {
 		int j1 = j + 1 == nb ? 0 : j + 1;
 		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
 		len2[ea + k] = imp_vec2_dot(e[ea + k], e[ea + k]);
+		ang[ea + k] = imp_pseudo_angle(imp_vec2_make(-e[ea + k].y, e[ea + k].x));
 		j = j1;
 	}
 
@@ -65,10 +82,21 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 	int best_k = 0, best_i = 0, best_j = 0;
 	imp_vec2 best_u = u;
 	for (int i = 0, j = 0; i < ea || j < eb;) {
-		// The edge that turns least comes first; ties (parallel edges) take
-		// a's first, then b's, which lies on the same line.
-		imp_vec2 ei = e[i < ea ? i : 0], ej = e[ea + (j < eb ? j : 0)];
-		bool take_a = i < ea && (j == eb || imp_vec2_cross(ei, ej) >= 0.0);
+		// The edge that turns least comes first. By angle: a cross product
+		// alone cannot order edges half a turn apart (a segment's two
+		// edges), whose cross product is 0 as that of parallel ones. Nearly
+		// equal angles are ordered by the cross product, exact to rounding;
+		// ties (parallel edges) take a's first, then b's on the same line.
+		bool take_a = false;
+		if (i < ea) {
+			if (j == eb) {
+				take_a = true;
+			} else {
+				double da = ang[i], db = ang[ea + j];
+				take_a = da < db - 1e-9 ||
+					 (da <= db + 1e-9 && imp_vec2_cross(e[i], e[ea + j]) >= 0.0);
+			}
+		}
 		int k = take_a ? i : ea + j;
 		imp_vec2 ek = e[k];
 		// Distance from the origin to the edge's line (outward normal: the

@@ -160,8 +160,10 @@ static inline int imp_support_start(const imp_shape *s, imp_vec2 d)
 	if (s->count < IMP_ANGLE_TABLE_MIN)
 		return 0;
 	const int32_t *table = (const int32_t *)(s->v + s->count);
-	int k = (int)(imp_pseudo_angle(d) * (IMP_ANGLE_BUCKETS / 4.0));
-	k = k < 0 ? 0 : (k >= IMP_ANGLE_BUCKETS ? IMP_ANGLE_BUCKETS - 1 : k);
+	double a = imp_pseudo_angle(d) * (IMP_ANGLE_BUCKETS / 4.0);
+	// Clamped before the conversion: a NaN or out-of-range double is not
+	// converted to int (undefined behaviour).
+	int k = a >= 0.0 && a < IMP_ANGLE_BUCKETS ? (int)a : 0;
 	return table[k];
 }
 
