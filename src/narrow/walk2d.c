@@ -63,18 +63,25 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 	// branches let the CPU run ahead.)
 	imp_vec2 e[IMP_WALK_MAX_EDGES];
 	double len2[IMP_WALK_MAX_EDGES], ang[IMP_WALK_MAX_EDGES];
+	// Two candidate edges are less than a half turn apart when both rings
+	// have 3 or more vertices (a convex ring turns by less than a half turn
+	// at a vertex), and a cross product orders them; a segment turns by
+	// exactly a half turn, and then only the angles can.
+	const bool by_angle = na == 2 || nb == 2;
 	for (int k = 0, i = i0; k < ea; ++k) {
 		int i1 = i + 1 == na ? 0 : i + 1;
 		e[k] = imp_vec2_sub(va[i1], va[i]);
 		len2[k] = imp_vec2_dot(e[k], e[k]);
-		ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
+		if (by_angle)
+			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
 		i = i1;
 	}
 	for (int k = 0, j = j0; k < eb; ++k) {
 		int j1 = j + 1 == nb ? 0 : j + 1;
 		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
 		len2[ea + k] = imp_vec2_dot(e[ea + k], e[ea + k]);
-		ang[ea + k] = imp_pseudo_angle(imp_vec2_make(-e[ea + k].y, e[ea + k].x));
+		if (by_angle)
+			ang[ea + k] = imp_pseudo_angle(imp_vec2_make(-e[ea + k].y, e[ea + k].x));
 		j = j1;
 	}
 
@@ -82,19 +89,23 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 	int best_k = 0, best_i = 0, best_j = 0;
 	imp_vec2 best_u = u;
 	for (int i = 0, j = 0; i < ea || j < eb;) {
-		// The edge that turns least comes first. By angle: a cross product
-		// alone cannot order edges half a turn apart (a segment's two
-		// edges), whose cross product is 0 as that of parallel ones. Nearly
-		// equal angles are ordered by the cross product, exact to rounding;
-		// ties (parallel edges) take a's first, then b's on the same line.
+		// The edge that turns least comes first. With a segment, by angle:
+		// a cross product alone cannot order edges half a turn apart, whose
+		// cross product is 0 as that of parallel ones; nearly equal angles
+		// are still ordered by the cross product, exact to rounding. Ties
+		// (parallel edges) take a's first, then b's on the same line.
 		bool take_a = false;
 		if (i < ea) {
 			if (j == eb) {
 				take_a = true;
 			} else {
-				double da = ang[i], db = ang[ea + j];
-				take_a = da < db - 1e-9 ||
-					 (da <= db + 1e-9 && imp_vec2_cross(e[i], e[ea + j]) >= 0.0);
+				double cr = imp_vec2_cross(e[i], e[ea + j]);
+				if (by_angle) {
+					double da = ang[i], db = ang[ea + j];
+					take_a = da < db - 1e-9 || (da <= db + 1e-9 && cr >= 0.0);
+				} else {
+					take_a = cr >= 0.0;
+				}
 			}
 		}
 		int k = take_a ? i : ea + j;
