@@ -377,7 +377,8 @@ static inline bool encloses_origin(imp_vec2 A, imp_vec2 B, imp_vec2 w)
 // ---------------------------------------------------------------------------
 // Level 1: Alg. 6 with both early exits, and the radii.
 
-IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_iterations, bool poly)
+/// Level 1 where a user shape takes part (polygon pairs: gjk_polygons).
+static bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, int max_iterations)
 {
 	double R = c->a.shape->radius + c->b.shape->radius;
 	double R2 = R * R;
@@ -387,7 +388,7 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
 		bool interior;
 		imp_vec2 d = first_direction(c, cache, &interior);
-		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
+		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
 		double dw = imp_vec2_dot(d, s[0].w);
 		// Every point of C lies beyond the line through the origin normal to d.
 		if (dw > 0.0 && dw * dw > R2 * imp_vec2_dot(d, d)) {
@@ -413,12 +414,12 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 			result = true;
 			break;
 		}
-		if (it == max_iterations || (!poly && c->bad)) {
+		if (it == max_iterations || c->bad) {
 			result = false;
 			break;
 		}
 		imp_svert2 w;
-		imp_cso_support_poly(c, imp_vec2_make(-v.x, -v.y), &w, poly);
+		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
 		double vw = imp_vec2_dot(v, w.w);
 		// First exit: a separating line exists.
 		if (vw > 0.0 && vw * vw > R2 * vv) {
@@ -435,7 +436,7 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 				break;
 			}
 		}
-		if (imp_svert2_same(&w, &s[0], poly) || (n == 2 && imp_svert2_same(&w, &s[1], poly))) {
+		if (imp_svert2_same(&w, &s[0], false) || (n == 2 && imp_svert2_same(&w, &s[1], false))) {
 			result = false; // converged with vv > R2
 			break;
 		}
@@ -453,7 +454,7 @@ IMP_ALWAYS_INLINE bool overlap_run(imp_gjk2_ctx *c, imp_simplex_cache *cache, in
 		vv = nvv;
 	}
 	write_cache(cache, s, n, v);
-	return result && (poly || !c->bad);
+	return result && !c->bad;
 }
 
 // ---------------------------------------------------------------------------
@@ -467,33 +468,30 @@ typedef struct gjk2_out {
 	imp_query_state state; ///< SEPARATED, OVERLAPPING (origin in C), ITERATION_LIMIT, DEGENERATE
 } gjk2_out;
 
-IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cache *cache,
-					const imp_query_options *o, gjk2_out *out, bool poly)
+/// Alg. 1 where a user shape takes part: the simplex as records that carry
+/// the support points (a user shape has no vertex index to find them by).
+static void distance_run_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
+			      gjk2_out *out)
 {
 	imp_svert2 *s = out->s;
 	int n;
 	imp_vec2 v;
 	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
+		// No interior point here: EPA, which follows for user shapes, grows
+		// its polygon from a simplex of support points.
 		bool interior;
 		imp_vec2 d = first_direction(c, cache, &interior);
-		interior = interior && poly && c->interior_ok;
-		imp_cso_support_poly(c, imp_vec2_make(-d.x, -d.y), &s[0], poly);
+		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
 		n = 1;
 		v = s[0].w;
-		if (interior) {
-			// The interior point d joins the simplex (see overlap_run). Not
-			// for user shapes: EPA wants a simplex of support points.
-			s[1] = (imp_svert2){d, c->a.shape->center, -1, -1};
-			n = solve_segment(s, &v);
-		}
 	}
 	pretransform(c);
-	double tol = !poly ? o->tolerance : (o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE);
+	double tol = o->tolerance;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	double vv = imp_vec2_dot(v, v);
 	int it = 0;
 	for (;;) {
-		if (!poly && c->bad) {
+		if (c->bad) {
 			state = IMP_STATE_DEGENERATE;
 			break;
 		}
@@ -504,27 +502,17 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 		if (it == o->max_iterations)
 			break;
 		imp_svert2 w;
-		imp_cso_support_poly(c, imp_vec2_make(-v.x, -v.y), &w, poly);
+		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
 		++it;
-		if (!poly && c->bad) {
+		if (c->bad) {
 			state = IMP_STATE_DEGENERATE;
 			break;
 		}
 		// No progress possible: w is already in the simplex, or the duality
 		// gap |v|^2 - v.w bounds the error below the tolerance.
 		double vw = imp_vec2_dot(v, w.w);
-		if (imp_svert2_same(&w, &s[0], poly) || (n == 2 && imp_svert2_same(&w, &s[1], poly)) ||
+		if (imp_svert2_same(&w, &s[0], false) || (n == 2 && imp_svert2_same(&w, &s[1], false)) ||
 		    vv - vw <= tol * vv) {
-			if (poly && (s[0].ia < 0 || (n == 2 && s[1].ia < 0))) {
-				// Converged with the starting interior point still weighted
-				// (C is a sliver): it has no vertex index for witnesses and
-				// features, so GJK goes on from the support vertex alone.
-				s[0] = s[0].ia >= 0 ? s[0] : (n == 2 ? s[1] : w);
-				n = 1;
-				v = s[0].w;
-				vv = imp_vec2_dot(v, v);
-				continue;
-			}
 			state = IMP_STATE_SEPARATED;
 			break;
 		}
@@ -550,13 +538,6 @@ IMP_ALWAYS_INLINE void distance_run_poly(imp_gjk2_ctx *c, const imp_simplex_cach
 			// Rounding stalled the descent: v is as good as it gets.
 			state = n == 3 || nvv == 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			vv = nvv;
-			if (state == IMP_STATE_SEPARATED && poly && (s[0].ia < 0 || (n == 2 && s[1].ia < 0))) {
-				s[0] = s[0].ia >= 0 ? s[0] : (n == 2 ? s[1] : w);
-				n = 1;
-				v = s[0].w;
-				vv = imp_vec2_dot(v, v);
-				continue;
-			}
 			break;
 		}
 		vv = nvv;
@@ -831,7 +812,7 @@ static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const 
 			 gjk2_out *out)
 {
 	if (has_user_shape(c)) {
-		distance_run_poly(c, cache, o, out, false);
+		distance_run_user(c, cache, o, out);
 	} else {
 		pretransform(c);
 		gjk_polygons(c, cache, o, out, false, 0.0);
@@ -893,7 +874,7 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
 		return false;
 	if (has_user_shape(&c))
-		return overlap_run(&c, cache, options->max_iterations, false);
+		return overlap_run(&c, cache, options->max_iterations);
 	double R = a->radius + b->radius;
 	gjk2_out g;
 	c.want_simplex = cache != NULL;
