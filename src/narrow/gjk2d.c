@@ -642,6 +642,35 @@ IMP_ALWAYS_INLINE vtx poly_support(imp_gjk2_ctx *c, imp_vec2 d)
 	return w;
 }
 
+/// True when vertex (ia, ib) of C is a support point along -d: a's vertex
+/// ia no lower along -d than its two neighbours and b's vertex ib no lower
+/// along d than its own (on a convex ring a local maximum is global). Four
+/// dot products where a support search takes 2n; GJK's last iteration, which
+/// only confirms convergence, is this test when it holds.
+IMP_ALWAYS_INLINE bool is_support(const imp_gjk2_ctx *c, vtx p, imp_vec2 d)
+{
+	const imp_vec2 *va = c->a.v;
+	int na = c->a.n, nb = c->b.n;
+	if (na >= 2) {
+		imp_vec2 x = va[p.ia];
+		imp_vec2 prev = va[p.ia == 0 ? na - 1 : p.ia - 1], next = va[p.ia + 1 == na ? 0 : p.ia + 1];
+		double sx = imp_vec2_dot(x, d);
+		if (imp_vec2_dot(prev, d) < sx || imp_vec2_dot(next, d) < sx)
+			return false;
+	}
+	if (nb >= 2) {
+		// b's own frame unless its vertices were moved into a's.
+		imp_vec2 db = c->b_in_a ? d : imp_rot2_apply_inv(c->q, d);
+		const imp_vec2 *vb = c->b.v;
+		imp_vec2 x = vb[p.ib];
+		imp_vec2 prev = vb[p.ib == 0 ? nb - 1 : p.ib - 1], next = vb[p.ib + 1 == nb ? 0 : p.ib + 1];
+		double sx = imp_vec2_dot(x, db);
+		if (imp_vec2_dot(prev, db) > sx || imp_vec2_dot(next, db) > sx)
+			return false;
+	}
+	return true;
+}
+
 /// Alg. 1 for two polygons. The same steps as distance_run_poly, with the
 /// simplex held in locals instead of an array of records, which lets the
 /// compiler keep it in registers, and the nearest point held as a `near`.
@@ -702,6 +731,13 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 		}
 		if (it == o->max_iterations)
 			break;
+		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && is_support(c, p, v.d)) {
+			// The support along -v would give p back: converged, and the
+			// confirming support (2n dot products) is saved.
+			++it;
+			state = IMP_STATE_SEPARATED;
+			break;
+		}
 		vtx w = poly_support(c, v.d);
 		++it;
 		// d.w against h: the gap |v|^2 - v.w scaled by |d|^2 / h > 0.
