@@ -402,6 +402,44 @@ static void test_grid_aligned(void **state)
 	assert_int_equal(st.failures, 0);
 }
 
+// Gaps far below the coordinates' rounding and tiny directions: lengths are
+// taken after scaling, so normals stay unit and supports finite.
+static void test_tiny_gaps(void **state)
+{
+	(void)state;
+	imp_shape *pt, *seg, *box;
+	imp_vec2 o = {0.0, 0.0};
+	assert_int_equal(imp_shape_polygon(&o, 1, 0.0, &pt), IMP_OK);
+	assert_int_equal(imp_shape_segment2(imp_vec2_make(-1.0, 0.0), imp_vec2_make(1.0, 0.0), &seg), IMP_OK);
+	assert_int_equal(imp_shape_box2(1.0, 1.0, 0.5, &box), IMP_OK);
+	double gaps[] = {1e-150, 1e-155, 1e-158, 1e-162, 1e-200, 1e-300};
+	for (int k = 0; k < 6; k++) {
+		imp_pose2 pa = imp_pose2_make(0.0, gaps[k], 0.0), pb = imp_pose2_identity();
+		// Two points: no rounding at all, the exact gap and a unit normal.
+		imp_closest2_result r;
+		assert_int_equal(imp_closest2(pt, pa, pt, pb, NULL, &r), IMP_OK);
+		assert_true(r.distance == gaps[k]);
+		assert_true(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-15);
+		assert_true(r.normal.y == -1.0);
+		assert_false(imp_overlap2(pt, pa, pt, pb, NULL));
+		// A point over a segment: unit normal whatever the gap.
+		assert_int_equal(imp_closest2(pt, pa, seg, pb, NULL, &r), IMP_OK);
+		assert_true(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-15);
+		assert_true(fabs(r.distance - gaps[k]) <= 1e-15);
+	}
+	// Directions down to the smallest subnormal give the same support.
+	imp_vec2 ref, out;
+	assert_int_equal(imp_shape_support2(box, imp_pose2_identity(), imp_vec2_make(1.0, 0.0), &ref), IMP_OK);
+	double tiny[] = {5e-324, 1e-320, 1e-310};
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(imp_shape_support2(box, imp_pose2_identity(), imp_vec2_make(tiny[k], 0.0), &out), IMP_OK);
+		assert_true(out.x == ref.x && out.y == ref.y);
+	}
+	imp_shape_destroy(pt);
+	imp_shape_destroy(seg);
+	imp_shape_destroy(box);
+}
+
 static void test_large(void **state)
 {
 	(void)state;
@@ -1014,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_near_touching),
 		cmocka_unit_test(test_scales),
 		cmocka_unit_test(test_grid_aligned),
+		cmocka_unit_test(test_tiny_gaps),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_circle_box),
 		cmocka_unit_test(test_capsules),

@@ -569,6 +569,15 @@ typedef struct near {
 static inline near near_vertex(imp_vec2 x)
 {
 	near r = {x, imp_vec2_dot(x, x)};
+	if (r.h < 1e-280) {
+		// The square of a vertex this near the origin loses its digits (to
+		// 0 below 1e-162, which read as contact): scale d to unit size.
+		double m = imp_max(fabs(x.x), fabs(x.y));
+		if (m > 0.0) {
+			r.d = imp_vec2_make(x.x / m, x.y / m);
+			r.h = imp_vec2_dot(r.d, x);
+		}
+	}
 	return r;
 }
 
