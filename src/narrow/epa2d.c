@@ -140,6 +140,75 @@ static bool initial_polygon(imp_gjk2_ctx *c, const imp_svert2 *s, int n, double 
 	return true;
 }
 
+/// h_C(u) = u . S_C(u) for u = n0 + s t0 normalised; *w gets S_C(u).
+static double support_height(imp_gjk2_ctx *c, imp_vec2 n0, imp_vec2 t0, double s, imp_vec2 *u, imp_svert2 *w)
+{
+	imp_vec2 d = imp_vec2_add(n0, imp_vec2_scale(s, t0));
+	*u = imp_vec2_scale(1.0 / imp_vec2_length(d), d);
+	imp_cso_support2(c, *u, w);
+	return imp_vec2_dot(*u, w->w);
+}
+
+/// On a curved (user) shape the polygon only approaches C, and its
+/// nearest edge can stop short of the tolerance within the iteration
+/// limit (the review measured depth errors up to 8e-4). The depth is the
+/// least support height h_C(u) = u . S_C(u) over unit directions u, a
+/// function of one angle in 2D: minimised here by golden section between
+/// the normals of the best edge's neighbours, one support per step, to an
+/// angle of 1e-10, where the depth is exact to rounding. Taken only when
+/// the minimum is inside that range (not on an end: then it lies outside,
+/// as on nearly concentric circles, where h_C is almost flat) and no lower
+/// than the polygon's depth, which bounds it from below.
+static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, imp_epa2_result *out)
+{
+	imp_vec2 n0 = out->normal, t0 = imp_vec2_make(-n0.y, n0.x);
+	imp_vec2 np = p->e[best == 0 ? p->n - 1 : best - 1].normal;
+	imp_vec2 nn = p->e[best + 1 == p->n ? 0 : best + 1].normal;
+	// The neighbours' normals as tangent parameters (negative before n0).
+	double lo = imp_vec2_dot(np, n0) > 0.0 ? imp_vec2_dot(np, t0) / imp_vec2_dot(np, n0) : -1.0;
+	double hi = imp_vec2_dot(nn, n0) > 0.0 ? imp_vec2_dot(nn, t0) / imp_vec2_dot(nn, n0) : 1.0;
+	if (!(lo < 0.0) || !(hi > 0.0) || !isfinite(lo) || !isfinite(hi))
+		return;
+	const double g = 0.6180339887498949;
+	imp_vec2 u1, u2, ue;
+	imp_svert2 w1, w2, we;
+	// The ends first: a minimum on an end is no minimum of h_C, and then
+	// the polygon's answer stands.
+	double flo = support_height(c, n0, t0, lo, &ue, &we), fhi = support_height(c, n0, t0, hi, &ue, &we);
+	double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+	double f1 = support_height(c, n0, t0, x1, &u1, &w1), f2 = support_height(c, n0, t0, x2, &u2, &w2);
+	int steps = 4;
+	for (; steps < 84 && hi - lo > 1e-10 && !c->bad; ++steps) {
+		if (f1 < f2) {
+			hi = x2;
+			x2 = x1;
+			f2 = f1;
+			u2 = u1;
+			w2 = w1;
+			x1 = hi - g * (hi - lo);
+			f1 = support_height(c, n0, t0, x1, &u1, &w1);
+		} else {
+			lo = x1;
+			x1 = x2;
+			f1 = f2;
+			u1 = u2;
+			w1 = w2;
+			x2 = lo + g * (hi - lo);
+			f2 = support_height(c, n0, t0, x2, &u2, &w2);
+		}
+	}
+	out->iterations += steps;
+	bool first = f1 < f2;
+	double fb = first ? f1 : f2;
+	if (c->bad || !(fb < flo && fb < fhi) || !(fb >= out->depth - 1e-12 * (out->depth + 1.0)))
+		return;
+	out->normal = first ? u1 : u2;
+	out->depth = fb > 0.0 ? fb : 0.0;
+	out->e0 = out->e1 = first ? w1 : w2;
+	out->t = 0.0;
+	out->limit = false;
+}
+
 void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
 	      imp_epa2_result *out)
 {
@@ -195,4 +264,6 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 	imp_vec2 foot = imp_vec2_scale(out->depth, out->normal);
 	double t = imp_vec2_dot(imp_vec2_sub(foot, out->e0.w), e) / imp_vec2_dot(e, e);
 	out->t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+	if (out->limit && (c->a.v == NULL || c->b.v == NULL) && out->depth > 0.0)
+		refine_curved(c, &p, best, out);
 }
