@@ -548,7 +548,7 @@ static void distance_run_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, c
 	out->state = state;
 }
 
-/// A vertex of C kept in registers by the small-polygon loop.
+/// A vertex of C kept in registers by the polygon loop (gjk_polygons).
 typedef struct vtx {
 	imp_vec2 w;
 	int ia, ib;
@@ -581,7 +581,7 @@ static inline near near_vertex(imp_vec2 x)
 	return r;
 }
 
-/// S1D on {x (newest), y} for the small-polygon loop: keeps the needed
+/// S1D on {x (newest), y} for the polygon loop: keeps the needed
 /// vertices in *p (and *q) and returns their count.
 IMP_ALWAYS_INLINE int small_segment(vtx x, vtx y, vtx *p, vtx *q, near *v)
 {
@@ -680,7 +680,7 @@ IMP_ALWAYS_INLINE bool is_support(const imp_gjk2_ctx *c, vtx p, imp_vec2 d)
 	return true;
 }
 
-/// Alg. 1 for two polygons. The same steps as distance_run_poly, with the
+/// Alg. 1 for two polygons. The same steps as distance_run_user, with the
 /// simplex held in locals instead of an array of records, which lets the
 /// compiler keep it in registers, and the nearest point held as a `near`.
 ///
