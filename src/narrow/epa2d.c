@@ -238,7 +238,7 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 		out->iterations += 1;
 		if (c->bad)
 			break;
-		if (imp_svert2_same(&w, &p.v[best], false) || imp_svert2_same(&w, &p.v[next], false))
+		if (imp_svert2_same(&w, &p.v[best]) || imp_svert2_same(&w, &p.v[next]))
 			break;
 		// Converged when w is no farther out than the edge (by tol).
 		double gap = imp_vec2_dot(nrm, imp_vec2_sub(w.w, p.v[best].w));

@@ -117,10 +117,11 @@ static inline imp_vec2 imp_svert2_b(const imp_svert2 *s)
 	return imp_vec2_sub(s->a, s->w);
 }
 
-/// True when the two vertices are the same vertex of C.
-IMP_ALWAYS_INLINE bool imp_svert2_same(const imp_svert2 *x, const imp_svert2 *y, bool poly)
+/// True when the two vertices are the same vertex of C: by vertex indices
+/// where both shapes have them, else by position.
+static inline bool imp_svert2_same(const imp_svert2 *x, const imp_svert2 *y)
 {
-	if (poly || (x->ia >= 0 && x->ib >= 0))
+	if (x->ia >= 0 && x->ib >= 0)
 		return x->ia == y->ia && x->ib == y->ib;
 	return x->w.x == y->w.x && x->w.y == y->w.y;
 }

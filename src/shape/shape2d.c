@@ -19,19 +19,7 @@ static bool in_range2(imp_vec2 v)
 
 bool imp_pose2_is_valid(imp_pose2 t)
 {
-	if (!is_finite2(t.p) || !isfinite(t.q.c) || !isfinite(t.q.s) || !in_range2(t.p))
-		return false;
-	return fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9;
-}
-
-/// The status of a pose: IMP_OK, or why it is not a valid pose.
-static imp_status pose_status(imp_pose2 t)
-{
-	if (!is_finite2(t.p) || !isfinite(t.q.c) || !isfinite(t.q.s))
-		return IMP_ERR_NOT_FINITE;
-	if (!in_range2(t.p))
-		return IMP_ERR_OUT_OF_RANGE;
-	return imp_pose2_is_valid(t) ? IMP_OK : IMP_ERR_BAD_ROTATION;
+	return imp_pose2_status(t) == IMP_OK;
 }
 
 static imp_status check_radius(double radius)
@@ -298,7 +286,7 @@ imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 d
 		return IMP_ERR_NOT_FINITE;
 	direction = imp_vec2_make(direction.x / big, direction.y / big);
 	double len = imp_vec2_length(direction);
-	st = pose_status(pose);
+	st = imp_pose2_status(pose);
 	if (st != IMP_OK)
 		return st;
 	imp_vec2 d = imp_rot2_apply_inv(pose.q, direction);
@@ -317,7 +305,7 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 		return st;
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	st = pose_status(pose);
+	st = imp_pose2_status(pose);
 	if (st != IMP_OK)
 		return st;
 	imp_aabb2 box;

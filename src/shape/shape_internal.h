@@ -81,6 +81,19 @@ static inline double imp_min(double a, double b)
 	return a < b ? a : b;
 }
 
+/// IMP_OK when `t` is a valid pose: finite, translation within
+/// IMP_MAX_COORDINATE, rotation unit to 1e-9; else why not.
+static inline imp_status imp_pose2_status(imp_pose2 t)
+{
+	if (!isfinite(t.p.x) || !isfinite(t.p.y) || !isfinite(t.q.c) || !isfinite(t.q.s))
+		return IMP_ERR_NOT_FINITE;
+	if (!(fabs(t.p.x) <= IMP_MAX_COORDINATE && fabs(t.p.y) <= IMP_MAX_COORDINATE))
+		return IMP_ERR_OUT_OF_RANGE;
+	if (!(fabs(t.q.c * t.q.c + t.q.s * t.q.s - 1.0) <= 1e-9))
+		return IMP_ERR_BAD_ROTATION;
+	return IMP_OK;
+}
+
 /// NULL when `s` is a live shape of dimension `dim`, else the error.
 static inline imp_status imp_shape_check(const imp_shape *s, int dim)
 {
