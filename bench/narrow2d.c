@@ -86,45 +86,45 @@ typedef struct cell_result {
 	int hull_changed;          ///< shapes whose vertex count differs from the data
 } cell_result;
 
-typedef double loop_fn(const bench_cell *c, int count);
+/// The options a method runs with: the defaults (NULL), or one support or
+/// penetration mode.
+typedef enum mode { MODE_DEFAULT, MODE_BF, MODE_HC, MODE_EPA } mode;
+
+typedef double loop_fn(const bench_cell *c, const imp_query_options *o, int count);
 
 typedef struct method_info {
 	const char *name;
 	loop_fn *loop;
 	bool available;
+	mode mode;
 } method_info;
+
+static const imp_query_options *mode_options(const bench_cell *c, mode m)
+{
+	const imp_query_options *opts[] = {[MODE_DEFAULT] = NULL, [MODE_BF] = &c->bf, [MODE_HC] = &c->hc,
+					   [MODE_EPA] = &c->epa};
+	return opts[m];
+}
 
 #define PAIR(c, i) (&(c)->ds->pairs[(i)])
 
 // The timed loops: each pair in order, one library call per pair, the
-// answers summed so that no call can be dropped.
+// answers summed so that no call can be dropped. impact's take the
+// method's options: NULL times the calls without _ex, which users of the
+// defaults make. The other libraries' loops ignore them.
 
-static double loop_l1_auto(const bench_cell *c, int count)
+static double loop_l1(const bench_cell *c, const imp_query_options *o, int count)
 {
 	int n = 0;
 	for (int i = 0; i < count; i++)
-		n += imp_overlap2(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL);
+		n += o == NULL ? imp_overlap2(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL)
+			       : imp_overlap2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, o);
 	return n;
 }
 
-static double loop_l1_bf(const bench_cell *c, int count)
+static double loop_l1_sat(const bench_cell *c, const imp_query_options *o, int count)
 {
-	int n = 0;
-	for (int i = 0; i < count; i++)
-		n += imp_overlap2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->bf);
-	return n;
-}
-
-static double loop_l1_hc(const bench_cell *c, int count)
-{
-	int n = 0;
-	for (int i = 0; i < count; i++)
-		n += imp_overlap2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->hc);
-	return n;
-}
-
-static double loop_l1_sat(const bench_cell *c, int count)
-{
+	(void)o;
 	int n = 0;
 	int v = c->ds->vertices;
 	for (int i = 0; i < count; i++)
@@ -132,8 +132,9 @@ static double loop_l1_sat(const bench_cell *c, int count)
 	return n;
 }
 
-static double loop_oracle(const bench_cell *c, int count)
+static double loop_oracle(const bench_cell *c, const imp_query_options *o, int count)
 {
+	(void)o;
 	double sum = 0.0;
 	int v = c->ds->vertices;
 	for (int i = 0; i < count; i++)
@@ -142,87 +143,38 @@ static double loop_oracle(const bench_cell *c, int count)
 	return sum;
 }
 
-static double loop_l2_auto(const bench_cell *c, int count)
+static double loop_l2(const bench_cell *c, const imp_query_options *o, int count)
 {
 	double sum = 0.0;
 	for (int i = 0; i < count; i++)
-		sum += imp_distance2(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL);
+		sum += o == NULL ? imp_distance2(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL)
+				 : imp_distance2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, o);
 	return sum;
 }
 
-static double loop_l2_bf(const bench_cell *c, int count)
-{
-	double sum = 0.0;
-	for (int i = 0; i < count; i++)
-		sum += imp_distance2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->bf);
-	return sum;
-}
-
-static double loop_l2_hc(const bench_cell *c, int count)
-{
-	double sum = 0.0;
-	for (int i = 0; i < count; i++)
-		sum += imp_distance2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->hc);
-	return sum;
-}
-
-static double loop_l3_auto(const bench_cell *c, int count)
+static double loop_l3(const bench_cell *c, const imp_query_options *o, int count)
 {
 	double sum = 0.0;
 	for (int i = 0; i < count; i++) {
 		imp_closest2_result r;
-		if (imp_closest2(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &r) == IMP_OK)
-			sum += r.distance;
-	}
-	return sum;
-}
-
-static double loop_l3_bf(const bench_cell *c, int count)
-{
-	double sum = 0.0;
-	for (int i = 0; i < count; i++) {
-		imp_closest2_result r;
-		if (imp_closest2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->bf, &r) ==
-		    IMP_OK)
-			sum += r.distance;
-	}
-	return sum;
-}
-
-static double loop_l3_hc(const bench_cell *c, int count)
-{
-	double sum = 0.0;
-	for (int i = 0; i < count; i++) {
-		imp_closest2_result r;
-		if (imp_closest2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->hc, &r) ==
-		    IMP_OK)
-			sum += r.distance;
-	}
-	return sum;
-}
-
-/// Level 3 with the expanding polygon instead of the edge walk for
-/// overlapping polygons: the measurement behind IMP_PENETRATION_AUTO.
-static double loop_l3_epa(const bench_cell *c, int count)
-{
-	double sum = 0.0;
-	for (int i = 0; i < count; i++) {
-		imp_closest2_result r;
-		if (imp_closest2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &c->epa, &r) ==
-		    IMP_OK)
+		imp_status s = o == NULL ? imp_closest2(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, &r)
+					 : imp_closest2_ex(c->sa[i], PAIR(c, i)->pa, c->sb[i], PAIR(c, i)->pb, NULL, o, &r);
+		if (s == IMP_OK)
 			sum += r.distance;
 	}
 	return sum;
 }
 
 #ifdef HAVE_BOX2D
-static double loop_l1_b2d(const bench_cell *c, int count)
+static double loop_l1_b2d(const bench_cell *c, const imp_query_options *o, int count)
 {
+	(void)o;
 	return b2p_overlap_loop(c->b2d, count);
 }
 
-static double loop_l2_b2d(const bench_cell *c, int count)
+static double loop_l2_b2d(const bench_cell *c, const imp_query_options *o, int count)
 {
+	(void)o;
 	return b2p_distance_loop(c->b2d, count);
 }
 #define HAVE_BOX2D_FLAG true
@@ -233,13 +185,15 @@ static double loop_l2_b2d(const bench_cell *c, int count)
 #endif
 
 #ifdef HAVE_CCD
-static double loop_l1_gjk(const bench_cell *c, int count)
+static double loop_l1_gjk(const bench_cell *c, const imp_query_options *o, int count)
 {
+	(void)o;
 	return ccdp_gjk_loop(c->ccd, count);
 }
 
-static double loop_l1_mpr(const bench_cell *c, int count)
+static double loop_l1_mpr(const bench_cell *c, const imp_query_options *o, int count)
 {
+	(void)o;
 	return ccdp_mpr_loop(c->ccd, count);
 }
 #define HAVE_CCD_FLAG true
@@ -250,22 +204,22 @@ static double loop_l1_mpr(const bench_cell *c, int count)
 #endif
 
 static const method_info k_methods[M_COUNT] = {
-	[M_L1_AUTO] = {"imp_overlap2 AUTO", loop_l1_auto, true},
-	[M_L1_BF] = {"imp_overlap2 BF", loop_l1_bf, true},
-	[M_L1_HC] = {"imp_overlap2 HC", loop_l1_hc, true},
-	[M_L1_B2D] = {"Box2D b2Distance < 10 eps", loop_l1_b2d, HAVE_BOX2D_FLAG},
-	[M_L1_GJK] = {"ccdGJKIntersect", loop_l1_gjk, HAVE_CCD_FLAG},
-	[M_L1_MPR] = {"ccdMPRIntersect", loop_l1_mpr, HAVE_CCD_FLAG},
-	[M_L1_SAT] = {"SAT", loop_l1_sat, true},
-	[M_ORACLE] = {"oracle", loop_oracle, true},
-	[M_L2_AUTO] = {"imp_distance2 AUTO", loop_l2_auto, true},
-	[M_L2_BF] = {"imp_distance2 BF", loop_l2_bf, true},
-	[M_L2_HC] = {"imp_distance2 HC", loop_l2_hc, true},
-	[M_L2_B2D] = {"Box2D b2Distance", loop_l2_b2d, HAVE_BOX2D_FLAG},
-	[M_L3_AUTO] = {"imp_closest2 AUTO", loop_l3_auto, true},
-	[M_L3_BF] = {"imp_closest2 BF", loop_l3_bf, true},
-	[M_L3_HC] = {"imp_closest2 HC", loop_l3_hc, true},
-	[M_L3_EPA] = {"imp_closest2 EPA", loop_l3_epa, true},
+	[M_L1_AUTO] = {"imp_overlap2 AUTO", loop_l1, true, MODE_DEFAULT},
+	[M_L1_BF] = {"imp_overlap2 BF", loop_l1, true, MODE_BF},
+	[M_L1_HC] = {"imp_overlap2 HC", loop_l1, true, MODE_HC},
+	[M_L1_B2D] = {"Box2D b2Distance < 10 eps", loop_l1_b2d, HAVE_BOX2D_FLAG, MODE_DEFAULT},
+	[M_L1_GJK] = {"ccdGJKIntersect", loop_l1_gjk, HAVE_CCD_FLAG, MODE_DEFAULT},
+	[M_L1_MPR] = {"ccdMPRIntersect", loop_l1_mpr, HAVE_CCD_FLAG, MODE_DEFAULT},
+	[M_L1_SAT] = {"SAT", loop_l1_sat, true, MODE_DEFAULT},
+	[M_ORACLE] = {"oracle", loop_oracle, true, MODE_DEFAULT},
+	[M_L2_AUTO] = {"imp_distance2 AUTO", loop_l2, true, MODE_DEFAULT},
+	[M_L2_BF] = {"imp_distance2 BF", loop_l2, true, MODE_BF},
+	[M_L2_HC] = {"imp_distance2 HC", loop_l2, true, MODE_HC},
+	[M_L2_B2D] = {"Box2D b2Distance", loop_l2_b2d, HAVE_BOX2D_FLAG, MODE_DEFAULT},
+	[M_L3_AUTO] = {"imp_closest2 AUTO", loop_l3, true, MODE_DEFAULT},
+	[M_L3_BF] = {"imp_closest2 BF", loop_l3, true, MODE_BF},
+	[M_L3_HC] = {"imp_closest2 HC", loop_l3, true, MODE_HC},
+	[M_L3_EPA] = {"imp_closest2 EPA", loop_l3, true, MODE_EPA},
 };
 
 static volatile double g_sink;
@@ -289,7 +243,6 @@ static void note_state(cell_result *r, imp_query_state state)
 static void check_cell(const bench_cell *c, cell_result *r)
 {
 	const ds_cell *ds = c->ds;
-	const imp_query_options *modes[3] = {NULL, &c->bf, &c->hc};
 	const method l1[3] = {M_L1_AUTO, M_L1_BF, M_L1_HC};
 	const method l2[3] = {M_L2_AUTO, M_L2_BF, M_L2_HC};
 	const method l3[3] = {M_L3_AUTO, M_L3_BF, M_L3_HC};
@@ -303,17 +256,18 @@ static void check_cell(const bench_cell *c, cell_result *r)
 		bool truth = p->distance <= 0.0;
 		double truth_d = p->distance > 0.0 ? p->distance : 0.0;
 		for (int k = 0; k < 3; k++) {
+			const imp_query_options *opts = mode_options(c, k_methods[l1[k]].mode);
 			bool o = k == 0 ? imp_overlap2(c->sa[i], p->pa, c->sb[i], p->pb, NULL)
-					: imp_overlap2_ex(c->sa[i], p->pa, c->sb[i], p->pb, NULL, modes[k]);
+					: imp_overlap2_ex(c->sa[i], p->pa, c->sb[i], p->pb, NULL, opts);
 			r->wrong[l1[k]] += o != truth;
 			double d = k == 0 ? imp_distance2(c->sa[i], p->pa, c->sb[i], p->pb, NULL)
-					  : imp_distance2_ex(c->sa[i], p->pa, c->sb[i], p->pb, NULL, modes[k]);
+					  : imp_distance2_ex(c->sa[i], p->pa, c->sb[i], p->pb, NULL, opts);
 			if (isnan(d))
 				r->api_errors++;
 			track_max(&r->err[l2[k]], fabs(d - truth_d));
 			imp_closest2_result res;
 			imp_status s = k == 0 ? imp_closest2(c->sa[i], p->pa, c->sb[i], p->pb, NULL, &res)
-					      : imp_closest2_ex(c->sa[i], p->pa, c->sb[i], p->pb, NULL, modes[k], &res);
+					      : imp_closest2_ex(c->sa[i], p->pa, c->sb[i], p->pb, NULL, opts, &res);
 			if (s != IMP_OK) {
 				r->api_errors++;
 				r->err[l3[k]] = NAN;
@@ -370,9 +324,10 @@ static int time_cell(const bench_cell *c, cell_result *r, int reps)
 			// An untimed pass first: every method is timed with its own
 			// data in the caches, not with what the method before it
 			// left there (a 24-gon cell is ~1 MB per copy).
-			g_sink += k_methods[m].loop(c, count);
+			const imp_query_options *opts = mode_options(c, k_methods[m].mode);
+			g_sink += k_methods[m].loop(c, opts, count);
 			double t0 = bench_now_ns();
-			double acc = k_methods[m].loop(c, count);
+			double acc = k_methods[m].loop(c, opts, count);
 			double t1 = bench_now_ns();
 			g_sink += acc;
 			samples[m * reps + rep] = (t1 - t0) / count;

@@ -948,6 +948,17 @@ static double simplex_scale(const imp_svert2 *s, int n)
 	return m;
 }
 
+/// The answer when a support gave NaN or infinity (a user shape's): no
+/// distance, no points, the iterations so far.
+static imp_status degenerate_result(imp_closest2_result r, imp_closest2_result *out)
+{
+	r.distance = NAN;
+	r.point_a = r.point_b = r.normal = imp_vec2_make(NAN, NAN);
+	r.state = IMP_STATE_DEGENERATE;
+	*out = r;
+	return IMP_OK;
+}
+
 IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 					   imp_simplex_cache *cache, const imp_query_options *options,
 					   imp_closest2_result *out)
@@ -971,31 +982,22 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 
 	imp_closest2_result r = {.iterations = g.iterations};
 	r.feature_a.index = r.feature_b.index = -1;
-	if (g.state == IMP_STATE_DEGENERATE) {
-		r.distance = NAN;
-		r.point_a = r.point_b = r.normal = imp_vec2_make(NAN, NAN);
-		r.state = IMP_STATE_DEGENERATE;
-		*out = r;
-		return IMP_OK;
-	}
+	if (g.state == IMP_STATE_DEGENERATE)
+		return degenerate_result(r, out);
 	imp_vec2 pa_local, pb_local, normal;
 	double core;
 	bool limit = g.state == IMP_STATE_ITERATION_LIMIT;
 	if (g.state == IMP_STATE_OVERLAPPING) {
 		imp_epa2_result e;
 		double scale = simplex_scale(g.s, g.n);
-		double tol = imp_max(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON) * imp_max(scale, 1e-300);
+		double rel = imp_max(has_user_shape(&c) ? options->tolerance : 1e-13, 16 * DBL_EPSILON);
+		double tol = rel * imp_max(scale, 1e-300);
 		if (walk)
 			imp_walk2(&c, &e);
 		else
 			imp_epa2(&c, g.s, g.n, options->epa_max_iterations, tol, &e);
-		if (c.bad) {
-			r.distance = NAN;
-			r.point_a = r.point_b = r.normal = imp_vec2_make(NAN, NAN);
-			r.state = IMP_STATE_DEGENERATE;
-			*out = r;
-			return IMP_OK;
-		}
+		if (c.bad)
+			return degenerate_result(r, out);
 		r.epa_iterations = e.iterations;
 		limit = limit || e.limit;
 		core = e.depth > 0.0 ? -e.depth : 0.0;

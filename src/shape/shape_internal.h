@@ -94,7 +94,7 @@ static inline imp_status imp_pose2_status(imp_pose2 t)
 	return IMP_OK;
 }
 
-/// NULL when `s` is a live shape of dimension `dim`, else the error.
+/// IMP_OK when `s` is a live shape of dimension `dim`, else the error.
 static inline imp_status imp_shape_check(const imp_shape *s, int dim)
 {
 	if (s == NULL)
