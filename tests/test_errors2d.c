@@ -18,6 +18,8 @@
 
 #include <impact/impact.h>
 
+#include "counting_alloc.h"
+
 #define V(x, y) imp_vec2_make((x), (y))
 
 // Not shapes: a zeroed buffer and one full of 0xA5, large enough for any
@@ -483,7 +485,7 @@ static void test_options_errors(void **state)
 	(void)state;
 	query_fixture f;
 	fixture(&f);
-	imp_query_options bad[32];
+	imp_query_options bad[40];
 	int n = 0;
 	imp_query_options d = imp_default_query_options();
 	int bad_iters[] = {0, -1, INT_MIN};
@@ -507,6 +509,11 @@ static void test_options_errors(void **state)
 	for (int i = 0; i < 3; i++) {
 		bad[n] = d;
 		bad[n++].penetration = (imp_penetration_mode)bad_pen[i];
+	}
+	int bad_accel[] = {3, -1, 100};
+	for (int i = 0; i < 3; i++) {
+		bad[n] = d;
+		bad[n++].acceleration = (imp_acceleration_mode)bad_accel[i];
 	}
 	int bad_hc[] = {2, 0, -1};
 	for (int i = 0; i < 3; i++) {
@@ -535,67 +542,6 @@ static void test_options_errors(void **state)
 	fixture_free(&f);
 }
 
-// A counting allocator with a size header, able to fail on the k-th call.
-typedef struct counting {
-	long allocs, frees, reallocs, live;
-	long fail_at; // the call number that fails (-1: none)
-	long calls;
-	bool size_mismatch;
-} counting;
-
-#define HDR 16
-
-static void *c_alloc(size_t size, void *user)
-{
-	counting *c = user;
-	if (c->calls++ == c->fail_at)
-		return NULL;
-	unsigned char *p = malloc(size + HDR);
-	if (!p)
-		return NULL;
-	memcpy(p, &size, sizeof size);
-	c->allocs++;
-	c->live++;
-	return p + HDR;
-}
-
-static void *c_realloc(void *ptr, size_t old_size, size_t new_size, void *user)
-{
-	counting *c = user;
-	if (c->calls++ == c->fail_at)
-		return NULL;
-	if (!ptr) {
-		c->calls--;
-		return c_alloc(new_size, user);
-	}
-	unsigned char *h = (unsigned char *)ptr - HDR;
-	size_t stored;
-	memcpy(&stored, h, sizeof stored);
-	if (stored != old_size)
-		c->size_mismatch = true;
-	unsigned char *p = realloc(h, new_size + HDR);
-	if (!p)
-		return NULL;
-	memcpy(p, &new_size, sizeof new_size);
-	c->reallocs++;
-	return p + HDR;
-}
-
-static void c_free(void *ptr, size_t size, void *user)
-{
-	counting *c = user;
-	if (!ptr)
-		return;
-	unsigned char *h = (unsigned char *)ptr - HDR;
-	size_t stored;
-	memcpy(&stored, h, sizeof stored);
-	if (stored != size)
-		c->size_mismatch = true;
-	c->frees++;
-	c->live--;
-	free(h);
-}
-
 static void test_allocator(void **state)
 {
 	(void)state;
@@ -605,7 +551,7 @@ static void test_allocator(void **state)
 		pts[i] = V(cos(i * 2.399963), sin(i * 2.399963) * (1.0 + 0.001 * i)); // many hull vertices
 	counting c = {0};
 	c.fail_at = -1;
-	imp_allocator al = {c_alloc, c_realloc, c_free, &c};
+	imp_allocator al = counting_allocator(&c);
 	// A working allocator is used and gets everything back, with the sizes.
 	imp_shape *s = NULL;
 	assert_int_equal(imp_shape_polygon_ex(pts, N, 0.1, &al, &s), IMP_OK);

@@ -55,6 +55,14 @@ static orc_rng pair_rng(uint64_t seed, int i)
 	return r;
 }
 
+/// Nesterov-accelerated GJK (an option in 2D): same answers.
+static imp_query_options nesterov_options(void)
+{
+	imp_query_options o = imp_default_query_options();
+	o.acceleration = IMP_ACCELERATION_NESTEROV;
+	return o;
+}
+
 static imp_query_options mode_options(imp_support_mode mode)
 {
 	imp_query_options o = imp_default_query_options();
@@ -93,6 +101,7 @@ static void test_overlap_random(void **state)
 	chk_stats_init(&st, "overlap2 random");
 	imp_query_options brute = mode_options(IMP_SUPPORT_BRUTE_FORCE);
 	imp_query_options climb = mode_options(IMP_SUPPORT_HILL_CLIMB);
+	imp_query_options nest = nesterov_options();
 	long agree = 0;
 	for (int i = 0; i < PAIRS; i++) {
 		chk_body a, b;
@@ -111,6 +120,7 @@ static void test_overlap_random(void **state)
 		bool r5 = imp_overlap2(b.shape, b.pose, a.shape, a.pose, NULL);
 		garbage_cache(&rng, &cache);
 		bool r6 = imp_overlap2(a.shape, a.pose, b.shape, b.pose, &cache);
+		bool r7 = imp_overlap2_ex(a.shape, a.pose, b.shape, b.pose, NULL, &nest);
 		if (fabs(sd) <= 1e-9 * sc) {
 			st.near_zero++;
 		} else {
@@ -118,11 +128,11 @@ static void test_overlap_random(void **state)
 			st.overlapping += want;
 			st.checked++;
 			if (r0 != want || r1 != want || r2 != want || r3 != want || r4 != want || r5 != want ||
-			    r6 != want)
+			    r6 != want || r7 != want)
 				chk_fail(&st, &a, &b,
 					 "pair %d: oracle sd %.17g (overlap %d); got plain %d, cache %d, warm %d, "
-					 "brute %d, climb %d, swapped %d, garbage cache %d",
-					 i, sd, want, r0, r1, r2, r3, r4, r5, r6);
+					 "brute %d, climb %d, swapped %d, garbage cache %d, Nesterov %d",
+					 i, sd, want, r0, r1, r2, r3, r4, r5, r6, r7);
 			else
 				agree++;
 		}
@@ -146,6 +156,7 @@ static void test_distance_random(void **state)
 	chk_stats_init(&st, "distance2 random");
 	imp_query_options brute = mode_options(IMP_SUPPORT_BRUTE_FORCE);
 	imp_query_options climb = mode_options(IMP_SUPPORT_HILL_CLIMB);
+	imp_query_options nest = nesterov_options();
 	for (int i = 0; i < PAIRS; i++) {
 		chk_body a, b;
 		orc_rng rng = pair_rng(seed, i);
@@ -157,7 +168,7 @@ static void test_distance_random(void **state)
 		double want = fmax(0.0, sd);
 		imp_simplex_cache cache;
 		memset(&cache, 0, sizeof cache);
-		double d[8];
+		double d[9];
 		d[0] = imp_distance2(a.shape, a.pose, b.shape, b.pose, NULL);
 		d[1] = imp_distance2(a.shape, a.pose, b.shape, b.pose, &cache);
 		d[2] = imp_distance2(a.shape, a.pose, b.shape, b.pose, &cache);
@@ -169,13 +180,14 @@ static void test_distance_random(void **state)
 		int iters = -1;
 		imp_query_state qs = (imp_query_state)-1;
 		d[7] = imp_distance2_stats(a.shape, a.pose, b.shape, b.pose, NULL, NULL, &iters, &qs);
+		d[8] = imp_distance2_ex(a.shape, a.pose, b.shape, b.pose, NULL, &nest);
 		if (fabs(sd) <= 1e-9 * sc)
 			st.near_zero++;
 		if (sd < 0.0)
 			st.overlapping++;
 		double worst = 0.0;
 		int wi = -1;
-		for (int k = 0; k < 8; k++) {
+		for (int k = 0; k < 9; k++) {
 			double e = fabs(d[k] - want) / sc;
 			if (!(e <= worst)) {
 				worst = e;
@@ -185,7 +197,7 @@ static void test_distance_random(void **state)
 		if (worst > st.max_dist_err || isnan(worst))
 			st.max_dist_err = worst;
 		bool bad = !(worst <= st.tol_dist);
-		for (int k = 0; k < 8; k++) {
+		for (int k = 0; k < 9; k++) {
 			if (!(d[k] >= 0.0))
 				bad = true;
 			if (sd < -1e-9 * sc && d[k] != 0.0)
@@ -193,9 +205,10 @@ static void test_distance_random(void **state)
 		}
 		if (bad)
 			chk_fail(&st, &a, &b,
-				 "pair %d: oracle sd %.17g; got %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
-				 "(plain, cache, warm, brute, climb, swapped, garbage, stats; worst #%d rel %.3g)",
-				 i, sd, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], wi, worst);
+				 "pair %d: oracle sd %.17g; got %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+				 "(plain, cache, warm, brute, climb, swapped, garbage, stats, Nesterov; worst #%d rel "
+				 "%.3g)",
+				 i, sd, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], wi, worst);
 		if (iters > st.max_iterations)
 			st.max_iterations = iters;
 		if (iters < 1 || iters > imp_default_query_options().max_iterations)

@@ -44,6 +44,13 @@ typedef enum imp_penetration_mode {
 	IMP_PENETRATION_EPA,      ///< the expanding polygon (EPA) for every pair
 } imp_penetration_mode;
 
+/// How GJK picks its search directions (ALGORITHMS.md §5).
+typedef enum imp_acceleration_mode {
+	IMP_ACCELERATION_AUTO = 0, ///< the measured default per shape kind (docs/narrow3d.md)
+	IMP_ACCELERATION_NONE,     ///< plain GJK: the direction is the current nearest point
+	IMP_ACCELERATION_NESTEROV, ///< Nesterov momentum (Montaut et al. 2022), normalised for polytopes, with the switch back to plain GJK
+} imp_acceleration_mode;
+
 /// Query options; start from imp_default_query_options().
 typedef struct imp_query_options {
 	int max_iterations;          ///< GJK iteration limit, >= 1 (default 64)
@@ -52,6 +59,7 @@ typedef struct imp_query_options {
 	imp_support_mode support;    ///< default IMP_SUPPORT_AUTO
 	int hill_climb_min_vertices; ///< AUTO climbs from this many vertices, >= 3 (default 24, the crossover bench/narrow2d measured)
 	imp_penetration_mode penetration; ///< default IMP_PENETRATION_AUTO
+	imp_acceleration_mode acceleration; ///< 3D queries; default IMP_ACCELERATION_AUTO
 } imp_query_options;
 
 /// The defaults, the fastest measured by bench/narrow2d.
@@ -65,19 +73,6 @@ typedef enum imp_query_state {
 	IMP_STATE_ITERATION_LIMIT, ///< stopped at an iteration limit; the answer is the best found
 	IMP_STATE_DEGENERATE,    ///< a user support returned a non-finite point; nothing is valid
 } imp_query_state;
-
-/// What kind of feature of a shape's core holds a closest point.
-typedef enum imp_feature_kind {
-	IMP_FEATURE_NONE = 0, ///< not known (user shapes)
-	IMP_FEATURE_VERTEX,   ///< vertex `index`
-	IMP_FEATURE_EDGE,     ///< edge `index`, from vertex index to vertex (index + 1) % count
-	IMP_FEATURE_FACE,     ///< face `index` (3D)
-} imp_feature_kind;
-
-typedef struct imp_feature {
-	imp_feature_kind kind;
-	int index;
-} imp_feature;
 
 /// The full answer of imp_closest2.
 typedef struct imp_closest2_result {
@@ -131,6 +126,52 @@ IMP_API double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_s
 /// The name of a query state ("separated", ...); "unknown state" for a value
 /// out of range.
 IMP_API const char *imp_query_state_string(imp_query_state state);
+
+// ---------------------------------------------------------------------------
+// 3D. The same three levels, on 3D shapes at imp_pose3 poses; a 2D shape
+// or pose problem is an error as in 2D.
+
+/// The full answer of imp_closest3.
+typedef struct imp_closest3_result {
+	double distance;    ///< signed: > 0 apart, < 0 penetration depth (rounded shapes included)
+	imp_vec3 point_a;   ///< witness on a (world); for penetration the deepest point of a in b
+	imp_vec3 point_b;   ///< witness on b (world); normal . (point_b - point_a) == distance
+	imp_vec3 normal;    ///< unit, from a to b: moving b by -distance * normal makes them touch
+	imp_feature feature_a; ///< feature of a's core holding point_a (vertex, edge or face; NONE for curved and user shapes)
+	imp_feature feature_b;
+	int iterations;     ///< GJK iterations
+	int epa_iterations; ///< EPA iterations (0 when the cores are apart)
+	imp_query_state state;
+} imp_closest3_result;
+
+/// Level 1 in 3D: do the two rounded shapes overlap (touching counts)?
+/// false for invalid input.
+IMP_API bool imp_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			  imp_simplex_cache *cache);
+
+/// Level 2 in 3D: the distance, 0 when overlapping, NaN for invalid input.
+IMP_API double imp_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			     imp_simplex_cache *cache);
+
+/// Level 3 in 3D: signed distance, witness points, normal, features; for
+/// overlapping shapes the penetration from EPA. Errors as imp_closest2.
+IMP_API imp_status imp_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				imp_simplex_cache *cache, imp_closest3_result *out);
+
+/// The 3D queries with options (NULL: the defaults).
+IMP_API bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			     imp_simplex_cache *cache, const imp_query_options *options);
+IMP_API double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				imp_simplex_cache *cache, const imp_query_options *options);
+IMP_API imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				   imp_simplex_cache *cache, const imp_query_options *options,
+				   imp_closest3_result *out);
+
+/// imp_distance3_ex with its GJK iterations and end state, as
+/// imp_distance2_stats.
+IMP_API double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				   imp_simplex_cache *cache, const imp_query_options *options,
+				   int *iterations, imp_query_state *state);
 
 #ifdef __cplusplus
 }

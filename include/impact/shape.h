@@ -23,10 +23,34 @@ typedef struct imp_shape imp_shape;
 typedef enum imp_shape_kind {
 	IMP_SHAPE_POLYGON = 1, ///< a convex polygon core (1 vertex: disc; 2: capsule or segment)
 	IMP_SHAPE_USER2 = 2,   ///< a 2D core given by a support callback
+	IMP_SHAPE_POLYTOPE = 3,  ///< a convex polytope core (its hull may be a point, segment or flat polygon)
+	IMP_SHAPE_SPHERE = 4,    ///< a point core rounded by the radius
+	IMP_SHAPE_CAPSULE3 = 5,  ///< a segment core rounded by the radius
+	IMP_SHAPE_BOX3 = 6,      ///< a box core [-hx, hx] x [-hy, hy] x [-hz, hz]
+	IMP_SHAPE_CYLINDER = 7,  ///< a cylinder core about the z axis, z in [-h, h]
+	IMP_SHAPE_CONE = 8,      ///< a cone core about the z axis: base disc at z = -h, apex at z = +h
+	IMP_SHAPE_ELLIPSOID = 9, ///< an ellipsoid core with semi-axes along x, y, z
+	IMP_SHAPE_USER3 = 10,    ///< a 3D core given by a support callback
 } imp_shape_kind;
+
+/// What kind of feature of a shape's core holds a closest point.
+typedef enum imp_feature_kind {
+	IMP_FEATURE_NONE = 0, ///< not known (user shapes)
+	IMP_FEATURE_VERTEX,   ///< vertex `index`
+	IMP_FEATURE_EDGE,     ///< edge `index`: 2D from vertex index to vertex (index + 1) % count; 3D see imp_shape_edge
+	IMP_FEATURE_FACE,     ///< face `index` (3D, see imp_shape_face)
+} imp_feature_kind;
+
+typedef struct imp_feature {
+	imp_feature_kind kind;
+	int index;
+} imp_feature;
 
 /// The most points imp_shape_polygon accepts.
 #define IMP_POLYGON_MAX_POINTS (1 << 20)
+
+/// The most points imp_shape_polytope accepts.
+#define IMP_POLYTOPE_MAX_POINTS (1 << 20)
 
 /// The support callback of a user shape: the point of the core (in the
 /// shape's own frame) that is farthest along `direction`. `direction` is not
@@ -105,6 +129,90 @@ IMP_API imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_a
 /// True when `pose` is finite with a unit rotation (|c^2 + s^2 - 1| <= 1e-9),
 /// the condition every query checks.
 IMP_API bool imp_pose2_is_valid(imp_pose2 pose);
+
+// ---------------------------------------------------------------------------
+// 3D shapes. Poses are imp_pose3; a quaternion must have |q|^2 within 1e-6
+// of 1 (IMP_ERR_BAD_ROTATION otherwise: a float-normalised quaternion
+// passes) and is normalised before use.
+
+/// The support callback of a 3D user shape: as imp_support2_fn, in 3D.
+typedef imp_vec3 imp_support3_fn(const void *user, imp_vec3 direction);
+
+/// The convex hull of `points` (any order; duplicate and coplanar points are
+/// dropped; coplanar faces merged into polygons), rounded by `radius`.
+/// Degenerate input gives the hull that exists: one distinct point (a
+/// sphere, or a point), collinear points (a segment: a capsule), coplanar
+/// points (a flat convex polygon). Vertex adjacency is kept for hill
+/// climbing. Errors as imp_shape_polygon, with IMP_POLYTOPE_MAX_POINTS.
+IMP_API imp_status imp_shape_polytope(const imp_vec3 *points, int count, double radius, imp_shape **out);
+
+/// imp_shape_polytope with an allocator (NULL: malloc).
+IMP_API imp_status imp_shape_polytope_ex(const imp_vec3 *points, int count, double radius,
+					 const imp_allocator *allocator, imp_shape **out);
+
+/// A sphere of `radius` (> 0) centred at `center`.
+IMP_API imp_status imp_shape_sphere(imp_vec3 center, double radius, imp_shape **out);
+
+/// The points within `radius` (> 0) of segment [p0, p1].
+IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, imp_shape **out);
+
+/// The box [-hx, hx] x [-hy, hy] x [-hz, hz] rounded by `radius`. Half
+/// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). Its vertices, edges
+/// and faces are those of imp_shape_polytope on its eight corners.
+IMP_API imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_shape **out);
+
+/// The cylinder of `cylinder_radius` about the z axis, z in [-half_height,
+/// half_height], rounded by `radius`. Sizes > 0.
+IMP_API imp_status imp_shape_cylinder(double half_height, double cylinder_radius, double radius, imp_shape **out);
+
+/// The cone about the z axis with its base disc of `base_radius` at z =
+/// -half_height and its apex at z = +half_height, rounded by `radius`.
+/// Sizes > 0.
+IMP_API imp_status imp_shape_cone(double half_height, double base_radius, double radius, imp_shape **out);
+
+/// The ellipsoid with semi-axes rx, ry, rz (> 0) along x, y, z, rounded by
+/// `radius`.
+IMP_API imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out);
+
+/// A 3D shape whose core is given by `support`, as imp_shape_user2 (six
+/// axis supports are taken here).
+IMP_API imp_status imp_shape_user3(imp_support3_fn *support, const void *user, double radius, imp_shape **out);
+
+/// Copies the core vertices of a polytope or box (local frame) into
+/// out[0 .. min(capacity, count)). Returns the vertex count (0 for curved
+/// and user shapes), or -1 for an invalid or 2D shape or a NULL `out` with
+/// capacity > 0.
+IMP_API int imp_shape_vertices3(const imp_shape *shape, imp_vec3 *out, int capacity);
+
+/// The number of faces of a polytope or box core (a flat polygon has 1, a
+/// segment or point 0; curved and user shapes 0), or -1 for an invalid or
+/// 2D shape.
+IMP_API int imp_shape_face_count(const imp_shape *shape);
+
+/// The number of edges of a polytope or box core (0 for curved and user
+/// shapes), or -1 for an invalid or 2D shape.
+IMP_API int imp_shape_edge_count(const imp_shape *shape);
+
+/// The two vertex indices of edge `index` of a polytope core.
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
+/// IMP_ERR_BAD_COUNT (index out of range).
+IMP_API imp_status imp_shape_edge(const imp_shape *shape, int index, int *v0, int *v1);
+
+/// The vertex indices of face `index` of a polytope core, counter-clockwise
+/// seen from outside, into out[0 .. min(capacity, n)); returns n, or -1 for
+/// a bad shape or index, or a NULL `out` with capacity > 0.
+IMP_API int imp_shape_face(const imp_shape *shape, int index, int *out, int capacity);
+
+/// The point of the rounded shape at `pose` farthest along `direction`
+/// (world frame; any finite non-zero length). Errors as imp_shape_support2.
+IMP_API imp_status imp_shape_support3(const imp_shape *shape, imp_pose3 pose, imp_vec3 direction, imp_vec3 *out);
+
+/// The tight bounding box of the rounded shape at `pose`.
+IMP_API imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out);
+
+/// True when `pose` is finite, its translation within IMP_MAX_COORDINATE
+/// and |q|^2 within 1e-6 of 1: the condition every 3D query checks.
+IMP_API bool imp_pose3_is_valid(imp_pose3 pose);
 
 #ifdef __cplusplus
 }

@@ -7,23 +7,29 @@
 #include <string.h>
 
 #include "narrow/gjk2d_internal.h"
+#include "narrow/query_options.h"
 
 /// Polygon pairs stop on a repeated support vertex; this relative gap only
 /// catches rounding noise on top of that.
 #define POLYGON_TOLERANCE 1e-14
 
-static const imp_query_options default_options = {
+/// The relative gap below which Nesterov's momentum is switched off (see
+/// gjk3d.c).
+#define NESTEROV_SWITCH 1e-6
+
+const imp_query_options imp_default_options = {
 	.max_iterations = 64,
 	.epa_max_iterations = 64,
 	.tolerance = 1e-12,
 	.support = IMP_SUPPORT_AUTO,
 	.hill_climb_min_vertices = IMP_HILL_CLIMB_MIN_VERTICES,
 	.penetration = IMP_PENETRATION_AUTO,
+	.acceleration = IMP_ACCELERATION_AUTO,
 };
 
 imp_query_options imp_default_query_options(void)
 {
-	return default_options;
+	return imp_default_options;
 }
 
 const char *imp_query_state_string(imp_query_state state)
@@ -38,12 +44,13 @@ const char *imp_query_state_string(imp_query_state state)
 	return "unknown state";
 }
 
-static bool options_valid(const imp_query_options *o)
+bool imp_options_valid(const imp_query_options *o)
 {
 	return o->max_iterations >= 1 && o->epa_max_iterations >= 1 && isfinite(o->tolerance) &&
 	       o->tolerance > 0.0 && o->tolerance < 0.1 && o->support >= IMP_SUPPORT_AUTO &&
 	       o->support <= IMP_SUPPORT_HILL_CLIMB && o->hill_climb_min_vertices >= 3 &&
-	       o->penetration >= IMP_PENETRATION_AUTO && o->penetration <= IMP_PENETRATION_EPA;
+	       o->penetration >= IMP_PENETRATION_AUTO && o->penetration <= IMP_PENETRATION_EPA &&
+	       o->acceleration >= IMP_ACCELERATION_AUTO && o->acceleration <= IMP_ACCELERATION_NESTEROV;
 }
 
 /// The status of a query whose quick check failed: which argument is bad.
@@ -57,7 +64,7 @@ static imp_status diagnose(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 		st = imp_pose2_status(pa);
 	if (st == IMP_OK)
 		st = imp_pose2_status(pb);
-	if (st == IMP_OK && !options_valid(o))
+	if (st == IMP_OK && !imp_options_valid(o))
 		st = IMP_ERR_BAD_OPTIONS;
 	return st;
 }
@@ -69,7 +76,7 @@ IMP_ALWAYS_INLINE void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_q
 	x->warm = false;
 	x->v = s->v;
 	x->n = s->count;
-	if (o == &default_options) {
+	if (o == &imp_default_options) {
 		x->climb = s->climb_auto;
 		return;
 	}
@@ -89,7 +96,7 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	double ua = pa.q.c * pa.q.c + pa.q.s * pa.q.s - 1.0, ub = pb.q.c * pb.q.c + pb.q.s * pb.q.s - 1.0;
 	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 2 ||
 	    b->dim != 2 || !(reach <= IMP_MAX_COORDINATE) || !(fabs(ua) <= 1e-9) || !(fabs(ub) <= 1e-9) ||
-	    (o != &default_options && !options_valid(o))) {
+	    (o != &imp_default_options && !imp_options_valid(o))) {
 		// The quick test is stricter than the exact one (the sum of four
 		// coordinates each within range can exceed it): go on when the
 		// exact one finds nothing wrong.
@@ -404,10 +411,16 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 		}
 	}
 	pretransform(c);
-	double tol = o->tolerance;
+	double tol = has_user_shape(c) ? o->tolerance : POLYGON_TOLERANCE;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	double len = robust_length(v, NULL);
 	int it = 0;
+	// Nesterov acceleration on request only: in 2D the default is plain
+	// GJK (docs/narrow2d.md); normalised directions for polygons.
+	bool accel = o->acceleration == IMP_ACCELERATION_NESTEROV;
+	bool normalised = !has_user_shape(c);
+	imp_vec2 d_prev = v, w_prev = v;
+	int k = 0;
 	for (;;) {
 		if (c->bad) {
 			state = IMP_STATE_DEGENERATE;
@@ -420,21 +433,57 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 		if (it == o->max_iterations)
 			break;
 		imp_svert2 w;
-		imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
-		++it;
+		bool momentum = false;
+		if (accel) {
+			// Nesterov's step (ALGORITHMS.md §5), as in gjk3d.c.
+			double delta = (k + 1.0) / (k + 3.0);
+			imp_vec2 y = imp_vec2_add(imp_vec2_scale(delta, v), imp_vec2_scale(1.0 - delta, w_prev));
+			double ly = robust_length(y, NULL), ld = robust_length(d_prev, NULL);
+			if (normalised && ly > 0.0 && ld > 0.0)
+				d_prev = imp_vec2_add(imp_vec2_scale(delta / ld, d_prev), imp_vec2_scale((1.0 - delta) / ly, y));
+			else
+				d_prev = imp_vec2_add(imp_vec2_scale(delta, d_prev), imp_vec2_scale(1.0 - delta, y));
+			++k;
+			imp_cso_support2(c, imp_vec2_make(-d_prev.x, -d_prev.y), &w);
+			++it;
+			if (c->bad) {
+				state = IMP_STATE_DEGENERATE;
+				break;
+			}
+			double ld2 = robust_length(d_prev, NULL);
+			if (boolean && ld2 > 0.0 && imp_vec2_dot(d_prev, w.w) / ld2 > R) {
+				state = IMP_STATE_SEPARATED; // d separates C from the origin too
+				break;
+			}
+			bool known = imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1]));
+			if (known || len - imp_vec2_dot(v, w.w) / len <= imp_max(tol, NESTEROV_SWITCH) * len) {
+				// No progress along v: plain GJK from here on. The first
+				// step's direction is v itself, its support plain GJK's.
+				accel = false;
+				if (k > 1)
+					continue;
+			} else {
+				w_prev = w.w;
+				momentum = true;
+			}
+		} else {
+			imp_cso_support2(c, imp_vec2_make(-v.x, -v.y), &w);
+			++it;
+		}
 		if (c->bad) {
 			state = IMP_STATE_DEGENERATE;
 			break;
 		}
 		// v.w / |v|: how far w reaches along v.
 		double reach = imp_vec2_dot(v, w.w) / len;
-		if (boolean && reach > R) {
+		if (!momentum && boolean && reach > R) {
 			state = IMP_STATE_SEPARATED; // Alg. 6's first exit
 			break;
 		}
 		// No progress possible: w is already in the simplex, or the duality
 		// gap (|v|^2 - v.w) / |v| bounds the error below the tolerance.
-		if (imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1])) || len - reach <= tol * len) {
+		if (!momentum && (imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1])) ||
+				  len - reach <= tol * len)) {
 			state = IMP_STATE_SEPARATED;
 			break;
 		}
@@ -453,6 +502,11 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 		s[0] = w;
 		n = solve(s, n + 1, &v);
 		double nlen = robust_length(v, NULL);
+		if (!(nlen < len) && accel) {
+			accel = false; // the momentum brought nothing: plain GJK from here
+			len = nlen;
+			continue;
+		}
 		if (!(nlen < len)) {
 			// Rounding stalled the descent: v is as good as it gets.
 			len = nlen;
@@ -782,7 +836,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
 			 gjk2_out *out)
 {
-	if (has_user_shape(c))
+	if (has_user_shape(c) || o->acceleration == IMP_ACCELERATION_NESTEROV)
 		gjk_user(c, cache, o, out, false, 0.0);
 	else
 		gjk_polygons(c, cache, o, out, false, 0.0);
@@ -794,7 +848,7 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 			     imp_query_state *state)
 {
 	if (options == NULL)
-		options = &default_options;
+		options = &imp_default_options;
 	imp_gjk2_ctx c;
 	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
 		return NAN;
@@ -838,14 +892,14 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 				     imp_simplex_cache *cache, const imp_query_options *options)
 {
 	if (options == NULL)
-		options = &default_options;
+		options = &imp_default_options;
 	imp_gjk2_ctx c;
 	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
 		return false;
 	double R = a->radius + b->radius;
 	gjk2_out g;
 	c.want_simplex = cache != NULL;
-	if (has_user_shape(&c))
+	if (has_user_shape(&c) || options->acceleration == IMP_ACCELERATION_NESTEROV)
 		gjk_user(&c, cache, options, &g, true, R);
 	else
 		gjk_polygons(&c, cache, options, &g, true, R);
@@ -966,7 +1020,7 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (options == NULL)
-		options = &default_options;
+		options = &imp_default_options;
 	imp_gjk2_ctx c;
 	imp_status st = setup(&c, a, pa, b, pb, options);
 	if (st != IMP_OK)

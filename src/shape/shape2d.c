@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "shape/shape_internal.h"
+#include "shape/shape3_internal.h"
 
 static bool is_finite2(imp_vec2 v)
 {
@@ -222,6 +222,10 @@ void imp_shape_destroy(imp_shape *shape)
 {
 	if (shape == NULL || shape->magic != IMP_SHAPE_MAGIC)
 		return;
+	if (shape->dim == 3) {
+		imp_shape3_release((imp_shape3 *)(void *)shape);
+		return;
+	}
 	imp_allocator a = {0};
 	size_t bytes = 0;
 	if (shape->cold != NULL) {

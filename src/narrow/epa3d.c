@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+// The expanding polytope algorithm (EPA, van den Bergen 2001) in 3D: from
+// a simplex of C = A - B holding the origin, grow a polytope inside C
+// toward the face of C nearest the origin.
+#include <float.h>
+#include <math.h>
+
+#include "narrow/gjk3d_internal.h"
+
+/// Capacity of the polytope, on the stack: a query allocates nothing.
+#define EPA_MAX_VERTICES 128
+#define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
+
+typedef struct face3 {
+	int v[3];       ///< counter-clockwise seen from outside
+	imp_vec3 n;     ///< unit outward normal
+	double d;       ///< n . (any vertex): the origin's distance to the plane (INFINITY: no area)
+	bool live;
+} face3;
+
+typedef struct poly3 {
+	imp_svert3 v[EPA_MAX_VERTICES];
+	int nv;
+	face3 f[EPA_MAX_FACES];
+	int nf;
+} poly3;
+
+static void face_plane(const poly3 *p, face3 *f)
+{
+	imp_vec3 a = p->v[f->v[0]].w, b = p->v[f->v[1]].w, c = p->v[f->v[2]].w;
+	imp_vec3 n = imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(c, a));
+	double l = imp_vec3_length(n);
+	if (!(l > 0.0)) {
+		// No area: never the nearest face, but kept so the polytope stays
+		// closed.
+		f->n = imp_vec3_make(0.0, 0.0, 0.0);
+		f->d = INFINITY;
+		return;
+	}
+	f->n = imp_vec3_scale(1.0 / l, n);
+	// The largest of the three offsets: the plane as far out as rounding
+	// allows, so the origin is never judged outside a face it lies on.
+	f->d = fmax(fmax(imp_vec3_dot(f->n, a), imp_vec3_dot(f->n, b)), imp_vec3_dot(f->n, c));
+}
+
+static bool add_face(poly3 *p, int a, int b, int c)
+{
+	if (p->nf == EPA_MAX_FACES)
+		return false;
+	face3 *f = &p->f[p->nf++];
+	f->v[0] = a;
+	f->v[1] = b;
+	f->v[2] = c;
+	f->live = true;
+	face_plane(p, f);
+	return true;
+}
+
+static double volume(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 d)
+{
+	return imp_vec3_dot(imp_vec3_sub(b, a), imp_vec3_cross(imp_vec3_sub(c, a), imp_vec3_sub(d, a)));
+}
+
+/// A unit vector normal to e (any non-zero e).
+static imp_vec3 any_normal(imp_vec3 e)
+{
+	imp_vec3 axis = fabs(e.x) <= fabs(e.y) && fabs(e.x) <= fabs(e.z)
+				? imp_vec3_make(1.0, 0.0, 0.0)
+				: (fabs(e.y) <= fabs(e.z) ? imp_vec3_make(0.0, 1.0, 0.0) : imp_vec3_make(0.0, 0.0, 1.0));
+	imp_vec3 n = imp_vec3_cross(e, axis);
+	return imp_vec3_scale(1.0 / imp_vec3_length(n), n);
+}
+
+static bool same_w(imp_vec3 a, imp_vec3 b)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/// Completes GJK's simplex (the origin in its closed hull) to a
+/// tetrahedron with volume, by supports away from it. False when C has no
+/// volume near it (two coplanar flat shapes): then there is no depth.
+static bool complete_simplex(imp_gjk3_ctx *c, poly3 *p)
+{
+	static const double axes[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+	if (p->nv == 1) {
+		for (int k = 0; k < 6 && p->nv == 1; ++k) {
+			imp_svert3 w;
+			imp_cso_support3(c, imp_vec3_make(axes[k][0], axes[k][1], axes[k][2]), &w);
+			if (!same_w(w.w, p->v[0].w))
+				p->v[p->nv++] = w;
+		}
+		if (p->nv == 1)
+			return false;
+	}
+	if (p->nv == 2) {
+		imp_vec3 e = imp_vec3_sub(p->v[1].w, p->v[0].w);
+		imp_vec3 n1 = any_normal(e), n2 = imp_vec3_cross(imp_vec3_scale(1.0 / imp_vec3_length(e), e), n1);
+		// Six directions around the segment, 60 degrees apart.
+		for (int k = 0; k < 6 && p->nv == 2; ++k) {
+			double t = k * (3.14159265358979323846 / 3.0);
+			imp_vec3 d = imp_vec3_add(imp_vec3_scale(cos(t), n1), imp_vec3_scale(sin(t), n2));
+			imp_svert3 w;
+			imp_cso_support3(c, d, &w);
+			imp_vec3 cr = imp_vec3_cross(e, imp_vec3_sub(w.w, p->v[0].w));
+			if (imp_vec3_dot(cr, cr) > 0.0)
+				p->v[p->nv++] = w;
+		}
+		if (p->nv == 2)
+			return false;
+	}
+	if (p->nv == 3) {
+		imp_vec3 n = imp_vec3_cross(imp_vec3_sub(p->v[1].w, p->v[0].w), imp_vec3_sub(p->v[2].w, p->v[0].w));
+		imp_svert3 up, down;
+		imp_cso_support3(c, n, &up);
+		imp_cso_support3(c, imp_vec3_neg(n), &down);
+		double vu = volume(p->v[0].w, p->v[1].w, p->v[2].w, up.w);
+		double vd = volume(p->v[0].w, p->v[1].w, p->v[2].w, down.w);
+		if (fabs(vu) >= fabs(vd) && vu != 0.0)
+			p->v[p->nv++] = up;
+		else if (vd != 0.0)
+			p->v[p->nv++] = down;
+		else
+			return false;
+	}
+	return true;
+}
+
+/// Result for a C with no volume near the origin: depth 0 along the
+/// normal of the flat simplex (or any direction).
+static void flat_result(const poly3 *p, imp_epa3_result *out)
+{
+	imp_vec3 n = imp_vec3_make(1.0, 0.0, 0.0);
+	if (p->nv >= 3) {
+		imp_vec3 m = imp_vec3_cross(imp_vec3_sub(p->v[1].w, p->v[0].w), imp_vec3_sub(p->v[2].w, p->v[0].w));
+		double l = imp_vec3_length(m);
+		if (l > 0.0)
+			n = imp_vec3_scale(1.0 / l, m);
+	} else if (p->nv == 2) {
+		n = any_normal(imp_vec3_sub(p->v[1].w, p->v[0].w));
+	}
+	// The point of the simplex nearest the origin (the origin itself,
+	// within rounding) gives the witnesses.
+	imp_svert3 kept[4];
+	double l[4];
+	imp_vec3 v;
+	int k = imp_simplex3_nearest(p->v, p->nv < 4 ? p->nv : 3, kept, l, &v);
+	out->normal = n;
+	out->depth = 0.0;
+	out->n = k < 3 ? k : 3;
+	for (int i = 0; i < out->n; ++i) {
+		out->s[i] = kept[i];
+		out->l[i] = l[i];
+	}
+}
+
+/// The index of the live face nearest the origin.
+static int nearest_face(const poly3 *p)
+{
+	int best = -1;
+	for (int i = 0; i < p->nf; ++i)
+		if (p->f[i].live && (best < 0 || p->f[i].d < p->f[best].d))
+			best = i;
+	return best;
+}
+
+/// The live face holding the directed edge a -> b, or -1.
+static int face_with_edge(const poly3 *p, int a, int b)
+{
+	for (int i = 0; i < p->nf; ++i) {
+		const face3 *f = &p->f[i];
+		if (!f->live)
+			continue;
+		for (int k = 0; k < 3; ++k)
+			if (f->v[k] == a && f->v[(k + 1) % 3] == b)
+				return i;
+	}
+	return -1;
+}
+
+/// Adds vertex w: removes the faces that see it, grown from face fi across
+/// edges (so the hole is one connected patch even where rounding makes
+/// far faces look visible), and closes the hole with a cone of faces from
+/// its horizon. False when out of room.
+static bool expand(poly3 *p, int fi, const imp_svert3 *w)
+{
+	if (p->nv == EPA_MAX_VERTICES)
+		return false;
+	int iw = p->nv++;
+	p->v[iw] = *w;
+	int horizon[3 * EPA_MAX_FACES][2];
+	int nh = 0;
+	int stack[EPA_MAX_FACES];
+	int top = 0;
+	p->f[fi].live = false;
+	stack[top++] = fi;
+	while (top > 0) {
+		const face3 *f = &p->f[stack[--top]];
+		for (int k = 0; k < 3; ++k) {
+			int a = f->v[k], b = f->v[(k + 1) % 3];
+			int g = face_with_edge(p, b, a);
+			if (g < 0)
+				continue; // its neighbour is already removed: inside the hole
+			face3 *h = &p->f[g];
+			// Faces without area (d infinite) never see w.
+			if (imp_vec3_dot(h->n, w->w) > h->d) {
+				h->live = false;
+				stack[top++] = g;
+			} else {
+				horizon[nh][0] = a;
+				horizon[nh][1] = b;
+				++nh;
+			}
+		}
+	}
+	// Compact the face list when the new faces would not fit.
+	if (p->nf + nh > EPA_MAX_FACES) {
+		int k = 0;
+		for (int i = 0; i < p->nf; ++i)
+			if (p->f[i].live)
+				p->f[k++] = p->f[i];
+		p->nf = k;
+	}
+	for (int e = 0; e < nh; ++e)
+		if (!add_face(p, horizon[e][0], horizon[e][1], iw))
+			return false;
+	return true;
+}
+
+void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, double tol, imp_epa3_result *out)
+{
+	poly3 p;
+	p.nv = 0;
+	p.nf = 0;
+	for (int i = 0; i < n; ++i) {
+		bool dup = false;
+		for (int j = 0; j < p.nv; ++j)
+			dup = dup || same_w(p.v[j].w, s[i].w);
+		if (!dup)
+			p.v[p.nv++] = s[i];
+	}
+	out->iterations = 0;
+	out->limit = false;
+	if (p.nv == 4 && volume(p.v[0].w, p.v[1].w, p.v[2].w, p.v[3].w) == 0.0)
+		p.nv = 3;
+	if (p.nv < 4 && !complete_simplex(c, &p)) {
+		flat_result(&p, out);
+		return;
+	}
+	if (c->bad)
+		return;
+	// The tetrahedron's faces, each turned so that the fourth vertex is
+	// behind it.
+	if (volume(p.v[0].w, p.v[1].w, p.v[2].w, p.v[3].w) > 0.0) {
+		imp_svert3 t = p.v[1];
+		p.v[1] = p.v[2];
+		p.v[2] = t;
+	}
+	add_face(&p, 0, 1, 2);
+	add_face(&p, 0, 3, 1);
+	add_face(&p, 0, 2, 3);
+	add_face(&p, 1, 3, 2);
+	double scale = 0.0;
+	for (int i = 0; i < 4; ++i)
+		scale = fmax(scale, fmax(fabs(p.v[i].w.x), fmax(fabs(p.v[i].w.y), fabs(p.v[i].w.z))));
+	double abs_tol = tol * scale;
+	int fi;
+	for (;;) {
+		fi = nearest_face(&p);
+		if (fi < 0 || p.f[fi].d == INFINITY) {
+			flat_result(&p, out);
+			out->limit = true;
+			return;
+		}
+		if (out->iterations == max_iterations) {
+			out->limit = true;
+			break;
+		}
+		face3 *f = &p.f[fi];
+		imp_svert3 w;
+		imp_cso_support3(c, f->n, &w);
+		++out->iterations;
+		if (c->bad)
+			return;
+		bool known = false;
+		for (int k = 0; k < 3; ++k) {
+			const imp_svert3 *q = &p.v[f->v[k]];
+			known = known || (w.ia >= 0 && w.ib >= 0 ? (w.ia == q->ia && w.ib == q->ib) : same_w(w.w, q->w));
+		}
+		if (known || imp_vec3_dot(f->n, w.w) - f->d <= abs_tol)
+			break;
+		if (!expand(&p, fi, &w)) {
+			out->limit = true;
+			fi = nearest_face(&p);
+			break;
+		}
+	}
+	// Coplanar faces tie on their distance, and the projection of the
+	// origin lies in only one of them: of the faces within rounding of the
+	// nearest plane, the one whose own nearest point is nearest.
+	double slack = 4.0 * abs_tol + 64 * DBL_EPSILON * scale;
+	double best = INFINITY;
+	for (int i = 0; i < p.nf; ++i) {
+		const face3 *f = &p.f[i];
+		if (!f->live || !(f->d <= p.f[fi].d + slack))
+			continue;
+		imp_svert3 tri[3] = {p.v[f->v[0]], p.v[f->v[1]], p.v[f->v[2]]};
+		imp_svert3 kept[4];
+		double l[4];
+		imp_vec3 v;
+		int k = imp_simplex3_nearest(tri, 3, kept, l, &v);
+		double vv = imp_vec3_dot(v, v);
+		if (vv < best) {
+			best = vv;
+			out->n = k < 3 ? k : 3;
+			for (int j = 0; j < out->n; ++j) {
+				out->s[j] = kept[j];
+				out->l[j] = l[j];
+			}
+			out->normal = f->n;
+			out->depth = f->d > 0.0 ? f->d : 0.0;
+		}
+	}
+}
+
+/// h(n) = n . S_C(n): how far C reaches along unit n, an upper bound of
+/// the penetration depth, with the support in *w.
+static double reach_along(imp_gjk3_ctx *c, imp_vec3 n, imp_svert3 *w)
+{
+	imp_cso_support3(c, n, w);
+	return imp_vec3_dot(n, w->w);
+}
+
+static imp_vec3 unit3(imp_vec3 v)
+{
+	return imp_vec3_scale(1.0 / imp_vec3_length(v), v);
+}
+
+bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out)
+{
+	imp_svert3 w;
+	n = unit3(n);
+	double h = reach_along(c, n, &w);
+	bool converged = false;
+	int it = 0;
+	for (; it < max_iterations && !c->bad; ++it) {
+		// Tangent basis at n, the gradient of h there (the tangential
+		// part of the support point) and a finite-difference Hessian.
+		imp_vec3 e1 = any_normal(n), e2 = imp_vec3_cross(n, e1);
+		double g1 = imp_vec3_dot(w.w, e1), g2 = imp_vec3_dot(w.w, e2);
+		double scale = imp_max(fabs(h), imp_max3(fabs(w.w.x), fabs(w.w.y), fabs(w.w.z)));
+		if (hypot(g1, g2) <= tol * scale) {
+			converged = true;
+			break;
+		}
+		const double eps = 1e-6;
+		imp_svert3 w1, w2;
+		imp_cso_support3(c, unit3(imp_vec3_add(n, imp_vec3_scale(eps, e1))), &w1);
+		imp_cso_support3(c, unit3(imp_vec3_add(n, imp_vec3_scale(eps, e2))), &w2);
+		double h11 = imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e1) / eps - h;
+		double h22 = imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e2) / eps - h;
+		double h12 = 0.5 * (imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e1) + imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e2)) / eps;
+		double det = h11 * h22 - h12 * h12;
+		double u1, u2;
+		if (h11 > 0.0 && det > 0.0) {
+			u1 = -(h22 * g1 - h12 * g2) / det;
+			u2 = -(h11 * g2 - h12 * g1) / det;
+		} else {
+			// Not convex there (an edge or vertex of a polytope):
+			// a gradient step of the size the gradient suggests.
+			u1 = -g1 / scale;
+			u2 = -g2 / scale;
+		}
+		// Backtracking: accept the first step that lowers h.
+		bool moved = false;
+		for (int half = 0; half < 30; ++half) {
+			imp_vec3 m = unit3(imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(u1, e1), imp_vec3_scale(u2, e2))));
+			imp_svert3 wm;
+			double hm = reach_along(c, m, &wm);
+			if (hm < h) {
+				n = m;
+				h = hm;
+				w = wm;
+				moved = true;
+				break;
+			}
+			u1 *= 0.5;
+			u2 *= 0.5;
+		}
+		if (!moved) {
+			converged = true; // no lower h in reach: a minimum to rounding
+			break;
+		}
+	}
+	out->normal = n;
+	out->depth = h > 0.0 ? h : 0.0;
+	out->s[0] = w;
+	out->l[0] = 1.0;
+	out->n = 1;
+	out->iterations += it;
+	return converged;
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// The 3D GJK working set, shared by GJK (gjk3d.c) and EPA (epa3d.c).
+#ifndef IMPACT_GJK3D_INTERNAL_H
+#define IMPACT_GJK3D_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "impact/collision.h"
+#include "shape/shape3_internal.h"
+
+/// A vertex of the Minkowski difference C = A - B with where it came
+/// from, in a's local frame (scaled by the context's `scale`).
+typedef struct imp_svert3 {
+	imp_vec3 w;  ///< a - b
+	imp_vec3 a;  ///< support point on a's core (b's is a - w)
+	int32_t ia;  ///< vertex index on a (-1 for curved and user shapes)
+	int32_t ib;
+} imp_svert3;
+
+/// Small polytopes b searched by brute force get their vertices moved into
+/// a's frame once per query.
+#define IMP_PRETRANSFORM3_MAX 16
+
+/// One shape as GJK sees it.
+typedef struct imp_proxy3 {
+	const imp_shape3 *s;
+	const imp_vec3 *v; ///< vertices searched (b's may be moved into a's frame), NULL for curved and user shapes
+	bool climb;        ///< hill climbing over the edge graph
+	int last;          ///< last support vertex, -1: none yet
+} imp_proxy3;
+
+/// The pair: b's pose in a's frame, so a's supports need no transform.
+typedef struct imp_gjk3_ctx {
+	imp_proxy3 a, b;
+	imp_mat3 r;     ///< b's rotation in a's frame
+	imp_vec3 p;     ///< b's origin in a's frame
+	double scale;   ///< a power of two every point is multiplied by (1 unless the scene is huge or tiny)
+	bool scaled;
+	bool b_in_a;    ///< b.v holds b's vertices in a's frame
+	bool bad;       ///< a user support returned a non-finite point
+	imp_vec3 bw[IMP_PRETRANSFORM3_MAX];
+} imp_gjk3_ctx;
+
+/// The vertex of C farthest along d (a's frame, scaled).
+void imp_cso_support3(imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out);
+
+/// The point of the hull of s[0..n) (1 to 4 vertices, newest first)
+/// nearest the origin: the kept vertices with their weights into kept[] and
+/// l[], the point into *v; returns how many were kept (4: the origin is
+/// inside the tetrahedron).
+int imp_simplex3_nearest(const imp_svert3 *s, int n, imp_svert3 *kept, double *l, imp_vec3 *v);
+
+/// What EPA found: the face of C nearest the origin.
+typedef struct imp_epa3_result {
+	imp_vec3 normal;    ///< unit outward normal of that face (from a to b)
+	double depth;       ///< distance from the origin to the face, >= 0
+	imp_svert3 s[3];    ///< the face's vertices
+	double l[3];        ///< barycentric weights of the nearest point
+	int n;              ///< vertices used (1 to 3)
+	int iterations;
+	bool limit;         ///< stopped by the iteration limit or the polytope's capacity
+} imp_epa3_result;
+
+/// Expanding polytope (EPA) from GJK's final simplex s[0..n) whose hull
+/// holds the origin (n may be < 4 when the origin lies on C's boundary or
+/// the simplex is flat: it is completed first). `tol` is relative.
+void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, double tol, imp_epa3_result *out);
+
+/// Penetration of curved cores, where EPA's faces only approach C: the
+/// minimum over unit n of h(n) = max over C of n . x (the depth), by a
+/// Newton descent on the sphere of directions from n (finite-difference
+/// Hessian, backtracking). Writes a one-vertex answer (the support along
+/// the final n), adds its iterations to out->iterations, and returns true
+/// when the gradient vanished to `tol` (relative) or no lower h was found.
+bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out);
+
+#endif

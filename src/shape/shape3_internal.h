@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// The 3D shape record and its support functions, shared by the 3D narrow
+// phase.
+#ifndef IMPACT_SHAPE3_INTERNAL_H
+#define IMPACT_SHAPE3_INTERNAL_H
+
+#include <stddef.h>
+
+#include "shape/shape_internal.h"
+
+/// Polytopes with at least this many vertices climb under the default
+/// options (bench/narrow3d: see docs/narrow3d.md).
+#define IMP_HILL_CLIMB3_MIN_VERTICES 32
+
+/// The cold part of a 3D shape: user shapes and custom allocators.
+typedef struct imp_shape_cold3 {
+	imp_support3_fn *support;
+	const void *user;
+	imp_allocator allocator;
+	size_t bytes; ///< size of the allocation
+} imp_shape_cold3;
+
+/// A 3D shape. Its first fields are those of struct imp_shape (the same
+/// offsets, checked below), so the dimension-independent accessors read
+/// either. One allocation holds this record, then the vertices, adjacency
+/// and topology of a polytope, then the cold part where needed.
+typedef struct imp_shape3 {
+	uint32_t magic;
+	uint8_t dim;          ///< 3
+	uint8_t kind;
+	uint8_t climb_auto;   ///< hill climbing under the default options
+	uint8_t reserved;
+	int32_t count;        ///< core vertices (polytope, box, sphere: 1, capsule: 2), 0 for curved and user shapes
+	int32_t base_offset;  ///< the allocation starts this many bytes before the record
+	double radius;
+	const imp_vec3 *v;    ///< core vertices, NULL for curved and user shapes
+	const int32_t *adj_start; ///< count + 1 offsets into adj (polytopes and boxes)
+	const int32_t *adj;   ///< vertex neighbours along hull edges
+	imp_vec3 center;      ///< a point inside the core, local frame
+	imp_vec3 size;        ///< box half sizes; cylinder and cone (radius, radius, half height); ellipsoid semi-axes
+	double bound_radius;  ///< max distance of a point of the rounded shape from the local origin
+	imp_shape_cold3 *cold; ///< NULL for built-in shapes made with the default allocator
+	int8_t box_vertex[8]; ///< box: the vertex index of corner (x > 0) | (y > 0) << 1 | (z > 0) << 2
+	int32_t ne, nf;       ///< edges and faces of the hull
+	const int32_t *edges; ///< 2 * ne vertex indices
+	const int32_t *face_start; ///< nf + 1 offsets into face_vertices
+	const int32_t *face_vertices;
+	const imp_vec3 *face_normal; ///< unit outward
+	int hull_dim;         ///< 0 point, 1 segment, 2 flat polygon, 3 solid (polytopes and boxes)
+	const int32_t *adj_edge;   ///< the edge index of each adjacency entry
+	const int32_t *vface_start; ///< count + 1 offsets into vface
+	const int32_t *vface;      ///< the faces around each vertex
+} imp_shape3;
+
+_Static_assert(offsetof(imp_shape3, magic) == offsetof(struct imp_shape, magic), "shared header");
+_Static_assert(offsetof(imp_shape3, dim) == offsetof(struct imp_shape, dim), "shared header");
+_Static_assert(offsetof(imp_shape3, kind) == offsetof(struct imp_shape, kind), "shared header");
+_Static_assert(offsetof(imp_shape3, count) == offsetof(struct imp_shape, count), "shared header");
+_Static_assert(offsetof(imp_shape3, base_offset) == offsetof(struct imp_shape, base_offset), "shared header");
+_Static_assert(offsetof(imp_shape3, radius) == offsetof(struct imp_shape, radius), "shared header");
+
+static inline const imp_shape3 *imp_shape3_of(const imp_shape *s)
+{
+	return (const imp_shape3 *)(const void *)s;
+}
+
+/// IMP_OK when `t` is a valid 3D pose: finite, translation within
+/// IMP_MAX_COORDINATE, |q|^2 within 1e-6 of 1; else why not.
+static inline imp_status imp_pose3_status(imp_pose3 t)
+{
+	if (!isfinite(t.p.x) || !isfinite(t.p.y) || !isfinite(t.p.z) || !isfinite(t.q.x) || !isfinite(t.q.y) ||
+	    !isfinite(t.q.z) || !isfinite(t.q.w))
+		return IMP_ERR_NOT_FINITE;
+	if (!(fabs(t.p.x) <= IMP_MAX_COORDINATE && fabs(t.p.y) <= IMP_MAX_COORDINATE &&
+	      fabs(t.p.z) <= IMP_MAX_COORDINATE))
+		return IMP_ERR_OUT_OF_RANGE;
+	double n = t.q.x * t.q.x + t.q.y * t.q.y + t.q.z * t.q.z + t.q.w * t.q.w;
+	if (!(fabs(n - 1.0) <= 1e-6))
+		return IMP_ERR_BAD_ROTATION;
+	return IMP_OK;
+}
+
+/// The rotation matrix of a checked pose's quaternion, normalised first.
+static inline imp_mat3 imp_pose3_matrix(imp_pose3 t)
+{
+	return imp_mat3_from_quat(imp_quat_normalize(t.q));
+}
+
+static inline double imp_max3(double a, double b, double c)
+{
+	return imp_max(imp_max(a, b), c);
+}
+
+/// Index of the vertex farthest along d, every vertex tried, the lowest of
+/// equal ones.
+IMP_ALWAYS_INLINE int imp_support3_brute(const imp_vec3 *v, int n, imp_vec3 d)
+{
+	int best = 0;
+	double bv = imp_vec3_dot(v[0], d);
+	for (int i = 1; i < n; ++i) {
+		double s = imp_vec3_dot(v[i], d);
+		if (s > bv) {
+			bv = s;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/// Index of the vertex farthest along d by hill climbing over the hull's
+/// edge graph from vertex i (ALGORITHMS.md §3): on a convex polytope a
+/// vertex with no higher neighbour is a support vertex. Each step moves to
+/// the best neighbour, which needs fewer steps than the first better one.
+IMP_ALWAYS_INLINE int imp_support3_climb(const imp_shape3 *s, imp_vec3 d, int i)
+{
+	const imp_vec3 *v = s->v;
+	double best = imp_vec3_dot(v[i], d);
+	for (;;) {
+		int next = i;
+		for (int k = s->adj_start[i]; k < s->adj_start[i + 1]; ++k) {
+			int j = s->adj[k];
+			double sj = imp_vec3_dot(v[j], d);
+			if (sj > best) {
+				best = sj;
+				next = j;
+			}
+		}
+		if (next == i)
+			return i;
+		i = next;
+	}
+}
+
+/// The core's point farthest along local direction d (not normalised, not
+/// zero) for the shapes without vertices; ties broken toward the axis.
+static inline imp_vec3 imp_support3_curved(const imp_shape3 *s, imp_vec3 d)
+{
+	imp_vec3 e = s->size;
+	switch (s->kind) {
+	case IMP_SHAPE_CYLINDER: {
+		double l = sqrt(d.x * d.x + d.y * d.y);
+		double k = l > 0.0 ? e.x / l : 0.0;
+		return imp_vec3_make(k * d.x, k * d.y, d.z >= 0.0 ? e.z : -e.z);
+	}
+	case IMP_SHAPE_CONE: {
+		// The apex, or the rim point of the base along d's xy part:
+		// whichever reaches farther along d.
+		double l = sqrt(d.x * d.x + d.y * d.y);
+		if (e.z * d.z >= e.x * l - e.z * d.z)
+			return imp_vec3_make(0.0, 0.0, e.z);
+		double k = l > 0.0 ? e.x / l : 0.0;
+		return imp_vec3_make(k * d.x, k * d.y, -e.z);
+	}
+	case IMP_SHAPE_ELLIPSOID: {
+		// x = E^2 d / |E d|, E = diag(semi-axes); d scaled first so that
+		// its squares neither overflow nor vanish.
+		double m = imp_max3(fabs(d.x), fabs(d.y), fabs(d.z));
+		imp_vec3 u = imp_vec3_make(e.x * (d.x / m), e.y * (d.y / m), e.z * (d.z / m));
+		double l = imp_vec3_length(u);
+		return imp_vec3_make(e.x * u.x / l, e.y * u.y / l, e.z * u.z / l);
+	}
+	default:
+		return s->cold->support(s->cold->user, d);
+	}
+}
+
+/// The smallest feature (vertex, edge, face) of a polytope's core holding
+/// the k distinct vertices idx[0 .. k) (1 <= k <= 3); NONE when they share
+/// none (rounding gave weights to vertices of no common face).
+imp_feature imp_shape3_feature(const imp_shape3 *s, const int *idx, int k);
+
+/// Frees a 3D shape: imp_shape_destroy's 3D half.
+void imp_shape3_release(imp_shape3 *s);
+
+#endif

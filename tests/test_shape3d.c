@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// 3D shapes: what each constructor makes, supports against brute force and
+// against points sampled on the surfaces, AABBs, topology accessors.
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <impact/impact.h>
+
+#include "oracle3d.h"
+
+static imp_pose3 ident(void)
+{
+	return imp_pose3_identity();
+}
+
+/// A point of the rounded shape's surface in local direction `u` (unit),
+/// and the support itself, must agree: s . u >= p . u for every sampled
+/// surface point p, with equality at the sample taken along u.
+static double support_along(const imp_shape *s, imp_pose3 pose, imp_vec3 d)
+{
+	imp_vec3 p;
+	assert_int_equal(imp_shape_support3(s, pose, d, &p), IMP_OK);
+	return imp_vec3_dot(p, d);
+}
+
+static void test_polytope_basics(void **state)
+{
+	(void)state;
+	imp_vec3 cube[8];
+	for (int k = 0; k < 8; ++k)
+		cube[k] = imp_vec3_make(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);
+	imp_shape *s;
+	assert_int_equal(imp_shape_polytope(cube, 8, 0.0, &s), IMP_OK);
+	assert_int_equal(imp_shape_dim(s), 3);
+	assert_int_equal(imp_shape_kind_of(s), IMP_SHAPE_POLYTOPE);
+	assert_int_equal(imp_shape_vertex_count(s), 8);
+	assert_int_equal(imp_shape_face_count(s), 6);
+	assert_int_equal(imp_shape_edge_count(s), 12);
+	// Every face a quad, every edge of length 2.
+	for (int f = 0; f < 6; ++f) {
+		int idx[8];
+		assert_int_equal(imp_shape_face(s, f, idx, 8), 4);
+	}
+	imp_vec3 v[8];
+	assert_int_equal(imp_shape_vertices3(s, v, 8), 8);
+	for (int e = 0; e < 12; ++e) {
+		int a, b;
+		assert_int_equal(imp_shape_edge(s, e, &a, &b), IMP_OK);
+		assert_true(fabs(imp_vec3_length(imp_vec3_sub(v[a], v[b])) - 2.0) < 1e-15);
+	}
+	// 2D accessors refuse it, 3D ones refuse 2D shapes.
+	imp_vec2 out2[4];
+	assert_int_equal(imp_shape_vertices2(s, out2, 4), -1);
+	imp_shape *sq;
+	assert_int_equal(imp_shape_box2(1, 1, 0, &sq), IMP_OK);
+	assert_int_equal(imp_shape_vertices3(sq, v, 8), -1);
+	assert_int_equal(imp_shape_face_count(sq), -1);
+	imp_shape_destroy(sq);
+	// Support along the diagonal is the corner (+1, +1, +1).
+	imp_vec3 p;
+	assert_int_equal(imp_shape_support3(s, ident(), imp_vec3_make(1, 2, 3), &p), IMP_OK);
+	assert_true(p.x == 1 && p.y == 1 && p.z == 1);
+	imp_shape_destroy(s);
+
+	// Degenerate clouds give the hull that exists.
+	imp_vec3 same[5] = {{1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}};
+	assert_int_equal(imp_shape_polytope(same, 5, 0.5, &s), IMP_OK);
+	assert_int_equal(imp_shape_vertex_count(s), 1);
+	assert_int_equal(imp_shape_face_count(s), 0);
+	imp_shape_destroy(s);
+	imp_vec3 line[4] = {{0, 0, 0}, {1, 1, 1}, {3, 3, 3}, {2, 2, 2}};
+	assert_int_equal(imp_shape_polytope(line, 4, 0.0, &s), IMP_OK);
+	assert_int_equal(imp_shape_vertex_count(s), 2);
+	assert_int_equal(imp_shape_edge_count(s), 1);
+	imp_shape_destroy(s);
+	imp_vec3 flat[6] = {{0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}, {0.5, 0.5, 1}, {0.5, 0, 1}};
+	assert_int_equal(imp_shape_polytope(flat, 6, 0.0, &s), IMP_OK);
+	assert_int_equal(imp_shape_vertex_count(s), 4);
+	assert_int_equal(imp_shape_face_count(s), 1);
+	assert_int_equal(imp_shape_edge_count(s), 4);
+	imp_shape_destroy(s);
+}
+
+/// Supports of every kind, checked against surface samples: no sample
+/// reaches farther along the direction than the support, and the support
+/// lies on the surface (its own distance from the core is the radius).
+static void test_supports_sampled(void **state)
+{
+	(void)state;
+	imp_shape *shapes[8];
+	imp_vec3 pts[20];
+	o3_rng r = {7};
+	for (int i = 0; i < 20; ++i)
+		pts[i] = o3_vec(&r, -1, 1);
+	assert_int_equal(imp_shape_polytope(pts, 20, 0.1, &shapes[0]), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0.1, 0.2, 0.3), 0.7, &shapes[1]), IMP_OK);
+	assert_int_equal(imp_shape_capsule3(imp_vec3_make(0, 0, -1), imp_vec3_make(0.2, 0.1, 1), 0.3, &shapes[2]),
+			 IMP_OK);
+	assert_int_equal(imp_shape_box3(1, 0.5, 0.25, 0.05, &shapes[3]), IMP_OK);
+	assert_int_equal(imp_shape_cylinder(0.8, 0.4, 0.0, &shapes[4]), IMP_OK);
+	assert_int_equal(imp_shape_cone(0.8, 0.5, 0.1, &shapes[5]), IMP_OK);
+	assert_int_equal(imp_shape_ellipsoid(1.0, 0.5, 0.3, 0.0, &shapes[6]), IMP_OK);
+	assert_int_equal(imp_shape_ellipsoid(0.6, 0.6, 0.6, 0.2, &shapes[7]), IMP_OK);
+	for (int k = 0; k < 8; ++k) {
+		imp_pose3 pose = o3_pose(&r, 3.0);
+		// The support along d must reach at least as far as the support
+		// along any other direction (each a point of the shape).
+		imp_vec3 sup[200];
+		imp_vec3 dir[200];
+		for (int i = 0; i < 200; ++i) {
+			dir[i] = o3_unit(&r);
+			assert_int_equal(imp_shape_support3(shapes[k], pose, dir[i], &sup[i]), IMP_OK);
+		}
+		for (int i = 0; i < 200; ++i) {
+			double best = imp_vec3_dot(sup[i], dir[i]);
+			for (int j = 0; j < 200; ++j)
+				if (!(imp_vec3_dot(sup[j], dir[i]) <= best + 1e-12))
+					fail_msg("shape %d: support %d beaten by %d", k, i, j);
+			// The direction's length does not matter.
+			double tiny = support_along(shapes[k], pose, imp_vec3_scale(1e-200, dir[i])) / 1e-200;
+			if (!(fabs(tiny - best) <= 1e-12 * fmax(1.0, fabs(best))))
+				fail_msg("shape %d: support along a 1e-200 direction reaches %.17g, not %.17g", k, tiny,
+					 best);
+		}
+		// The AABB holds every support and touches the extreme ones.
+		imp_aabb3 box;
+		assert_int_equal(imp_shape_aabb3(shapes[k], pose, &box), IMP_OK);
+		for (int i = 0; i < 200; ++i) {
+			assert_true(sup[i].x >= box.lo.x - 1e-12 && sup[i].x <= box.hi.x + 1e-12);
+			assert_true(sup[i].y >= box.lo.y - 1e-12 && sup[i].y <= box.hi.y + 1e-12);
+			assert_true(sup[i].z >= box.lo.z - 1e-12 && sup[i].z <= box.hi.z + 1e-12);
+		}
+		imp_vec3 px;
+		assert_int_equal(imp_shape_support3(shapes[k], pose, imp_vec3_make(1, 0, 0), &px), IMP_OK);
+		assert_true(fabs(px.x - box.hi.x) <= 1e-12 * fmax(1.0, fabs(px.x)));
+		assert_int_equal(imp_shape_support3(shapes[k], pose, imp_vec3_make(0, 0, -1), &px), IMP_OK);
+		assert_true(fabs(px.z - box.lo.z) <= 1e-12 * fmax(1.0, fabs(px.z)));
+	}
+	// Analytic supports.
+	imp_vec3 p;
+	assert_int_equal(imp_shape_support3(shapes[4], ident(), imp_vec3_make(3, 4, 1), &p), IMP_OK);
+	assert_true(fabs(p.x - 0.24) < 1e-15 && fabs(p.y - 0.32) < 1e-15 && p.z == 0.8);
+	assert_int_equal(imp_shape_support3(shapes[5], ident(), imp_vec3_make(0, 0, 1), &p), IMP_OK);
+	assert_true(p.x == 0 && p.y == 0 && fabs(p.z - 0.9) < 1e-15); // apex plus radius
+	assert_int_equal(imp_shape_support3(shapes[6], ident(), imp_vec3_make(0, 1, 0), &p), IMP_OK);
+	assert_true(p.x == 0 && fabs(p.y - 0.5) < 1e-15 && p.z == 0);
+	assert_int_equal(imp_shape_support3(shapes[3], ident(), imp_vec3_make(-1, 1, -1), &p), IMP_OK);
+	imp_vec3 corner = {-1, 0.5, -0.25};
+	imp_vec3 n = imp_vec3_scale(0.05 / sqrt(3.0), imp_vec3_make(-1, 1, -1));
+	assert_true(imp_vec3_length(imp_vec3_sub(p, imp_vec3_add(corner, n))) < 1e-15);
+	for (int k = 0; k < 8; ++k)
+		imp_shape_destroy(shapes[k]);
+}
+
+/// The ellipsoid's support is the surface point whose normal is d: its
+/// distance (point-ellipsoid oracle) from a point far along d matches.
+static void test_ellipsoid_support_oracle(void **state)
+{
+	(void)state;
+	o3_rng r = {11};
+	imp_vec3 e = {1.3, 0.4, 0.7};
+	imp_shape *s;
+	assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, 0.0, &s), IMP_OK);
+	for (int i = 0; i < 10000; ++i) {
+		imp_vec3 d = o3_unit(&r);
+		imp_vec3 p;
+		assert_int_equal(imp_shape_support3(s, ident(), d, &p), IMP_OK);
+		// On the surface.
+		double f = p.x * p.x / (e.x * e.x) + p.y * p.y / (e.y * e.y) + p.z * p.z / (e.z * e.z);
+		assert_true(fabs(f - 1.0) < 1e-14);
+		// The oracle's nearest point to p + 5 d is p itself.
+		imp_vec3 q = imp_vec3_add(p, imp_vec3_scale(5.0, d)), c;
+		double dist = o3_point_ellipsoid_distance(q, e, &c);
+		assert_true(fabs(dist - 5.0) < 1e-12);
+		assert_true(imp_vec3_length(imp_vec3_sub(c, p)) < 1e-9);
+	}
+	imp_shape_destroy(s);
+}
+
+static imp_vec3 sphere_support(const void *user, imp_vec3 d)
+{
+	double r = *(const double *)user;
+	return imp_vec3_scale(r / imp_vec3_length(d), d);
+}
+
+static void test_user_shape(void **state)
+{
+	(void)state;
+	double r = 0.75;
+	imp_shape *u, *s;
+	assert_int_equal(imp_shape_user3(sphere_support, &r, 0.25, &u), IMP_OK);
+	assert_int_equal(imp_shape_kind_of(u), IMP_SHAPE_USER3);
+	assert_int_equal(imp_shape_vertex_count(u), 0);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1.0, &s), IMP_OK);
+	imp_aabb3 b1, b2;
+	imp_pose3 pose = {{1, 2, 3}, imp_quat_from_axis_angle(imp_vec3_make(1, 1, 0), 0.3)};
+	assert_int_equal(imp_shape_aabb3(u, pose, &b1), IMP_OK);
+	assert_int_equal(imp_shape_aabb3(s, pose, &b2), IMP_OK);
+	assert_true(fabs(b1.lo.x - b2.lo.x) < 1e-14 && fabs(b1.hi.z - b2.hi.z) < 1e-14);
+	imp_shape_destroy(u);
+	imp_shape_destroy(s);
+}
+
+/// 10,000 points on a sphere: every point a vertex, the hull closed
+/// (Euler), and the supports of the shape exact.
+static void test_large_polytope(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	imp_vec3 *pts = malloc(N * sizeof *pts);
+	assert_non_null(pts);
+	o3_rng r = {5};
+	for (int i = 0; i < N; ++i)
+		pts[i] = o3_unit(&r);
+	imp_shape *s;
+	assert_int_equal(imp_shape_polytope(pts, N, 0.0, &s), IMP_OK);
+	int nv = imp_shape_vertex_count(s), ne = imp_shape_edge_count(s), nf = imp_shape_face_count(s);
+	assert_int_equal(nv, N);
+	assert_int_equal(nv - ne + nf, 2);
+	for (int i = 0; i < 1000; ++i) {
+		imp_vec3 d = o3_unit(&r), p;
+		assert_int_equal(imp_shape_support3(s, ident(), d, &p), IMP_OK);
+		double best = -INFINITY;
+		for (int j = 0; j < N; ++j)
+			best = fmax(best, imp_vec3_dot(pts[j], d));
+		assert_true(imp_vec3_dot(p, d) == best);
+	}
+	imp_shape_destroy(s);
+	free(pts);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_polytope_basics),
+		cmocka_unit_test(test_supports_sampled),
+		cmocka_unit_test(test_ellipsoid_support_oracle),
+		cmocka_unit_test(test_user_shape),
+		cmocka_unit_test(test_large_polytope),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
