@@ -24,13 +24,13 @@
 
 static int fails;
 
-#define EXPECT(cond, ...)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			if (fails++ < 8)                                                           \
-				print_message("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond),      \
-					print_message(__VA_ARGS__), print_message("\n");           \
-		}                                                                                  \
+#define EXPECT(cond, ...)                                                                                              \
+	do {                                                                                                           \
+		if (!(cond)) {                                                                                         \
+			if (fails++ < 8)                                                                               \
+				print_message("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond),                          \
+					print_message(__VA_ARGS__), print_message("\n");                               \
+		}                                                                                                      \
 	} while (0)
 
 // ---------------------------------------------------------------------------
@@ -260,11 +260,13 @@ static void check_vertices(const imp_hull3 *h, const imp_vec3 *p, int n)
 
 /// The checks of a solid hull. `strict` (a fraction of the size): how far
 /// below a face every vertex not on it must be, and how far outside the
-/// chord of its neighbours every corner must be.
+/// chord of its neighbours every corner must be. Negative: how far above a
+/// face a vertex not on it may be (rounding, in near-flat sets); corners
+/// are then still strictly convex.
 static void check_polytope(const imp_hull3 *h, const imp_vec3 *p, int n, const cloud_scale *cs, double strict)
 {
 	int nv = h->nv, ne = h->ne, nf = h->nf;
-	double tol = cs->tol, margin = strict * cs->size;
+	double tol = cs->tol, margin = strict * cs->size, corner = fmax(margin, 0.0);
 	EXPECT(nv >= 4 && nf >= 4 && ne >= 6, "nv %d ne %d nf %d", nv, ne, nf);
 	EXPECT(nv - ne + nf == 2, "Euler: %d - %d + %d", nv, ne, nf);
 	uint64_t *ek = check_graph(h);
@@ -311,7 +313,8 @@ static void check_polytope(const imp_hull3 *h, const imp_vec3 *p, int n, const c
 			top = fmax(top, imp_vec3_dot(nrm, imp_vec3_sub(h->v[h->face_vertices[s + j]], v0)));
 			mag = fmax(mag, l1(h->v[h->face_vertices[s + j]]));
 		}
-		EXPECT(fabs(imp_vec3_length(nrm) - 1.0) <= 1e-12, "face %d normal length %.17g", f, imp_vec3_length(nrm));
+		EXPECT(fabs(imp_vec3_length(nrm) - 1.0) <= 1e-12, "face %d normal length %.17g", f,
+		       imp_vec3_length(nrm));
 		EXPECT(fabs(imp_vec3_dot(nrm, v0) + top - d) <= 8 * DBL_EPSILON * mag + 1e-300,
 		       "face %d offset %.17g, outer plane at %.17g", f, d, imp_vec3_dot(nrm, v0) + top);
 		EXPECT(imp_vec3_dot(nrm, imp_vec3_sub(centroid, v0)) - top < 0, "face %d does not face outwards", f);
@@ -326,8 +329,8 @@ static void check_polytope(const imp_hull3 *h, const imp_vec3 *p, int n, const c
 			// chord of its neighbours.
 			imp_vec3 chord = imp_vec3_sub(h->v[w], h->v[u]);
 			double turn = imp_vec3_dot(nrm, imp_vec3_cross(imp_vec3_sub(h->v[v], h->v[u]), chord));
-			EXPECT(turn > margin * imp_vec3_length(chord), "face %d corner %d: %.3g outside its chord", f, v,
-			       turn / imp_vec3_length(chord));
+			EXPECT(turn > corner * imp_vec3_length(chord), "face %d corner %d: %.3g outside its chord", f,
+			       v, turn / imp_vec3_length(chord));
 		}
 		if (f % stride != 0)
 			continue;
@@ -340,8 +343,8 @@ static void check_polytope(const imp_hull3 *h, const imp_vec3 *p, int n, const c
 		for (int i = 0; i < n; i++) {
 			double dist = imp_vec3_dot(nrm, imp_vec3_sub(p[i], v0)) - top;
 			EXPECT(dist <= tol, "point %d is %.3g outside face %d", i, dist, f);
-			EXPECT(imp_vec3_dot(nrm, p[i]) <= d + tol + 4e-16 * l1(p[i]), "point %d outside face %d's offset", i,
-			       f);
+			EXPECT(imp_vec3_dot(nrm, p[i]) <= d + tol + 4e-16 * l1(p[i]),
+			       "point %d outside face %d's offset", i, f);
 		}
 	}
 	free(on);
@@ -370,8 +373,8 @@ static void check_polygon(const imp_hull3 *h, const imp_vec3 *p, int n, const cl
 			 w = h->v[h->face_vertices[(j + 2) % nv]];
 		imp_vec3 chord = imp_vec3_sub(w, u);
 		double turn = imp_vec3_dot(nrm, imp_vec3_cross(imp_vec3_sub(v, u), chord));
-		EXPECT(turn > strict * cs->size * imp_vec3_length(chord), "ring corner %d: %.3g outside its chord",
-		       (j + 1) % nv, turn / imp_vec3_length(chord));
+		EXPECT(turn > fmax(strict, 0.0) * cs->size * imp_vec3_length(chord),
+		       "ring corner %d: %.3g outside its chord", (j + 1) % nv, turn / imp_vec3_length(chord));
 	}
 	for (int i = 0; i < n; i++) {
 		EXPECT(fabs(imp_vec3_dot(nrm, imp_vec3_sub(p[i], v0))) <= tol, "point %d off the plane by %.3g", i,
@@ -394,7 +397,8 @@ static void check_support(const imp_hull3 *h, const imp_vec3 *p, int n, const cl
 {
 	rng r = {(uint64_t)n * 7919u};
 	for (int k = 0; k < 106; k++) {
-		imp_vec3 d = k < 6 ? V3(k == 0 ? 1 : (k == 1 ? -1 : 0), k == 2 ? 1 : (k == 3 ? -1 : 0), k == 4 ? 1 : (k == 5 ? -1 : 0))
+		imp_vec3 d = k < 6 ? V3(k == 0 ? 1 : (k == 1 ? -1 : 0), k == 2 ? 1 : (k == 3 ? -1 : 0),
+					k == 4 ? 1 : (k == 5 ? -1 : 0))
 				   : random_unit(&r);
 		double hp = -INFINITY, hv = -INFINITY;
 		int best = 0;
@@ -403,8 +407,8 @@ static void check_support(const imp_hull3 *h, const imp_vec3 *p, int n, const cl
 				hp = imp_vec3_dot(d, imp_vec3_sub(p[i], cs->centre)), best = i;
 		for (int i = 0; i < h->nv; i++)
 			hv = fmax(hv, imp_vec3_dot(d, imp_vec3_sub(h->v[i], cs->centre)));
-		EXPECT(hp - hv <= cs->tol, "along (%.3f, %.3f, %.3f) point %d is %.3g beyond the hull", d.x, d.y, d.z, best,
-		       hp - hv);
+		EXPECT(hp - hv <= cs->tol, "along (%.3f, %.3f, %.3f) point %d is %.3g beyond the hull", d.x, d.y, d.z,
+		       best, hp - hv);
 	}
 }
 
@@ -438,14 +442,15 @@ static imp_hull3 check_hull(const imp_vec3 *p, int n, double strict)
 			imp_vec3 d = imp_vec3_sub(p[i], a);
 			double t = imp_vec3_dot(d, u) / len;
 			double off = imp_vec3_length(imp_vec3_cross(d, u)) / len;
-			EXPECT(off <= cs.tol && t >= -cs.tol && t <= len + cs.tol, "point %d: %.3g along, %.3g off", i, t,
-			       off);
+			EXPECT(off <= cs.tol && t >= -cs.tol && t <= len + cs.tol, "point %d: %.3g along, %.3g off", i,
+			       t, off);
 		}
 	} else {
 		EXPECT(h.nv == 1 && h.ne == 0 && h.nf == 0, "point: nv %d ne %d nf %d", h.nv, h.ne, h.nf);
 		EXPECT(h.adj_start[0] == 0 && h.adj_start[1] == 0, "point adjacency");
 		for (int i = 0; i < n; i++)
-			EXPECT(imp_vec3_length(imp_vec3_sub(p[i], h.v[0])) <= cs.tol, "point %d away from the vertex", i);
+			EXPECT(imp_vec3_length(imp_vec3_sub(p[i], h.v[0])) <= cs.tol, "point %d away from the vertex",
+			       i);
 	}
 	return h;
 }
@@ -463,7 +468,7 @@ static void test_random_clouds(void **state)
 	for (int kind = 0; kind < CLOUD_KINDS; kind++)
 		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
 			int n = sizes[si];
-			int seeds = n <= 16 ? 40 : (n <= 200 ? 8 : 2);
+			int seeds = n <= 16 ? 40 : (n <= 200 ? 8 : (n <= 500 ? 2 : 1));
 			for (int seed = 0; seed < seeds; seed++) {
 				rng r = {(uint64_t)(1000 * kind + 7 * n + seed)};
 				make_cloud(&r, kind, p, n);
@@ -614,22 +619,18 @@ static void test_collinear(void **state)
 		imp_vec3 o = V3(rng_range(&r, -10, 10), rng_range(&r, -10, 10), rng_range(&r, -10, 10));
 		imp_vec3 d = exact ? V3(1, -2, 3) : random_unit(&r);
 		double tmin = INFINITY, tmax = -INFINITY;
-		int imin = 0, imax = 0;
 		for (int i = 0; i < n; i++) {
 			double t = exact ? (double)rng_int(&r, 1000) - 500 : rng_range(&r, -5, 5);
 			if (i < 2)
 				t = i == 0 ? -600 : 600; // distinct ends
-			p[i] = exact ? V3(o.x + t * d.x, o.y + t * d.y, o.z + t * d.z) : imp_vec3_add(o, imp_vec3_scale(t, d));
-			if (t < tmin)
-				tmin = t, imin = i;
-			if (t > tmax)
-				tmax = t, imax = i;
+			p[i] = exact ? V3(o.x + t * d.x, o.y + t * d.y, o.z + t * d.z)
+				     : imp_vec3_add(o, imp_vec3_scale(t, d));
+			tmin = fmin(tmin, t);
+			tmax = fmax(tmax, t);
 		}
 		shuffle(&r, p, n);
 		imp_hull3 h = check_hull(p, n, 0);
 		EXPECT(h.dim == 1 && h.nv == 2, "it %d: dim %d nv %d", it, h.dim, h.nv);
-		(void)imin;
-		(void)imax;
 		if (h.nv == 2) {
 			double len = imp_vec3_length(imp_vec3_sub(h.v[0], h.v[1]));
 			EXPECT(fabs(len - (tmax - tmin) * imp_vec3_length(d)) <= 1e-12 * len, "it %d: length %.17g", it,
@@ -640,24 +641,19 @@ static void test_collinear(void **state)
 	assert_int_equal(fails, 0);
 }
 
-/// The 2D hull of points given in plane coordinates, brute force: a point
-/// is a corner when the others lie strictly on one side of a line through
-/// it and one other point, with nothing on that line beyond... Here simply:
-/// corners are the extreme points of the exact integer coordinates.
+/// The number of corners of the 2D hull of integer points, brute force and
+/// exact: point i is a corner when, for some other point j, every point is
+/// on the left of the line i -> j or on the ray from i through j (so i is
+/// an end of the hull's edge along that line).
 static int exact_ring_count(const int (*c)[2], int n)
 {
 	int count = 0;
 	for (int i = 0; i < n; i++) {
-		// i is a corner when some line through it has every other distinct
-		// point strictly on one side: try the directions to every other
-		// point turned slightly (exact test by cross products).
 		bool corner = false;
 		for (int j = 0; j < n && !corner; j++) {
 			long dx = c[j][0] - c[i][0], dy = c[j][1] - c[i][1];
 			if (dx == 0 && dy == 0)
 				continue;
-			// Line through i and j: all others on the left, j and beyond
-			// it on the line counting as left only if i is an end of it.
 			bool ok = true;
 			for (int k = 0; k < n && ok; k++) {
 				long ex = c[k][0] - c[i][0], ey = c[k][1] - c[i][1];
@@ -752,7 +748,8 @@ static int cube_with_extras(rng *r, imp_vec3 *p, bool rotated)
 			break;
 		case 1: // on an edge
 			p[n++] = i % 3 == 0 ? V3(s, rng_int(r, 2) ? 1 : -1, a)
-					    : (i % 3 == 1 ? V3(a, s, rng_int(r, 2) ? 1 : -1) : V3(s, a, rng_int(r, 2) ? 1 : -1));
+					    : (i % 3 == 1 ? V3(a, s, rng_int(r, 2) ? 1 : -1)
+							  : V3(s, a, rng_int(r, 2) ? 1 : -1));
 			break;
 		case 2: // edge midpoints, face centres, the centre
 			p[n++] = V3(rng_int(r, 3) - 1, rng_int(r, 3) - 1, rng_int(r, 3) - 1);
@@ -920,9 +917,10 @@ static void test_scales(void **state)
 				q[i] = imp_vec3_add(V3(offsets[s], -offsets[s], 0.5 * offsets[s]), p[i]);
 			imp_hull3 h = check_hull(q, 1000, 1e-9);
 			EXPECT(h.dim == 3, "offset %g: dim %d", offsets[s], h.dim);
-			if (offsets[s] == 1e6)
-				EXPECT(same_hull(&h, &h) && h.nv >= h0.nv - 2 && h.nv <= h0.nv + 2,
-				       "offset %g: %d vertices, %d at the origin", offsets[s], h.nv, h0.nv);
+			// Far out, the tolerance grows with the coordinates; a corner or
+			// two within it may go.
+			EXPECT(h.nv >= h0.nv - 3 && h.nv <= h0.nv, "offset %g: %d vertices, %d at the origin",
+			       offsets[s], h.nv, h0.nv);
 			imp_hull3_free(&h, NULL);
 		}
 		imp_hull3_free(&h0, NULL);
@@ -965,8 +963,9 @@ static void test_near_coplanar(void **state)
 		for (int i = 0; i < 1500; i++) {
 			double a = rng_range(&r, -1, 1), b = rng_range(&r, -1, 1), e = 1e-16 * rng_range(&r, -1, 0);
 			int s = rng_int(&r, 2) ? 1 : -1;
-			p[n++] = i % 3 == 0 ? V3(s * (2 + e), a, 0.5 * b)
-					    : (i % 3 == 1 ? V3(2 * a, s * (1 + e), 0.5 * b) : V3(2 * a, b, s * (0.5 + e)));
+			p[n++] = i % 3 == 0
+					 ? V3(s * (2 + e), a, 0.5 * b)
+					 : (i % 3 == 1 ? V3(2 * a, s * (1 + e), 0.5 * b) : V3(2 * a, b, s * (0.5 + e)));
 		}
 		shuffle(&r, p, n);
 		imp_hull3 h = check_hull(p, n, 1e-9);
@@ -974,6 +973,95 @@ static void test_near_coplanar(void **state)
 		imp_hull3_free(&h, NULL);
 	}
 	free(p);
+	assert_int_equal(fails, 0);
+}
+
+/// Sets within a few eps of degenerate, where tolerance decisions interact:
+/// a rotated box with points on its faces, edges and corners moved by noise
+/// around the tolerance, slabs and needles a few eps thick, two planes at a
+/// tiny dihedral angle, clouds far from the origin (eps large against their
+/// size), rotated clouds snapped to a coarse grid, clusters of near
+/// duplicates. Whatever the hull, it must pass every check, the support
+/// functions included (which see points left out beyond a knife edge).
+static void test_near_degenerate(void **state)
+{
+	(void)state;
+	fails = 0;
+	static const double noises[] = {1e-16, 1e-15, 3e-15, 1e-14, 3e-14, 1e-13};
+	imp_vec3 *p = malloc(2000 * sizeof *p);
+	int runs = 0;
+	for (int kind = 0; kind < 7; kind++)
+		for (int it = 0; it < 36; it++) {
+			rng r = {(uint64_t)(60000 + 1000 * kind + it)};
+			double noise = noises[it % 6], m[3][3];
+			random_rotation(&r, m);
+			int n = 0;
+			switch (kind) {
+			case 0:
+				n = cube_with_extras(&r, p, true);
+				for (int i = 0; i < n; i++)
+					p[i] = imp_vec3_add(p[i],
+							    imp_vec3_scale(noise * rng_uniform(&r), random_unit(&r)));
+				break;
+			case 1: // slab
+			case 2: // needle
+				n = 300;
+				for (int i = 0; i < n; i++) {
+					double a = rng_range(&r, -1, 1), b = rng_range(&r, -1, 1),
+					       c = rng_range(&r, -1, 1);
+					p[i] = rotate(m, kind == 1 ? V3(a, b, 10 * noise * c)
+								   : V3(a, 10 * noise * b, 10 * noise * c));
+				}
+				break;
+			case 3: { // two planes at a tiny angle, and a far point
+				double angle = 1e4 * noise * rng_uniform(&r);
+				for (int i = 0; i < 300; i++) {
+					double x = rng_range(&r, -1, 1), y = rng_range(&r, -1, 1);
+					p[n++] = rotate(m, V3(x, y, -angle * fabs(x)));
+				}
+				p[n++] = rotate(m, V3(0, 0, -1));
+				break;
+			}
+			case 4: { // far from the origin
+				n = 50 + rng_int(&r, 1000);
+				make_cloud(&r, rng_int(&r, CLOUD_KINDS), p, n);
+				double off = pow(10.0, 3 + rng_int(&r, 12));
+				for (int i = 0; i < n; i++)
+					p[i] = imp_vec3_add(p[i], V3(off, -0.7 * off, 0.3 * off));
+				break;
+			}
+			case 5: { // snapped to a grid
+				n = 20 + rng_int(&r, 500);
+				make_cloud(&r, rng_int(&r, CLOUD_KINDS), p, n);
+				double q = 2 + rng_int(&r, 20);
+				for (int i = 0; i < n; i++) {
+					imp_vec3 v = rotate(m, p[i]);
+					p[i] = V3(round(v.x * q) / q, round(v.y * q) / q, round(v.z * q) / q);
+				}
+				break;
+			}
+			default: { // near duplicates
+				int k = 10 + rng_int(&r, 100);
+				make_cloud(&r, rng_int(&r, CLOUD_KINDS), p, k);
+				n = k;
+				for (int i = 0; i < 3 * k; i++)
+					p[n++] = imp_vec3_add(p[rng_int(&r, k)],
+							      imp_vec3_scale(noise * rng_uniform(&r), random_unit(&r)));
+				break;
+			}
+			}
+			shuffle(&r, p, n);
+			imp_hull3 h = check_hull(p, n, -1e-15);
+			imp_hull3_free(&h, NULL);
+			runs++;
+			if (fails) {
+				print_message("failed: kind %d it %d noise %g\n", kind, it, noise);
+				goto done;
+			}
+		}
+done:
+	free(p);
+	print_message("near-degenerate: %d hulls checked\n", runs);
 	assert_int_equal(fails, 0);
 }
 
@@ -1015,6 +1103,18 @@ static void test_deterministic(void **state)
 	assert_int_equal(fails, 0);
 }
 
+// The largest set: 2^20 points, 2^18 in a sanitizer build.
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_LOG2 18
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BIG_LOG2 18
+#endif
+#endif
+#ifndef BIG_LOG2
+#define BIG_LOG2 20
+#endif
+
 static double seconds(clock_t t0)
 {
 	return (double)(clock() - t0) / CLOCKS_PER_SEC;
@@ -1024,7 +1124,7 @@ static void test_large(void **state)
 {
 	(void)state;
 	fails = 0;
-	enum { BIG = 1 << 20 };
+	enum { BIG = 1 << BIG_LOG2 };
 	imp_vec3 *p = malloc((size_t)BIG * sizeof *p);
 	rng r = {2024};
 	make_cloud(&r, CLOUD_SPHERE, p, 10000);
@@ -1037,22 +1137,23 @@ static void test_large(void **state)
 	double t10k = seconds(t0);
 	imp_hull3_free(&h, NULL);
 
+	// Larger sets are timed, and checked only in outline: the checks above
+	// would take longer than the hull, under the sanitizers most of all.
 	make_cloud(&r, CLOUD_SPHERE, p, 100000);
 	t0 = clock();
 	assert_int_equal(imp_hull3_build(p, 100000, NULL, &h), IMP_OK);
 	double t100k = seconds(t0);
-	EXPECT(h.nv == 100000 && h.nf == 2 * 100000 - 4, "100k sphere: %d vertices %d faces", h.nv, h.nf);
+	EXPECT(h.nv == 100000 && h.nf == 2 * 100000 - 4 && h.ne == 3 * 100000 - 6, "100k sphere: %d vertices %d faces",
+	       h.nv, h.nf);
 	imp_hull3_free(&h, NULL);
 
 	make_cloud(&r, CLOUD_CUBE, p, BIG);
 	t0 = clock();
 	assert_int_equal(imp_hull3_build(p, BIG, NULL, &h), IMP_OK);
 	double tbig = seconds(t0);
-	cloud_scale cs = scale_of(p, BIG);
-	(void)cs;
-	EXPECT(h.dim == 3 && h.nv > 100, "2^20 in a cube: %d vertices", h.nv);
+	EXPECT(h.dim == 3 && h.nv > 100 && h.nv - h.ne + h.nf == 2, "2^%d in a cube: %d vertices", BIG_LOG2, h.nv);
 	imp_hull3_free(&h, NULL);
-	print_message("sphere 10k: %.3f s, sphere 100k: %.3f s, cube 2^20: %.3f s\n", t10k, t100k, tbig);
+	print_message("sphere 10k: %.3f s, sphere 100k: %.3f s, cube 2^%d: %.3f s\n", t10k, t100k, BIG_LOG2, tbig);
 	free(p);
 	assert_int_equal(fails, 0);
 }
@@ -1103,7 +1204,7 @@ static void test_out_of_memory(void **state)
 	fails = 0;
 	imp_vec3 *p = malloc(5000 * sizeof *p);
 	rng r = {99};
-	for (int set = 0; set < 6; set++) {
+	for (int set = 0; set < 8; set++) {
 		int n;
 		switch (set) {
 		case 0:
@@ -1128,11 +1229,32 @@ static void test_out_of_memory(void **state)
 			for (int i = 0; i < n; i++)
 				p[i] = V3(1, 2, 3);
 			break;
-		default:
+		case 5:
 			n = 2000;
 			for (int i = 0; i < n; i++)
 				p[i] = V3(rng_range(&r, -1, 1), rng_range(&r, -1, 1), 1e-13 * rng_range(&r, -1, 1));
 			break;
+		case 6: {
+			// Noise just above the tolerance: corners are dropped and the
+			// hull built again, twice (when this was written).
+			rng q = {4007};
+			n = cube_with_extras(&q, p, true);
+			for (int i = 0; i < n; i++)
+				p[i] = imp_vec3_add(p[i], imp_vec3_scale(1e-14 * rng_uniform(&q), random_unit(&q)));
+			break;
+		}
+		default: {
+			// A slab 3e-15 thick: built again after dropping corners, then
+			// found flat.
+			rng q = {9016};
+			double m[3][3];
+			random_rotation(&q, m);
+			n = 300;
+			for (int i = 0; i < n; i++)
+				p[i] = rotate(m, V3(rng_range(&q, -1, 1), rng_range(&q, -1, 1),
+						    3e-15 * rng_range(&q, -1, 1)));
+			break;
+		}
 		}
 		long k;
 		for (k = 1;; k++) {
@@ -1144,8 +1266,8 @@ static void test_out_of_memory(void **state)
 			imp_status st = imp_hull3_build(p, n, &a, &h);
 			if (st == IMP_ERR_OUT_OF_MEMORY) {
 				EXPECT(c.live == 0, "set %d, allocation %ld failed: %ld blocks leaked", set, k, c.live);
-				EXPECT(memcmp(&h, &before, sizeof h) == 0, "set %d, allocation %ld failed: output touched", set,
-				       k);
+				EXPECT(memcmp(&h, &before, sizeof h) == 0,
+				       "set %d, allocation %ld failed: output touched", set, k);
 				EXPECT(c.calls >= k, "out of memory without a failed allocation");
 				continue;
 			}
@@ -1154,8 +1276,8 @@ static void test_out_of_memory(void **state)
 			if (st == IMP_OK)
 				imp_hull3_free(&h, &a);
 			EXPECT(c.live == 0, "set %d: %ld blocks leaked after free", set, c.live);
-			EXPECT(c.bad_sizes == 0 && c.reallocs == 0, "set %d: %ld frees with a wrong size, %ld reallocs", set,
-			       c.bad_sizes, c.reallocs);
+			EXPECT(c.bad_sizes == 0 && c.reallocs == 0, "set %d: %ld frees with a wrong size, %ld reallocs",
+			       set, c.bad_sizes, c.reallocs);
 			break;
 		}
 		print_message("out of memory, set %d: %ld allocations\n", set, k - 1);
@@ -1172,8 +1294,9 @@ int main(void)
 		cmocka_unit_test(test_collinear),     cmocka_unit_test(test_coplanar),
 		cmocka_unit_test(test_cube),          cmocka_unit_test(test_cube_grid),
 		cmocka_unit_test(test_polytopes),     cmocka_unit_test(test_scales),
-		cmocka_unit_test(test_near_coplanar), cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_large),         cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_near_coplanar), cmocka_unit_test(test_near_degenerate),
+		cmocka_unit_test(test_deterministic), cmocka_unit_test(test_large),
+		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,11 +297,348 @@ static void test_invariance(void **state)
 	free(b);
 }
 
+
+/// One query of every level on a pair with a known signed distance `sd`
+/// (radii included): overlap, distance, closest's distance, and for
+/// separated pairs the witnesses `sd` apart along the normal.
+static void check_known(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, double sd, double tol,
+			const char *what, int i, double *worst)
+{
+	bool ov = imp_overlap3(a, pa, b, pb, NULL);
+	double d = imp_distance3(a, pa, b, pb, NULL);
+	imp_closest3_result r;
+	assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &r), IMP_OK);
+	if (fabs(sd) > tol && ov != (sd <= 0.0))
+		fail_msg("%s %d: overlap %d, signed distance %.17g", what, i, ov, sd);
+	if (!(fabs(d - fmax(sd, 0.0)) <= tol))
+		fail_msg("%s %d: distance %.17g, want %.17g", what, i, d, fmax(sd, 0.0));
+	if (!(fabs(r.distance - sd) <= tol))
+		fail_msg("%s %d: closest %.17g, want %.17g (state %s)", what, i, r.distance, sd,
+			 imp_query_state_string(r.state));
+	imp_vec3 gap = imp_vec3_sub(imp_vec3_sub(r.point_b, r.point_a), imp_vec3_scale(r.distance, r.normal));
+	if (!(imp_vec3_length(gap) <= 10 * tol))
+		fail_msg("%s %d: witnesses off distance * normal by %g", what, i, imp_vec3_length(gap));
+	track(worst, fabs(r.distance - sd));
+}
+
+/// Spheres, capsules, boxes, cylinders and ellipsoids against analytic
+/// distances (oracle3d's point and segment distances).
+static void test_analytic(void **state)
+{
+	(void)state;
+	o3_rng r = {101};
+	double worst[5] = {0, 0, 0, 0, 0};
+	const int n = 20000;
+	for (int i = 0; i < n; ++i) {
+		imp_shape *a, *b;
+		imp_pose3 pa = o3_pose(&r, 5.0), pb = o3_pose(&r, 0.0);
+		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(o3_range(&r, 0.0, 3.0), o3_unit(&r)));
+		imp_vec3 rel = imp_pose3_apply_inv(pa, pb.p); // b's centre in a's frame
+		double ra = o3_range(&r, 0.1, 1.0), rb = o3_range(&r, 0.1, 1.0);
+		// Sphere and sphere: |c| - ra - rb, depth included.
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), ra, &a), IMP_OK);
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), rb, &b), IMP_OK);
+		check_known(a, pa, b, pb, imp_vec3_length(rel) - ra - rb, 1e-12, "spheres", i, &worst[0]);
+		imp_shape_destroy(b);
+		// Capsule and capsule: segment distance less the radii (also
+		// when overlapping, while the segments do not meet).
+		imp_vec3 h1 = imp_vec3_scale(o3_range(&r, 0.1, 1.0), o3_unit(&r)),
+			 h2 = imp_vec3_scale(o3_range(&r, 0.1, 1.0), o3_unit(&r));
+		imp_shape_destroy(a);
+		assert_int_equal(imp_shape_capsule3(imp_vec3_neg(h1), h1, ra, &a), IMP_OK);
+		assert_int_equal(imp_shape_capsule3(imp_vec3_neg(h2), h2, rb, &b), IMP_OK);
+		imp_vec3 a0 = imp_pose3_apply(pa, imp_vec3_neg(h1)), a1 = imp_pose3_apply(pa, h1);
+		imp_vec3 b0 = imp_pose3_apply(pb, imp_vec3_neg(h2)), b1 = imp_pose3_apply(pb, h2);
+		double seg = o3_segment_segment_distance(a0, a1, b0, b1, NULL, NULL);
+		if (seg > 1e-6)
+			check_known(a, pa, b, pb, seg - ra - rb, 1e-12, "capsules", i, &worst[1]);
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+		// Box and sphere (separated): the point's distance to the box.
+		imp_vec3 half = {o3_range(&r, 0.1, 1.0), o3_range(&r, 0.1, 1.0), o3_range(&r, 0.1, 1.0)};
+		double rr = o3_range(&r, 0.0, 0.5);
+		assert_int_equal(imp_shape_box3(half.x, half.y, half.z, 0.0, &a), IMP_OK);
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), rr > 0.0 ? rr : 0.1, &b), IMP_OK);
+		double pd = o3_point_box_distance(rel, half, NULL);
+		if (pd > 0.0)
+			check_known(a, pa, b, pb, pd - (rr > 0.0 ? rr : 0.1), 1e-12, "box-sphere", i, &worst[2]);
+		imp_shape_destroy(a);
+		// Ellipsoid and sphere (separated): the point-ellipsoid oracle.
+		imp_vec3 e = {o3_range(&r, 0.2, 1.2), o3_range(&r, 0.2, 1.2), o3_range(&r, 0.2, 1.2)};
+		assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, 0.0, &a), IMP_OK);
+		double ed = o3_point_ellipsoid_distance(rel, e, NULL);
+		if (ed > 0.0)
+			check_known(a, pa, b, pb, ed - (rr > 0.0 ? rr : 0.1), 1e-9, "ellipsoid-sphere", i, &worst[3]);
+		imp_shape_destroy(a);
+		// Cylinder and sphere (separated): radial and axial gaps.
+		double rho = o3_range(&r, 0.2, 1.0), hh = o3_range(&r, 0.2, 1.0);
+		assert_int_equal(imp_shape_cylinder(hh, rho, 0.0, &a), IMP_OK);
+		double dr = fmax(sqrt(rel.x * rel.x + rel.y * rel.y) - rho, 0.0), dz = fmax(fabs(rel.z) - hh, 0.0);
+		double cd = sqrt(dr * dr + dz * dz);
+		if (cd > 0.0)
+			check_known(a, pa, b, pb, cd - (rr > 0.0 ? rr : 0.1), 1e-9, "cylinder-sphere", i, &worst[4]);
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  analytic, %d pairs each: max error spheres %.1e, capsules %.1e, box-sphere %.1e, "
+	       "ellipsoid-sphere %.1e, cylinder-sphere %.1e\n",
+	       n, worst[0], worst[1], worst[2], worst[3], worst[4]);
+}
+
+static imp_vec3 ellipsoid_support(const void *user, imp_vec3 d)
+{
+	const imp_vec3 *e = user;
+	imp_vec3 u = {e->x * d.x, e->y * d.y, e->z * d.z};
+	double l = imp_vec3_length(u);
+	return imp_vec3_make(e->x * u.x / l, e->y * u.y / l, e->z * u.z / l);
+}
+
+/// Curved pairs without an analytic answer: the same distance with
+/// Nesterov on and off, from a user shape with the same support, and with
+/// a and b swapped; overlapping pairs give a depth whose witnesses are
+/// depth apart along the normal.
+static void test_curved_consistency(void **state)
+{
+	(void)state;
+	o3_rng r = {202};
+	imp_query_options plain = imp_default_query_options(), nest = plain;
+	plain.acceleration = IMP_ACCELERATION_NONE;
+	nest.acceleration = IMP_ACCELERATION_NESTEROV;
+	double worst = 0.0, worst_depth = 0.0;
+	long kinked_over = 0, depths = 0;
+	const int n = 20000;
+	for (int i = 0; i < n; ++i) {
+		imp_vec3 e = {o3_range(&r, 0.2, 1.2), o3_range(&r, 0.2, 1.2), o3_range(&r, 0.2, 1.2)};
+		imp_shape *a, *b, *u, *c;
+		assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, 0.0, &a), IMP_OK);
+		assert_int_equal(imp_shape_user3(ellipsoid_support, &e, 0.0, &u), IMP_OK);
+		int kind = o3_int(&r, 3);
+		if (kind == 0)
+			assert_int_equal(imp_shape_ellipsoid(o3_range(&r, 0.2, 1.2), o3_range(&r, 0.2, 1.2),
+							 o3_range(&r, 0.2, 1.2), 0.0, &b),
+					 IMP_OK);
+		else if (kind == 1)
+			assert_int_equal(imp_shape_cone(o3_range(&r, 0.2, 1.0), o3_range(&r, 0.2, 1.0), 0.05, &b), IMP_OK);
+		else
+			assert_int_equal(imp_shape_box3(o3_range(&r, 0.2, 1.0), o3_range(&r, 0.2, 1.0),
+							o3_range(&r, 0.2, 1.0), 0.0, &b),
+					 IMP_OK);
+		imp_pose3 pa = o3_pose(&r, 5.0), pb = o3_pose(&r, 0.0);
+		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(o3_range(&r, 0.0, 3.0), o3_unit(&r)));
+		double d0 = imp_distance3_ex(a, pa, b, pb, NULL, &plain);
+		double d1 = imp_distance3_ex(a, pa, b, pb, NULL, &nest);
+		double d2 = imp_distance3(u, pa, b, pb, NULL);
+		double d3 = imp_distance3(b, pb, a, pa, NULL);
+		double m = fmax(fmax(fabs(d1 - d0), fabs(d2 - d0)), fabs(d3 - d0));
+		if (!(m <= 1e-9)) {
+			int i0, i1;
+			imp_query_state s0, s1;
+			imp_distance3_stats(a, pa, b, pb, NULL, &plain, &i0, &s0);
+			imp_distance3_stats(a, pa, b, pb, NULL, &nest, &i1, &s1);
+			fail_msg("curved pair %d (kind %d): %.17g %.17g %.17g %.17g (plain %d iterations, %s; Nesterov %d, %s)",
+				 i, kind, d0, d1, d2, d3, i0, imp_query_state_string(s0), i1, imp_query_state_string(s1));
+		}
+		track(&worst, m);
+		imp_closest3_result x, y;
+		assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+		assert_int_equal(imp_closest3(b, pb, a, pa, NULL, &y), IMP_OK);
+		if (x.state == IMP_STATE_ITERATION_LIMIT || x.state == IMP_STATE_DEGENERATE)
+			fail_msg("curved pair %d (kind %d): closest ended %s after %d GJK and %d EPA iterations, distance %g", i,
+				 kind, imp_query_state_string(x.state), x.iterations, x.epa_iterations, x.distance);
+		if (x.distance < 0.0) {
+			// A depth: moving b by it along the normal makes them touch.
+			imp_pose3 moved = pb;
+			moved.p = imp_vec3_add(pb.p, imp_vec3_scale(-x.distance, x.normal));
+			double after = imp_distance3(a, pa, b, moved, NULL);
+			imp_closest3_result z;
+			assert_int_equal(imp_closest3(a, pa, b, moved, NULL, &z), IMP_OK);
+			// Smooth pairs to 1e-7; where h is kinked (a box or a cone's
+			// rim against a curved core) the descent may stop up to
+			// 2e-3 of the depth short of the minimum (counted below; a
+			// known weakness, see docs/narrow3d.md).
+			double err = fmax(fabs(z.distance), fabs(x.distance - y.distance));
+			kinked_over += err > 1e-7;
+			double tol = kind == 0 ? 1e-7 : 2e-3 * fabs(x.distance);
+			if (!(after <= tol && err <= tol))
+				fail_msg("curved pair %d (kind %d): depth %.17g (swapped %.17g), after the move %.3g, "
+					 "%d and %d EPA iterations",
+					 i, kind, x.distance, y.distance, z.distance, x.epa_iterations, y.epa_iterations);
+			track(&worst_depth, err);
+			++depths;
+		}
+		c = NULL;
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+		imp_shape_destroy(u);
+		imp_shape_destroy(c);
+	}
+	printf("  curved, %d pairs: max difference %.1e (distance), %.1e (depth, after the move); %ld of %ld depths "
+	       "off by more than 1e-7\n",
+	       n, worst, worst_depth, kinked_over, depths);
+}
+
+/// 2D polygons extruded into prisms (z in [-1, 1]) at poses turned about z
+/// give the 2D library's distance.
+static void test_lift2d(void **state)
+{
+	(void)state;
+	o3_rng r = {303};
+	double worst = 0.0;
+	for (int i = 0; i < 20000; ++i) {
+		imp_vec2 p2[2][10];
+		imp_vec3 p3[2][20];
+		int n[2];
+		imp_shape *s2[2], *s3[2];
+		for (int k = 0; k < 2; ++k) {
+			n[k] = 3 + o3_int(&r, 8);
+			for (int j = 0; j < n[k]; ++j) {
+				p2[k][j] = imp_vec2_make(o3_range(&r, -1, 1), o3_range(&r, -1, 1));
+				p3[k][2 * j] = imp_vec3_make(p2[k][j].x, p2[k][j].y, -1.0);
+				p3[k][2 * j + 1] = imp_vec3_make(p2[k][j].x, p2[k][j].y, 1.0);
+			}
+			assert_int_equal(imp_shape_polygon(p2[k], n[k], 0.0, &s2[k]), IMP_OK);
+			assert_int_equal(imp_shape_polytope(p3[k], 2 * n[k], 0.0, &s3[k]), IMP_OK);
+		}
+		double x[2] = {o3_range(&r, -3, 3), o3_range(&r, -3, 3)}, y[2] = {o3_range(&r, -3, 3), o3_range(&r, -3, 3)};
+		double t[2] = {o3_range(&r, -3.2, 3.2), o3_range(&r, -3.2, 3.2)};
+		imp_pose2 q2[2];
+		imp_pose3 q3[2];
+		for (int k = 0; k < 2; ++k) {
+			q2[k] = imp_pose2_make(x[k], y[k], t[k]);
+			q3[k] = imp_pose3_make(imp_vec3_make(x[k], y[k], 0.0),
+					       imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), t[k]));
+		}
+		double d2 = imp_distance2(s2[0], q2[0], s2[1], q2[1], NULL);
+		double d3 = imp_distance3(s3[0], q3[0], s3[1], q3[1], NULL);
+		if (!(fabs(d2 - d3) <= 1e-12 * 10))
+			fail_msg("lifted pair %d: 2D %.17g, 3D %.17g", i, d2, d3);
+		track(&worst, fabs(d2 - d3));
+		imp_closest2_result c2;
+		imp_closest3_result c3;
+		assert_int_equal(imp_closest2(s2[0], q2[0], s2[1], q2[1], NULL, &c2), IMP_OK);
+		assert_int_equal(imp_closest3(s3[0], q3[0], s3[1], q3[1], NULL, &c3), IMP_OK);
+		// Overlapping prisms of height 2: the depth is the 2D one, or 2.
+		double want = c2.distance < 0.0 ? fmax(c2.distance, -2.0) : c2.distance;
+		if (!(fabs(c3.distance - want) <= 1e-10))
+			fail_msg("lifted pair %d: closest 2D %.17g, 3D %.17g", i, c2.distance, c3.distance);
+		for (int k = 0; k < 2; ++k) {
+			imp_shape_destroy(s2[k]);
+			imp_shape_destroy(s3[k]);
+		}
+	}
+	printf("  2D lift: 20000 pairs, max |3D - 2D| %.1e\n", worst);
+}
+
+/// Touching faces, parallel edges, scales from 1e-6 to 1e6, a 10,000-point
+/// hull.
+static void test_degenerate(void **state)
+{
+	(void)state;
+	imp_shape *c1, *c2;
+	assert_int_equal(imp_shape_box3(1, 1, 1, 0, &c1), IMP_OK);
+	assert_int_equal(imp_shape_box3(0.5, 0.5, 0.5, 0, &c2), IMP_OK);
+	imp_pose3 id = imp_pose3_identity();
+	// Face on face, exactly touching, sliding along the face.
+	for (int k = 0; k <= 20; ++k) {
+		imp_pose3 p = {{1.5, -1.4 + 0.14 * k, 0.3}, imp_quat_identity()};
+		assert_true(imp_overlap3(c1, id, c2, p, NULL));
+		assert_true(imp_distance3(c1, id, c2, p, NULL) == 0.0);
+		imp_closest3_result r;
+		assert_int_equal(imp_closest3(c1, id, c2, p, NULL, &r), IMP_OK);
+		assert_true(fabs(r.distance) <= 1e-15);
+		assert_true(r.state == IMP_STATE_TOUCHING);
+		if (!(fabs(fabs(r.normal.x) - 1.0) <= 1e-12))
+			fail_msg("touching faces %d: normal %g %g %g", k, r.normal.x, r.normal.y, r.normal.z);
+		// 1e-9 apart: separated, the face normal.
+		p.p.x += 1e-9;
+		assert_false(imp_overlap3(c1, id, c2, p, NULL));
+		assert_int_equal(imp_closest3(c1, id, c2, p, NULL, &r), IMP_OK);
+		assert_true(fabs(r.distance - 1e-9) <= 1e-15);
+		assert_true(fabs(r.normal.x - 1.0) <= 1e-12);
+		assert_int_equal(r.feature_a.kind, IMP_FEATURE_FACE);
+	}
+	// Parallel edges: b turned 45 degrees about z and x... an edge of each
+	// along z, 0.1 apart.
+	imp_quat q45 = imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), 0.7853981633974483);
+	imp_pose3 p = {{1.0 + 0.5 * sqrt(2.0) + 0.1, 1.0, 0.0}, q45};
+	imp_closest3_result r;
+	assert_int_equal(imp_closest3(c1, id, c2, p, NULL, &r), IMP_OK);
+	assert_true(fabs(r.distance - 0.1) <= 1e-14);
+	// Scales: the same random pairs at 1e-6 .. 1e6 give the same answers,
+	// scaled.
+	o3_rng rng = {404};
+	for (int i = 0; i < 2000; ++i) {
+		imp_vec3 pts[2][8];
+		for (int k = 0; k < 2; ++k)
+			for (int j = 0; j < 8; ++j)
+				pts[k][j] = o3_vec(&rng, -1, 1);
+		imp_pose3 pa = o3_pose(&rng, 2.0), pb = o3_pose(&rng, 2.0);
+		double base = NAN;
+		for (int e = -6; e <= 6; e += 3) {
+			double s = pow(10.0, e);
+			imp_vec3 q[2][8];
+			for (int k = 0; k < 2; ++k)
+				for (int j = 0; j < 8; ++j)
+					q[k][j] = imp_vec3_scale(s, pts[k][j]);
+			imp_shape *a, *b;
+			assert_int_equal(imp_shape_polytope(q[0], 8, 0.0, &a), IMP_OK);
+			assert_int_equal(imp_shape_polytope(q[1], 8, 0.0, &b), IMP_OK);
+			imp_pose3 sa = pa, sb = pb;
+			sa.p = imp_vec3_scale(s, pa.p);
+			sb.p = imp_vec3_scale(s, pb.p);
+			imp_closest3_result x;
+			assert_int_equal(imp_closest3(a, sa, b, sb, NULL, &x), IMP_OK);
+			double d = x.distance / s;
+			if (isnan(base))
+				base = d;
+			else if (!(fabs(d - base) <= 1e-12))
+				fail_msg("scale pair %d at 1e%d: %.17g against %.17g", i, e, d, base);
+			imp_shape_destroy(a);
+			imp_shape_destroy(b);
+		}
+	}
+	// A 10,000-point hull against spheres: the witness on the hull and a
+	// supporting plane through it (no vertex beyond) certify the answer.
+	enum { N = 10000 };
+	imp_vec3 *pts = malloc(N * sizeof *pts);
+	assert_non_null(pts);
+	for (int i = 0; i < N; ++i)
+		pts[i] = imp_vec3_scale(o3_range(&rng, 0.9, 1.0), o3_unit(&rng));
+	imp_shape *big, *ball;
+	assert_int_equal(imp_shape_polytope(pts, N, 0.0, &big), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.25, &ball), IMP_OK);
+	int nv = imp_shape_vertex_count(big);
+	imp_vec3 *v = malloc((size_t)nv * sizeof *v);
+	assert_non_null(v);
+	imp_shape_vertices3(big, v, nv);
+	for (int i = 0; i < 200; ++i) {
+		imp_pose3 pb = {imp_vec3_scale(o3_range(&rng, 1.3, 3.0), o3_unit(&rng)), imp_quat_identity()};
+		imp_closest3_result x;
+		assert_int_equal(imp_closest3(big, id, ball, pb, NULL, &x), IMP_OK);
+		double top = imp_vec3_dot(x.normal, x.point_a);
+		for (int j = 0; j < nv; ++j)
+			if (!(imp_vec3_dot(x.normal, v[j]) <= top + 1e-12))
+				fail_msg("10k hull, query %d: vertex %d beyond the supporting plane", i, j);
+		double centre = imp_vec3_length(imp_vec3_sub(pb.p, x.point_b));
+		assert_true(fabs(centre - 0.25) <= 1e-12);
+	}
+	free(v);
+	free(pts);
+	imp_shape_destroy(big);
+	imp_shape_destroy(ball);
+	imp_shape_destroy(c1);
+	imp_shape_destroy(c2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_polytope_pairs),
 		cmocka_unit_test(test_invariance),
+		cmocka_unit_test(test_analytic),
+		cmocka_unit_test(test_curved_consistency),
+		cmocka_unit_test(test_lift2d),
+		cmocka_unit_test(test_degenerate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -264,6 +264,12 @@ static inline imp_quat imp_quat_conj(imp_quat q)
 	return o;
 }
 
+static inline imp_quat imp_quat_scale(double s, imp_quat q)
+{
+	imp_quat o = {s * q.x, s * q.y, s * q.z, s * q.w};
+	return o;
+}
+
 /// q scaled to unit length (the identity for a zero quaternion).
 static inline imp_quat imp_quat_normalize(imp_quat q)
 {

@@ -294,6 +294,23 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 			break;
 		}
 	}
+	// The normals of the nearest faces, where a descent on curved cores
+	// starts (h has a local minimum near each face of a box, say).
+	out->candidates = 0;
+	for (int round = 0; round < IMP_EPA3_CANDIDATES; ++round) {
+		int pick = -1;
+		for (int i = 0; i < p.nf; ++i) {
+			const face3 *f = &p.f[i];
+			bool taken = false;
+			for (int k = 0; k < out->candidates; ++k)
+				taken = taken || imp_vec3_dot(out->candidate[k], f->n) > 0.999;
+			if (f->live && f->d < INFINITY && !taken && (pick < 0 || f->d < p.f[pick].d))
+				pick = i;
+		}
+		if (pick < 0)
+			break;
+		out->candidate[out->candidates++] = p.f[pick].n;
+	}
 	// Coplanar faces tie on their distance, and the projection of the
 	// origin lies in only one of them: of the faces within rounding of the
 	// nearest plane, the one whose own nearest point is nearest.
@@ -370,25 +387,69 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 			u1 = -g1 / scale;
 			u2 = -g2 / scale;
 		}
-		// Backtracking: accept the first step that lowers h.
+		// Backtracking: accept the first step that lowers h, along the
+		// Newton step, else along the gradient (the Hessian of a kinked
+		// h can point uphill).
 		bool moved = false;
-		for (int half = 0; half < 30; ++half) {
-			imp_vec3 m = unit3(imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(u1, e1), imp_vec3_scale(u2, e2))));
-			imp_svert3 wm;
-			double hm = reach_along(c, m, &wm);
-			if (hm < h) {
-				n = m;
-				h = hm;
-				w = wm;
-				moved = true;
-				break;
+		for (int dir = 0; dir < 2 && !moved; ++dir) {
+			if (dir == 1) {
+				double gl = hypot(g1, g2);
+				u1 = -g1 / gl * 0.5;
+				u2 = -g2 / gl * 0.5;
 			}
-			u1 *= 0.5;
-			u2 *= 0.5;
+			for (int half = 0; half < 40; ++half) {
+				imp_vec3 m =
+					unit3(imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(u1, e1), imp_vec3_scale(u2, e2))));
+				imp_svert3 wm;
+				double hm = reach_along(c, m, &wm);
+				if (hm < h) {
+					n = m;
+					h = hm;
+					w = wm;
+					moved = true;
+					break;
+				}
+				u1 *= 0.5;
+				u2 *= 0.5;
+			}
 		}
-		if (!moved) {
-			converged = true; // no lower h in reach: a minimum to rounding
+		if (!moved)
 			break;
+	}
+	if (!converged && !c->bad) {
+		// No lower h along the Newton step or the gradient, or no end to
+		// the descent: a minimum, or a kink (where C has an edge of a
+		// polytope swept along a curve, h is smooth only along the
+		// edge's great circle and the steps zig-zag). A pattern search in
+		// sixteen directions of the tangent plane follows such a valley
+		// down, to a step of 1e-13.
+		converged = true;
+		imp_vec3 e1 = any_normal(n), e2 = imp_vec3_cross(n, e1);
+		double step = 1e-3;
+		int budget = 4 * max_iterations;
+		while (step > 1e-13 && budget-- > 0) {
+			bool better = false;
+			for (int k = 0; k < 16 && !better; ++k) {
+				double t = k * (3.14159265358979323846 / 8.0);
+				imp_vec3 m = unit3(imp_vec3_add(
+					n, imp_vec3_add(imp_vec3_scale(step * cos(t), e1), imp_vec3_scale(step * sin(t), e2))));
+				imp_svert3 wm;
+				double hm = reach_along(c, m, &wm);
+				if (hm < h) {
+					n = m;
+					h = hm;
+					w = wm;
+					better = true;
+				}
+			}
+			++it;
+			if (better) {
+				step *= 2.0;
+				e1 = any_normal(n);
+				e2 = imp_vec3_cross(n, e1);
+			} else {
+				step *= 0.5;
+			}
 		}
 	}
 	out->normal = n;
@@ -398,4 +459,19 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 	out->n = 1;
 	out->iterations += it;
 	return converged;
+}
+
+bool imp_depth3_try(imp_gjk3_ctx *c, imp_vec3 n, imp_epa3_result *out)
+{
+	imp_svert3 w;
+	n = unit3(n);
+	double h = reach_along(c, n, &w);
+	if (c->bad || !(h < out->depth))
+		return false;
+	out->normal = n;
+	out->depth = h > 0.0 ? h : 0.0;
+	out->s[0] = w;
+	out->l[0] = 1.0;
+	out->n = 1;
+	return true;
 }

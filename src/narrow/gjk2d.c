@@ -456,7 +456,8 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 				break;
 			}
 			bool known = imp_svert2_same(&w, &s[0]) || (n == 2 && imp_svert2_same(&w, &s[1]));
-			if (known || len - imp_vec2_dot(v, w.w) / len <= imp_max(tol, NESTEROV_SWITCH) * len) {
+			if (known || len - imp_vec2_dot(v, w.w) / len <= imp_max(tol, NESTEROV_SWITCH) * len ||
+			    2 * k > o->max_iterations) {
 				// No progress along v: plain GJK from here on. The first
 				// step's direction is v itself, its support plain GJK's.
 				accel = false;

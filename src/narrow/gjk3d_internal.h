@@ -51,6 +51,9 @@ void imp_cso_support3(imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out);
 /// inside the tetrahedron).
 int imp_simplex3_nearest(const imp_svert3 *s, int n, imp_svert3 *kept, double *l, imp_vec3 *v);
 
+/// How many face normals EPA hands to the depth descent on curved cores.
+#define IMP_EPA3_CANDIDATES 6
+
 /// What EPA found: the face of C nearest the origin.
 typedef struct imp_epa3_result {
 	imp_vec3 normal;    ///< unit outward normal of that face (from a to b)
@@ -60,6 +63,8 @@ typedef struct imp_epa3_result {
 	int n;              ///< vertices used (1 to 3)
 	int iterations;
 	bool limit;         ///< stopped by the iteration limit or the polytope's capacity
+	imp_vec3 candidate[IMP_EPA3_CANDIDATES]; ///< normals of the nearest faces (distinct), nearest first
+	int candidates;
 } imp_epa3_result;
 
 /// Expanding polytope (EPA) from GJK's final simplex s[0..n) whose hull
@@ -74,5 +79,9 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 /// the final n), adds its iterations to out->iterations, and returns true
 /// when the gradient vanished to `tol` (relative) or no lower h was found.
 bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out);
+
+/// h(n) along unit direction n (any length given): when lower than
+/// out->depth, n becomes the answer (one vertex, the support along n).
+bool imp_depth3_try(imp_gjk3_ctx *c, imp_vec3 n, imp_epa3_result *out);
 
 #endif

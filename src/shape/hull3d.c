@@ -6,31 +6,37 @@
 //
 // Robustness, in the order the steps run:
 //
-// - The points are moved to the centre of their bounding box and scaled by a
-//   power of two into (-1, 1). Distances are then relative to the size of
-//   the cloud, not to how far it sits from the origin, and the exact
-//   predicate below can neither overflow nor underflow.
+// - The points are moved to the centre of their bounding box and scaled by
+//   a power of two into (-1, 1): the arithmetic then works at the size of
+//   the cloud wherever it sits, and the exact predicate can neither
+//   overflow nor underflow. (They are also sorted along a Morton curve, for
+//   speed only.)
 // - eps = HULL3_EPS_FACTOR * DBL_EPSILON * (sum over the axes of the largest
-//   |coordinate| as given): the resolution of the input, since each
-//   coordinate is only known to a rounding of its magnitude. It decides the
-//   dimension (all points within eps of a point, a line or a plane), which
-//   points become vertices (only those more than eps above a face: Barber et
-//   al.'s thick hull) and which faces merge.
+//   |coordinate| as given): the resolution of the input, since a coordinate
+//   is only known to a rounding of its magnitude. It decides the dimension
+//   (all points within eps of a point, a line or a plane), which points
+//   become vertices (only those more than eps from the hull: Barber et al.'s
+//   thick hull) and which faces merge.
 // - Whether a point is above a triangle is decided exactly: a floating-point
-//   filter, and expansion arithmetic when the filter cannot tell. So the
-//   triangulated hull is convex without exception, the faces a new point
-//   sees always form a disc with one simple horizon, and every point left
-//   out is inside (or within eps above a face, see recheck_near_points).
+//   filter, a second one with errors of order DBL_EPSILON^2, and expansion
+//   arithmetic when neither can tell. So the triangulated hull is convex
+//   without exception, the faces a new point sees form a disc with one
+//   simple horizon, and a point left out is inside or within eps of the
+//   hull: measured to the faces themselves, not to their planes, which in a
+//   slab a few eps thick can pass within eps of a point far beyond the rim.
 // - Adjacent faces whose vertices all lie within eps of the plane of one of
 //   their triangles are merged. That triangle's plane is an exact
 //   supporting plane of the triangulated hull, so every point stays below
-//   every face plane and merging never drifts (each face is measured against
-//   one fixed plane, not against a plane refitted after every merge).
-// - A vertex left with two edges after merging lies on a straight edge and is
-//   removed. A corner within eps of the chord of its neighbours in a face
-//   (collinear, or reflex by a rounding) is within eps of the hull of the
-//   other vertices: such vertices are dropped and the hull of the rest is
-//   built again, until every corner is clearly convex.
+//   every face plane, and merging never drifts: a face is measured against
+//   one fixed plane, not one refitted after every merge. A merged face keeps
+//   its triangles' normals within HULL3_MAX_CONE of its own, so it stays a
+//   simple polygon, and faces turned away from each other never merge.
+// - A vertex left with two edges on the straight edge between two faces is
+//   removed; a merge that would leave one elsewhere (a fold at a rim thinner
+//   than eps) is refused. A corner within eps of the chord of its
+//   neighbours (collinear, or reflex) is within eps of the hull of the other
+//   vertices: such vertices are dropped and the hull of the rest is built
+//   again, until every corner is clearly convex.
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -46,11 +52,12 @@
 /// INT32_MAX.
 #define HULL3_MAX_POINTS (1 << 26)
 
-/// The tolerance in units of DBL_EPSILON times the size of the cloud. A plane
-/// distance computed here is off by a few units (a unit normal rounded, a dot
-/// product of differences), and points the caller computed (rotated, scaled)
-/// are off the plane they came from by a few more: ten units covers both,
-/// and is still about 1e-15 of the size.
+/// The tolerance in units of DBL_EPSILON times the magnitude of the
+/// coordinates. A plane distance computed here is off by a few units (a unit
+/// normal rounded, a dot product of differences), and points the caller
+/// computed (rotated, scaled) are off the plane they came from by a few
+/// more: ten units covers both, and is still about 1e-15 of the size of a
+/// cloud about the origin.
 #define HULL3_EPS_FACTOR 10.0
 
 /// A merged face's triangles keep their normals within this angle (radians)
@@ -292,8 +299,8 @@ typedef struct hull_work {
 	int32_t *vmark;   ///< vertex stamps (n)
 	int32_t *vmap;    ///< input index to output index (n)
 	face3 *f;
-	int32_t *stack;   ///< faces to process (fcap)
-	int32_t *queue;   ///< breadth-first searches (fcap)
+	int32_t *stack; ///< faces to process (fcap)
+	int32_t *queue; ///< breadth-first searches (fcap)
 	int fcap, fcount, free_head, ns;
 	mface *m;         ///< merged faces (mcap)
 	int32_t *he_next; ///< next half-edge along its face (3 mcap)
@@ -302,11 +309,6 @@ typedef struct hull_work {
 	int mcap;
 	int stamp, vstamp;
 } hull_work;
-
-static imp_vec3 sub3(imp_vec3 a, imp_vec3 b)
-{
-	return imp_vec3_sub(a, b);
-}
 
 static int32_t he_origin(const hull_work *w, int32_t he)
 {
@@ -480,7 +482,7 @@ static void prepare_points(hull_work *w)
 	double size = 0.0;
 	for (int k = 0; k < 3; ++k)
 		size += fmax(fabs(lo[k]), fabs(hi[k]));
-	w->eps = ldexp(HULL3_EPS_FACTOR * DBL_EPSILON * size, -e);
+	w->eps = HULL3_EPS_FACTOR * DBL_EPSILON * size * scale;
 }
 
 // ---------------------------------------------------------------------------
@@ -508,7 +510,8 @@ static imp_vec3 unit_normal(imp_vec3 a, imp_vec3 b, imp_vec3 c)
 /// The dimension of the subset within eps, and its starting points: q[0],
 /// q[1] the lexicographic extremes along the widest axis (both vertices of
 /// the hull), q[2] the point farthest from their line, q[3] the point
-/// farthest from the plane of the three. Ties go to the lowest index.
+/// farthest from the plane of the three. Ties go to the first in the
+/// spatial order (for equal points, the lowest input index).
 static int find_simplex(const hull_work *w, int m, int32_t q[4])
 {
 	const imp_vec3 *p = w->p;
@@ -537,11 +540,11 @@ static int find_simplex(const hull_work *w, int m, int32_t q[4])
 	if (!(hi[k] - lo[k] > w->eps))
 		return 0;
 
-	imp_vec3 u = sub3(p[b], p[a]);
+	imp_vec3 u = imp_vec3_sub(p[b], p[a]);
 	double best = -1.0;
 	int32_t c = a;
 	for (int i = 0; i < m; ++i) {
-		imp_vec3 x = imp_vec3_cross(sub3(p[s[i]], p[a]), u);
+		imp_vec3 x = imp_vec3_cross(imp_vec3_sub(p[s[i]], p[a]), u);
 		double d = imp_vec3_dot(x, x);
 		if (d > best) {
 			best = d;
@@ -557,7 +560,7 @@ static int find_simplex(const hull_work *w, int m, int32_t q[4])
 	best = -1.0;
 	int32_t d = a;
 	for (int i = 0; i < m; ++i) {
-		double h = fabs(imp_vec3_dot(nrm, sub3(p[s[i]], p[a])));
+		double h = fabs(imp_vec3_dot(nrm, imp_vec3_sub(p[s[i]], p[a])));
 		if (h > best) {
 			best = h;
 			d = s[i];
@@ -673,10 +676,10 @@ static int assign_point(hull_work *w, int32_t i, const int32_t *cand, int nc, in
 
 static double point_segment_distance(imp_vec3 q, imp_vec3 a, imp_vec3 b)
 {
-	imp_vec3 ab = sub3(b, a), aq = sub3(q, a);
+	imp_vec3 ab = imp_vec3_sub(b, a), aq = imp_vec3_sub(q, a);
 	double t = imp_vec3_dot(aq, ab), l2 = imp_vec3_dot(ab, ab);
 	t = t <= 0.0 ? 0.0 : (t >= l2 ? 1.0 : t / l2);
-	return imp_vec3_length(sub3(aq, imp_vec3_scale(t, ab)));
+	return imp_vec3_length(imp_vec3_sub(aq, imp_vec3_scale(t, ab)));
 }
 
 /// The distance from point i to face t (the triangle, not its plane).
@@ -686,10 +689,10 @@ static double face_distance(const hull_work *w, const face3 *t, int32_t i)
 	bool inside = true;
 	for (int k = 0; k < 3; ++k) {
 		imp_vec3 a = w->p[t->v[k]], b = w->p[t->v[(k + 1) % 3]];
-		inside = inside && imp_vec3_dot(imp_vec3_cross(sub3(b, a), sub3(q, a)), n) >= 0.0;
+		inside = inside && imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(q, a)), n) >= 0.0;
 	}
 	if (inside)
-		return fabs(imp_vec3_dot(sub3(q, w->p[t->v[0]]), n)) * t->inv_len;
+		return fabs(imp_vec3_dot(imp_vec3_sub(q, w->p[t->v[0]]), n)) * t->inv_len;
 	double d = INFINITY;
 	for (int k = 0; k < 3; ++k)
 		d = fmin(d, point_segment_distance(q, w->p[t->v[k]], w->p[t->v[(k + 1) % 3]]));
@@ -843,7 +846,8 @@ static bool recheck_near_points(hull_work *w)
 }
 
 /// The triangulated hull of the subset from the simplex q: every point of
-/// the subset ends inside it or at most eps above each face it sees.
+/// the subset ends inside it, or within eps of it and at most eps above
+/// each face it sees.
 static imp_status build_triangulation(hull_work *w, int m, const int32_t q[4])
 {
 	w->fcount = 0;
@@ -912,7 +916,7 @@ static void requeue(hull_work *w, int f)
 static double plane_dist(const hull_work *w, int r, int32_t i)
 {
 	const face3 *t = &w->f[r];
-	imp_vec3 d = sub3(w->p[i], w->p[t->v[0]]);
+	imp_vec3 d = imp_vec3_sub(w->p[i], w->p[t->v[0]]);
 	return (d.x * t->n[0] + d.y * t->n[1] + d.z * t->n[2]) * t->inv_len;
 }
 
@@ -997,8 +1001,8 @@ static bool on_chord(const hull_work *w, int32_t e_in, int32_t e_out)
 {
 	imp_vec3 a = w->p[he_origin(w, e_in)], x = w->p[he_origin(w, e_out)];
 	imp_vec3 b = w->p[he_origin(w, he_twin(w, e_out))];
-	imp_vec3 ab = sub3(b, a), ax = sub3(x, a);
-	if (!(imp_vec3_dot(ax, ab) >= 0.0) || !(imp_vec3_dot(sub3(x, b), ab) <= 0.0))
+	imp_vec3 ab = imp_vec3_sub(b, a), ax = imp_vec3_sub(x, a);
+	if (!(imp_vec3_dot(ax, ab) >= 0.0) || !(imp_vec3_dot(imp_vec3_sub(x, b), ab) <= 0.0))
 		return false;
 	return imp_vec3_length(imp_vec3_cross(ax, ab)) <= w->eps * imp_vec3_length(ab);
 }
@@ -1133,9 +1137,9 @@ static void splice_vertex(hull_work *w, int32_t e, int32_t out)
 /// between two faces. Where that would leave a face of two edges, the
 /// triangle is merged instead (its corners all lie on the other face), and
 /// so on at that merge's ends and at the ends of each straightened edge. A
-/// vertex with two edges off its chord stays:
-/// its two faces face the same way (see leaves_fold), so they merge later,
-/// or the vertex is dropped as a flat corner. Returns the half-edge of a
+/// vertex with two edges off its chord stays: its two faces can merge (see
+/// leaves_fold), and do later, or the vertex is dropped as a flat corner
+/// (drop_flat_corners). Returns the half-edge of a
 /// before the merged part (where scanning goes on), -1 when nothing was
 /// merged or a itself went.
 static int32_t merge_and_clean(hull_work *w, int a, int b, int owner)
@@ -1265,7 +1269,7 @@ static int drop_flat_corners(hull_work *w)
 			e = e1;
 			if (w->vmark[v] == bad || w->vmark[v] == protect)
 				continue;
-			imp_vec3 chord = sub3(w->p[x], w->p[u]), uv = sub3(w->p[v], w->p[u]);
+			imp_vec3 chord = imp_vec3_sub(w->p[x], w->p[u]), uv = imp_vec3_sub(w->p[v], w->p[u]);
 			double h = imp_vec3_dot(n, imp_vec3_cross(uv, chord));
 			// h / |chord| is v's distance outside the chord: a reflex corner
 			// (the face is a simple polygon, see HULL3_MAX_CONE) is inside
@@ -1458,14 +1462,14 @@ static imp_status output_polygon(hull_work *w, int m, const int32_t q[4], imp_hu
 	const imp_vec3 *p = w->p;
 	imp_vec3 a = p[q[0]];
 	imp_vec3 n = unit_normal(a, p[q[1]], p[q[2]]);
-	imp_vec3 e1 = sub3(p[q[1]], a);
+	imp_vec3 e1 = imp_vec3_sub(p[q[1]], a);
 	e1 = imp_vec3_scale(1.0 / imp_vec3_length(e1), e1);
 	imp_vec3 e2 = imp_vec3_cross(n, e1);
 	point2 *q2 = imp_alloc(w->alloc, (size_t)m * sizeof *q2);
 	if (q2 == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
 	for (int i = 0; i < m; ++i) {
-		imp_vec3 d = sub3(p[w->subset[i]], a);
+		imp_vec3 d = imp_vec3_sub(p[w->subset[i]], a);
 		q2[i].x = imp_vec3_dot(d, e1);
 		q2[i].y = imp_vec3_dot(d, e2);
 		q2[i].id = w->subset[i];
@@ -1594,13 +1598,13 @@ static imp_status output_polytope(hull_work *w, imp_hull3 *out)
 /// The two points of the subset farthest apart along q[0] -> q[1].
 static void segment_ends(const hull_work *w, int m, const int32_t q[4], int32_t ends[2])
 {
-	imp_vec3 a = w->p[q[0]], u = sub3(w->p[q[1]], a);
+	imp_vec3 a = w->p[q[0]], u = imp_vec3_sub(w->p[q[1]], a);
 	double lo = INFINITY, hi = -INFINITY;
 	ends[0] = q[0];
 	ends[1] = q[1];
 	for (int i = 0; i < m; ++i) {
 		int32_t s = w->subset[i];
-		double t = imp_vec3_dot(sub3(w->p[s], a), u);
+		double t = imp_vec3_dot(imp_vec3_sub(w->p[s], a), u);
 		if (t < lo) {
 			lo = t;
 			ends[0] = s;
