@@ -614,11 +614,12 @@ static void study_nesterov(report *rep, const bench_cell *c, int reps)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: narrow3d [--smoke] [--pairs N] [--reps N] [--seed S] [--out FILE] [--strict]\n"
+	fprintf(f, "usage: narrow3d [--smoke] [--pairs N] [--reps N] [--seed S] [--only NAME] [--out FILE] [--strict]\n"
 		   "  --smoke     %d pairs, %d repetition: checks every code path quickly\n"
 		   "  --pairs N   pairs per cell (default %d)\n"
 		   "  --reps N    timed repetitions per cell, the median is reported (default %d)\n"
 		   "  --seed S    data set seed (default 0x%x)\n"
+		   "  --only NAME run only the cells of one pairing (poly8, box, ellipsoid, ...)\n"
 		   "  --out FILE  also write the Markdown report to FILE\n"
 		   "  --strict    exit 1 when impact disagrees with the oracle (overlap, or a signed\n"
 		   "              distance off by more than 1e-9) or gives no answer\n",
@@ -644,6 +645,7 @@ int main(int argc, char **argv)
 	rep.seed = DEFAULT_SEED;
 	const char *out_path = NULL;
 	bool strict = false, pairs_set = false, reps_set = false;
+	const char *only = NULL;
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -665,6 +667,9 @@ int main(int argc, char **argv)
 				usage(stderr);
 				return 2;
 			}
+			++i;
+		} else if (!strcmp(a, "--only") && v) {
+			only = v;
 			++i;
 		} else if (!strcmp(a, "--out") && v) {
 			out_path = v;
@@ -715,6 +720,8 @@ int main(int argc, char **argv)
 			r->kind = (ds3_case)k;
 			for (int m = 0; m < M_COUNT; ++m)
 				r->ns[m] = NAN;
+			if (only && strcmp(only, ds3_pairing_name((ds3_pairing)pg)) != 0)
+				continue;
 			ds3_cell ds;
 			if (ds3_cell_make(&ds, (ds3_pairing)pg, (ds3_case)k, rep.pairs, rep.seed + (uint64_t)(pg * 16 + k)) !=
 			    0) {

@@ -51,12 +51,19 @@ IMP_ALWAYS_INLINE int proxy_support(imp_proxy3 *x, imp_vec3 d, imp_vec3 *point, 
 		return -1;
 	}
 	int i;
-	if (s->kind == IMP_SHAPE_BOX3 && x->v == s->v)
+	if (s->kind == IMP_SHAPE_BOX3 && x->v == s->v) {
 		i = s->box_vertex[(d.x > 0.0) | (d.y > 0.0) << 1 | (d.z > 0.0) << 2];
-	else if (x->climb)
-		i = imp_support3_climb(s, d, x->last >= 0 ? x->last : 0);
-	else
+	} else if (x->climb) {
+		// From the last support vertex or the nearest axis's, whichever
+		// is higher along d: GJK's directions swing widely while the
+		// simplex grows around the origin.
+		int start = imp_support3_start(s, d);
+		if (x->last >= 0 && imp_vec3_dot(x->v[x->last], d) > imp_vec3_dot(x->v[start], d))
+			start = x->last;
+		i = imp_support3_climb(s, d, start);
+	} else {
 		i = imp_support3_brute(x->v, s->count, d);
+	}
 	x->last = i;
 	*point = x->v[i];
 	return i;
@@ -307,13 +314,10 @@ IMP_ALWAYS_INLINE void proxy_init(imp_proxy3 *x, const imp_shape3 *s, const imp_
 	x->s = s;
 	x->v = s->v;
 	x->last = -1;
+	// AUTO in 3D is the shape's own rule (IMP_HILL_CLIMB3_MIN_VERTICES);
+	// hill_climb_min_vertices is the 2D crossover.
 	bool climbable = s->v != NULL && s->kind != IMP_SHAPE_BOX3 && s->count >= 3;
-	if (o == &imp_default_options) {
-		x->climb = climbable && s->climb_auto;
-		return;
-	}
-	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB ||
-		     (o->support == IMP_SUPPORT_AUTO && s->count >= o->hill_climb_min_vertices);
+	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB || (o->support == IMP_SUPPORT_AUTO && s->climb_auto);
 	x->climb = climbable && climb;
 }
 

@@ -226,6 +226,11 @@ static imp_status make_polytope(const imp_hull3 *h, int kind, double radius, con
 	s->face_normal = fn;
 	s->hull_dim = h->dim;
 	s->climb_auto = h->dim >= 2 && h->nv >= IMP_HILL_CLIMB3_MIN_VERTICES;
+	for (int k = 0; k < 6; ++k) {
+		double sign = k & 1 ? -1.0 : 1.0;
+		imp_vec3 axis = imp_vec3_make(k / 2 == 0 ? sign : 0.0, k / 2 == 1 ? sign : 0.0, k / 2 == 2 ? sign : 0.0);
+		s->axis_start[k] = imp_support3_brute(v, h->nv, axis);
+	}
 	imp_vec3 c = {0.0, 0.0, 0.0};
 	double r2 = 0.0;
 	for (int i = 0; i < h->nv; ++i) {
