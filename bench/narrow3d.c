@@ -461,7 +461,9 @@ static void print_header(FILE *f, const report *rep)
 	const char *optimised = "NOT optimised: the numbers mean nothing";
 #endif
 	fprintf(f, "- compiler: %s, %s\n", __VERSION__, optimised);
-	fprintf(f, "- impact %d with its default options (AUTO: Nesterov where a core is curved)\n", imp_version());
+	fprintf(f, "- impact %d with its default options (plain GJK; brute-force supports up to 1023 vertices); "
+		   "plain = acceleration NONE, Nesterov = acceleration NESTEROV\n",
+		imp_version());
 	fprintf(f, "- peers:");
 #ifdef HAVE_CCD
 	fprintf(f, " libccd %s;", CCD_VERSION_TEXT);

@@ -46,7 +46,7 @@ typedef enum imp_penetration_mode {
 
 /// How GJK picks its search directions (ALGORITHMS.md §5).
 typedef enum imp_acceleration_mode {
-	IMP_ACCELERATION_AUTO = 0, ///< the measured default per shape kind (docs/narrow3d.md)
+	IMP_ACCELERATION_AUTO = 0, ///< the measured default: plain GJK (docs/narrow3d.md has the measurements)
 	IMP_ACCELERATION_NONE,     ///< plain GJK: the direction is the current nearest point
 	IMP_ACCELERATION_NESTEROV, ///< Nesterov momentum (Montaut et al. 2022), normalised for polytopes, with the switch back to plain GJK
 } imp_acceleration_mode;
