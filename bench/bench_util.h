@@ -6,6 +6,8 @@
 #ifndef IMPACT_BENCH_UTIL_H
 #define IMPACT_BENCH_UTIL_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,18 @@ static inline int bench_cpu_count(void)
 			n++;
 	fclose(f);
 	return n;
+}
+
+/// Parses a whole decimal (or 0x) integer in [lo, hi] into *out.
+static inline bool bench_parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = (int)v;
+	return true;
 }
 
 #endif

@@ -638,17 +638,6 @@ static void usage(FILE *f)
 		SMOKE_PAIRS, SMOKE_REPS, DEFAULT_PAIRS, DEFAULT_REPS, DEFAULT_SEED);
 }
 
-static bool parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = (int)v;
-	return true;
-}
-
 int main(int argc, char **argv)
 {
 	static report rep;
@@ -664,10 +653,10 @@ int main(int argc, char **argv)
 			rep.smoke = true;
 		} else if (!strcmp(a, "--strict")) {
 			strict = true;
-		} else if (!strcmp(a, "--pairs") && v && parse_int(v, 1, 10000000, &rep.pairs)) {
+		} else if (!strcmp(a, "--pairs") && v && bench_parse_int(v, 1, 10000000, &rep.pairs)) {
 			pairs_set = true;
 			i++;
-		} else if (!strcmp(a, "--reps") && v && parse_int(v, 1, 1000, &rep.reps)) {
+		} else if (!strcmp(a, "--reps") && v && bench_parse_int(v, 1, 1000, &rep.reps)) {
 			reps_set = true;
 			i++;
 		} else if (!strcmp(a, "--seed") && v) {
