@@ -9,10 +9,13 @@
 
 /// Capacity of the polytope, on the stack: a query allocates nothing.
 #define EPA_MAX_VERTICES 128
-#define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
+/// Faces are never reused, so the list holds every face made: a face a
+/// vertex on average is plenty (the hull of 128 points has 252).
+#define EPA_MAX_FACES (8 * EPA_MAX_VERTICES)
 
 typedef struct face3 {
 	int v[3];       ///< counter-clockwise seen from outside
+	int adj[3];     ///< the face across edge v[k] -> v[k + 1]
 	imp_vec3 n;     ///< unit outward normal
 	double d;       ///< n . (any vertex): the origin's distance to the plane (INFINITY: no area)
 	bool live;
@@ -51,6 +54,7 @@ static bool add_face(poly3 *p, int a, int b, int c)
 	f->v[0] = a;
 	f->v[1] = b;
 	f->v[2] = c;
+	f->adj[0] = f->adj[1] = f->adj[2] = -1;
 	f->live = true;
 	face_plane(p, f);
 	return true;
@@ -163,31 +167,39 @@ static int nearest_face(const poly3 *p)
 	return best;
 }
 
-/// The live face holding the directed edge a -> b, or -1.
-static int face_with_edge(const poly3 *p, int a, int b)
+/// Links the four faces of the first tetrahedron across their edges.
+static void link_tetrahedron(poly3 *p)
 {
-	for (int i = 0; i < p->nf; ++i) {
-		const face3 *f = &p->f[i];
-		if (!f->live)
-			continue;
-		for (int k = 0; k < 3; ++k)
-			if (f->v[k] == a && f->v[(k + 1) % 3] == b)
-				return i;
-	}
+	for (int f = 0; f < 4; ++f)
+		for (int k = 0; k < 3; ++k) {
+			int a = p->f[f].v[k], b = p->f[f].v[(k + 1) % 3];
+			for (int g = 0; g < 4; ++g)
+				for (int j = 0; j < 3; ++j)
+					if (p->f[g].v[j] == b && p->f[g].v[(j + 1) % 3] == a)
+						p->f[f].adj[k] = g;
+		}
+}
+
+/// The edge of face g that runs from b to a (g's neighbour across a -> b).
+static int edge_back(const face3 *g, int a, int b)
+{
+	for (int j = 0; j < 3; ++j)
+		if (g->v[j] == b && g->v[(j + 1) % 3] == a)
+			return j;
 	return -1;
 }
 
 /// Adds vertex w: removes the faces that see it, grown from face fi across
 /// edges (so the hole is one connected patch even where rounding makes
 /// far faces look visible), and closes the hole with a cone of faces from
-/// its horizon. False when out of room.
+/// its horizon, linked to the faces around it. False when out of room.
 static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 {
 	if (p->nv == EPA_MAX_VERTICES)
 		return false;
-	int iw = p->nv++;
-	p->v[iw] = *w;
-	int horizon[3 * EPA_MAX_FACES][2];
+	int iw = p->nv;
+	// The horizon: edge a -> b of a removed face, the kept face g across it.
+	int horizon[EPA_MAX_FACES][3];
 	int nh = 0;
 	int stack[EPA_MAX_FACES];
 	int top = 0;
@@ -196,33 +208,52 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 	while (top > 0) {
 		const face3 *f = &p->f[stack[--top]];
 		for (int k = 0; k < 3; ++k) {
-			int a = f->v[k], b = f->v[(k + 1) % 3];
-			int g = face_with_edge(p, b, a);
+			int g = f->adj[k];
 			if (g < 0)
-				continue; // its neighbour is already removed: inside the hole
+				continue; // unlinked (a horizon that rounding left open)
 			face3 *h = &p->f[g];
+			if (!h->live)
+				continue; // removed already: inside the hole
 			// Faces without area (d infinite) never see w.
 			if (imp_vec3_dot(h->n, w->w) > h->d) {
 				h->live = false;
 				stack[top++] = g;
 			} else {
-				horizon[nh][0] = a;
-				horizon[nh][1] = b;
+				horizon[nh][0] = f->v[k];
+				horizon[nh][1] = f->v[(k + 1) % 3];
+				horizon[nh][2] = g;
 				++nh;
 			}
 		}
 	}
-	// Compact the face list when the new faces would not fit.
-	if (p->nf + nh > EPA_MAX_FACES) {
-		int k = 0;
-		for (int i = 0; i < p->nf; ++i)
-			if (p->f[i].live)
-				p->f[k++] = p->f[i];
-		p->nf = k;
+	if (p->nf + nh > EPA_MAX_FACES)
+		return false;
+	p->v[p->nv++] = *w;
+	// The cone: face (a, b, w) for each horizon edge; its neighbours are
+	// the kept face across a -> b and the cone faces starting at b and
+	// ending at a.
+	int starts_at[EPA_MAX_VERTICES];
+	for (int i = 0; i < p->nv; ++i)
+		starts_at[i] = -1;
+	int first = p->nf;
+	for (int e = 0; e < nh; ++e) {
+		int a = horizon[e][0], b = horizon[e][1], g = horizon[e][2];
+		int nf = p->nf;
+		add_face(p, a, b, iw);
+		p->f[nf].adj[0] = g;
+		int j = edge_back(&p->f[g], a, b);
+		if (j >= 0)
+			p->f[g].adj[j] = nf;
+		starts_at[a] = nf;
 	}
-	for (int e = 0; e < nh; ++e)
-		if (!add_face(p, horizon[e][0], horizon[e][1], iw))
-			return false;
+	for (int e = 0; e < nh; ++e) {
+		face3 *f = &p->f[first + e];
+		int next = starts_at[f->v[1]];
+		if (next < 0)
+			continue;
+		f->adj[1] = next;              // across b -> w: the face (b, c, w)
+		p->f[next].adj[2] = first + e; // its edge w -> b
+	}
 	return true;
 }
 
@@ -259,6 +290,7 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 	add_face(&p, 0, 3, 1);
 	add_face(&p, 0, 2, 3);
 	add_face(&p, 1, 3, 2);
+	link_tetrahedron(&p);
 	double scale = 0.0;
 	for (int i = 0; i < 4; ++i)
 		scale = fmax(scale, fmax(fabs(p.v[i].w.x), fmax(fabs(p.v[i].w.y), fabs(p.v[i].w.z))));
