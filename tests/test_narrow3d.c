@@ -328,7 +328,7 @@ static void test_analytic(void **state)
 	(void)state;
 	o3_rng r = {101};
 	double worst[5] = {0, 0, 0, 0, 0};
-	const int n = 20000;
+	const int n = 100000;
 	for (int i = 0; i < n; ++i) {
 		imp_shape *a, *b;
 		imp_pose3 pa = o3_pose(&r, 5.0), pb = o3_pose(&r, 0.0);
