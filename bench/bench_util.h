@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/utsname.h>
+
 /// Nanoseconds on CLOCK_MONOTONIC (never steps back, unlike the wall clock).
 static inline double bench_now_ns(void)
 {
@@ -114,6 +116,25 @@ static inline bool bench_parse_int(const char *s, int lo, int hi, int *out)
 		return false;
 	*out = (int)v;
 	return true;
+}
+
+/// The machine a run is on and when: "system release arch" (with the
+/// node name when `node`), and the UTC date to the minute.
+static inline void bench_describe_run(char *machine, size_t machine_size, bool node, char *date, size_t date_size)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		snprintf(machine, machine_size, "unknown");
+	else if (node)
+		snprintf(machine, machine_size, "%s %s %s (%s)", u.sysname, u.release, u.machine, u.nodename);
+	else
+		snprintf(machine, machine_size, "%s %s %s", u.sysname, u.release, u.machine);
+	time_t now = time(NULL);
+	struct tm tm;
+	if (date_size > 0)
+		date[0] = 0;
+	if (gmtime_r(&now, &tm))
+		strftime(date, date_size, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
 #endif

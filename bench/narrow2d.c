@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include <impact/impact.h>
@@ -687,18 +686,9 @@ int main(int argc, char **argv)
 			rep.reps = SMOKE_REPS;
 	}
 
-	struct utsname u;
-	if (uname(&u) == 0)
-		snprintf(rep.machine, sizeof rep.machine, "%s %s %s (%s)", u.sysname, u.release, u.machine,
-			 u.nodename);
-	else
-		snprintf(rep.machine, sizeof rep.machine, "unknown");
+	bench_describe_run(rep.machine, sizeof rep.machine, true, rep.date, sizeof rep.date);
 	bench_cpu_model(rep.cpu, sizeof rep.cpu);
 	rep.cpus = bench_cpu_count();
-	time_t now = time(NULL);
-	struct tm tm;
-	if (gmtime_r(&now, &tm))
-		strftime(rep.date, sizeof rep.date, "%Y-%m-%d %H:%M UTC", &tm);
 #ifndef HAVE_BOX2D
 	fprintf(stderr, "narrow2d: peer Box2D skipped (not found at build time)\n");
 #endif

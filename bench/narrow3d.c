@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include <impact/impact.h>
@@ -680,17 +679,9 @@ int main(int argc, char **argv)
 		if (!reps_set)
 			rep.reps = SMOKE_REPS;
 	}
-	struct utsname u;
-	if (uname(&u) == 0)
-		snprintf(rep.machine, sizeof rep.machine, "%s %s %s", u.sysname, u.release, u.machine);
-	else
-		snprintf(rep.machine, sizeof rep.machine, "unknown");
+	bench_describe_run(rep.machine, sizeof rep.machine, false, rep.date, sizeof rep.date);
 	bench_cpu_model(rep.cpu, sizeof rep.cpu);
 	rep.cpus = bench_cpu_count();
-	time_t now = time(NULL);
-	struct tm tm;
-	if (gmtime_r(&now, &tm))
-		strftime(rep.date, sizeof rep.date, "%Y-%m-%d %H:%M UTC", &tm);
 #ifndef HAVE_CCD
 	fprintf(stderr, "narrow3d: peer libccd skipped (not found at build time)\n");
 #endif

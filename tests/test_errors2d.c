@@ -18,29 +18,10 @@
 
 #include <impact/impact.h>
 
+#include "bad_input.h"
 #include "counting_alloc.h"
 
 #define V(x, y) imp_vec2_make((x), (y))
-
-// Not shapes: a zeroed buffer and one full of 0xA5, large enough for any
-// header the library may read.
-static alignas(16) unsigned char zero_buf[4096];
-static alignas(16) unsigned char junk_buf[4096];
-#define NOT_SHAPE ((const imp_shape *)zero_buf)
-#define JUNK_SHAPE ((const imp_shape *)junk_buf)
-
-static int sentinel_object;
-#define SENTINEL ((imp_shape *)&sentinel_object)
-
-static int setup(void **state)
-{
-	(void)state;
-	memset(zero_buf, 0, sizeof zero_buf);
-	memset(junk_buf, 0xA5, sizeof junk_buf);
-	return 0;
-}
-
-static const double bad_numbers[] = {NAN, -NAN, INFINITY, -INFINITY};
 
 static void test_names_version_defaults(void **state)
 {
@@ -242,9 +223,9 @@ static void test_shape_accessors_invalid(void **state)
 	assert_int_equal(imp_shape_vertices2(s, NULL, 0), 4);
 	imp_shape_destroy(s);
 	// The not-shapes are untouched by all of this.
-	for (size_t i = 0; i < sizeof zero_buf; i++) {
-		assert_int_equal(zero_buf[i], 0);
-		assert_int_equal(junk_buf[i], 0xA5);
+	for (size_t i = 0; i < sizeof bad_zero_buf; i++) {
+		assert_int_equal(bad_zero_buf[i], 0);
+		assert_int_equal(bad_junk_buf[i], 0xA5);
 	}
 }
 
@@ -630,5 +611,5 @@ int main(void)
 		cmocka_unit_test(test_options_errors),
 		cmocka_unit_test(test_allocator),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, bad_input_setup, NULL);
 }

@@ -18,27 +18,10 @@
 
 #include <impact/impact.h>
 
+#include "bad_input.h"
 #include "counting_alloc.h"
 
 #define V3(x, y, z) imp_vec3_make((x), (y), (z))
-
-static alignas(16) unsigned char zero_buf[4096];
-static alignas(16) unsigned char junk_buf[4096];
-#define NOT_SHAPE ((const imp_shape *)zero_buf)
-#define JUNK_SHAPE ((const imp_shape *)junk_buf)
-
-static int sentinel_object;
-#define SENTINEL ((imp_shape *)&sentinel_object)
-
-static int setup(void **state)
-{
-	(void)state;
-	memset(zero_buf, 0, sizeof zero_buf);
-	memset(junk_buf, 0xA5, sizeof junk_buf);
-	return 0;
-}
-
-static const double bad_numbers[] = {NAN, -NAN, INFINITY, -INFINITY};
 
 static void test_polytope_errors(void **state)
 {
@@ -386,5 +369,5 @@ int main(void)
 		cmocka_unit_test(test_query_errors),
 		cmocka_unit_test(test_allocator3),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, bad_input_setup, NULL);
 }

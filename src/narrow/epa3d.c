@@ -9,9 +9,10 @@
 
 /// Capacity of the polytope, on the stack: a query allocates nothing.
 #define EPA_MAX_VERTICES 128
-/// Faces are never reused, so the list holds every face made: a face a
-/// vertex on average is plenty (the hull of 128 points has 252).
-#define EPA_MAX_FACES (8 * EPA_MAX_VERTICES)
+/// A closed triangulated polytope of V vertices has 2V - 4 faces, and
+/// removed faces' slots are reused: 256 slots (16 KB) hold any polytope
+/// the vertex limit allows.
+#define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
 
 typedef struct face3 {
 	int v[3];       ///< counter-clockwise seen from outside
@@ -25,7 +26,9 @@ typedef struct poly3 {
 	imp_svert3 v[EPA_MAX_VERTICES];
 	int nv;
 	face3 f[EPA_MAX_FACES];
-	int nf;
+	int nf;                      ///< slots ever used; the dead among them are in `spare`
+	int spare[EPA_MAX_FACES];    ///< slots of removed faces, for reuse
+	int nspare;
 } poly3;
 
 static void face_plane(const poly3 *p, face3 *f)
@@ -46,18 +49,24 @@ static void face_plane(const poly3 *p, face3 *f)
 	f->d = fmax(fmax(imp_vec3_dot(f->n, a), imp_vec3_dot(f->n, b)), imp_vec3_dot(f->n, c));
 }
 
-static bool add_face(poly3 *p, int a, int b, int c)
+/// A new face in a spare slot or a fresh one: its index, or -1 when full.
+static int add_face(poly3 *p, int a, int b, int c)
 {
-	if (p->nf == EPA_MAX_FACES)
-		return false;
-	face3 *f = &p->f[p->nf++];
+	int i;
+	if (p->nspare > 0)
+		i = p->spare[--p->nspare];
+	else if (p->nf < EPA_MAX_FACES)
+		i = p->nf++;
+	else
+		return -1;
+	face3 *f = &p->f[i];
 	f->v[0] = a;
 	f->v[1] = b;
 	f->v[2] = c;
 	f->adj[0] = f->adj[1] = f->adj[2] = -1;
 	f->live = true;
 	face_plane(p, f);
-	return true;
+	return i;
 }
 
 static double volume(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 d)
@@ -201,12 +210,13 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 	// The horizon: edge a -> b of a removed face, the kept face g across it.
 	int horizon[EPA_MAX_FACES][3];
 	int nh = 0;
-	int stack[EPA_MAX_FACES];
-	int top = 0;
+	int removed[EPA_MAX_FACES];
+	int nr = 0;
 	p->f[fi].live = false;
-	stack[top++] = fi;
-	while (top > 0) {
-		const face3 *f = &p->f[stack[--top]];
+	removed[nr++] = fi;
+	// The removed faces double as the flood fill's queue.
+	for (int next = 0; next < nr; ++next) {
+		const face3 *f = &p->f[removed[next]];
 		for (int k = 0; k < 3; ++k) {
 			int g = f->adj[k];
 			if (g < 0)
@@ -217,8 +227,10 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 			// Faces without area (d infinite) never see w.
 			if (imp_vec3_dot(h->n, w->w) > h->d) {
 				h->live = false;
-				stack[top++] = g;
+				removed[nr++] = g;
 			} else {
+				if (nh == EPA_MAX_FACES)
+					return false; // a horizon longer than any the polytope can have
 				horizon[nh][0] = f->v[k];
 				horizon[nh][1] = f->v[(k + 1) % 3];
 				horizon[nh][2] = g;
@@ -226,7 +238,11 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 			}
 		}
 	}
-	if (p->nf + nh > EPA_MAX_FACES)
+	// The removed faces' slots take the new ones (their links were read
+	// above and are not read again).
+	for (int i = 0; i < nr; ++i)
+		p->spare[p->nspare++] = removed[i];
+	if (EPA_MAX_FACES - p->nf + p->nspare < nh)
 		return false;
 	p->v[p->nv++] = *w;
 	// The cone: face (a, b, w) for each horizon edge; its neighbours are
@@ -235,11 +251,11 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 	int starts_at[EPA_MAX_VERTICES];
 	for (int i = 0; i < p->nv; ++i)
 		starts_at[i] = -1;
-	int first = p->nf;
+	int made[EPA_MAX_FACES];
 	for (int e = 0; e < nh; ++e) {
 		int a = horizon[e][0], b = horizon[e][1], g = horizon[e][2];
-		int nf = p->nf;
-		add_face(p, a, b, iw);
+		int nf = add_face(p, a, b, iw);
+		made[e] = nf;
 		p->f[nf].adj[0] = g;
 		int j = edge_back(&p->f[g], a, b);
 		if (j >= 0)
@@ -247,12 +263,12 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 		starts_at[a] = nf;
 	}
 	for (int e = 0; e < nh; ++e) {
-		face3 *f = &p->f[first + e];
+		face3 *f = &p->f[made[e]];
 		int next = starts_at[f->v[1]];
 		if (next < 0)
 			continue;
-		f->adj[1] = next;              // across b -> w: the face (b, c, w)
-		p->f[next].adj[2] = first + e; // its edge w -> b
+		f->adj[1] = next;            // across b -> w: the face (b, c, w)
+		p->f[next].adj[2] = made[e]; // its edge w -> b
 	}
 	return true;
 }
@@ -262,6 +278,7 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 	poly3 p;
 	p.nv = 0;
 	p.nf = 0;
+	p.nspare = 0;
 	for (int i = 0; i < n; ++i) {
 		bool dup = false;
 		for (int j = 0; j < p.nv; ++j)

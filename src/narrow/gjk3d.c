@@ -376,6 +376,7 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 		c->scale = ldexp(1.0, -e);
 		c->scaled = true;
 	}
+	c->reach = size * c->scale;
 	// Not at Level 1, whose exits often come after one support (1,000
 	// distant 8-vertex pairs: 771 cycles a query without, 1,046 with;
 	// close pairs the same either way); spheres and capsules always, for
@@ -525,8 +526,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	}
 	// A squared length under which v may be rounding noise: checked exactly
 	// by at_rounding, against the simplex's own coordinates.
-	double reach = (c->a.s->bound_radius + c->b.s->bound_radius + imp_vec3_length(c->p)) * c->scale;
-	double near_zero = 1e-20 * reach * reach;
+	double near_zero = 1e-20 * c->reach * c->reach;
 	// Nesterov acceleration on request only: on bench/narrow3d's cells the
 	// momentum was faster on separated ellipsoid pairs (5 to 22%) but
 	// slower on overlapping ones and on box-ellipsoid pairs (9 to 31%),

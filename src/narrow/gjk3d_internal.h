@@ -37,6 +37,7 @@ typedef struct imp_gjk3_ctx {
 	imp_vec3 p;     ///< b's origin in a's frame
 	double scale;   ///< a power of two every point is multiplied by (1 unless the scene is huge or tiny)
 	bool scaled;
+	double reach;   ///< bound of the scene's size after scaling: both bound radii and b's distance
 	bool b_in_a;    ///< b.v holds b's vertices in a's frame
 	bool bad;       ///< a user support returned a non-finite point
 	imp_vec3 bw[IMP_PRETRANSFORM3_MAX];
