@@ -39,6 +39,8 @@ typedef enum imp_status {
 	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range
 	IMP_ERR_OUT_OF_MEMORY,      ///< the allocator returned NULL
 	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE
+	IMP_ERR_BAD_ID,             ///< an id that names no live object of this world (stale, foreign or null)
+	IMP_ERR_BUSY,               ///< a call the world cannot take now (from inside one of its callbacks)
 	IMP_STATUS_COUNT
 } imp_status;
 

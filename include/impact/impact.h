@@ -8,5 +8,6 @@
 #include "math.h"
 #include "shape.h"
 #include "collision.h"
+#include "world.h"
 
 #endif

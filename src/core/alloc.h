@@ -4,6 +4,7 @@
 #define IMPACT_CORE_ALLOC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "impact/base.h"
@@ -25,6 +26,15 @@ static inline void *imp_alloc(const imp_allocator *a, size_t size)
 	return malloc(size);
 }
 
+/// Resizes a block from old_size to new_size bytes (ptr may be NULL with
+/// old_size 0). On failure returns NULL and the block is untouched.
+static inline void *imp_realloc(const imp_allocator *a, void *ptr, size_t old_size, size_t new_size)
+{
+	if (a != NULL && a->realloc != NULL)
+		return a->realloc(ptr, old_size, new_size, a->user);
+	return realloc(ptr, new_size);
+}
+
 static inline void imp_free(const imp_allocator *a, void *ptr, size_t size)
 {
 	if (ptr == NULL)
@@ -33,6 +43,25 @@ static inline void imp_free(const imp_allocator *a, void *ptr, size_t size)
 		a->free(ptr, size, a->user);
 	else
 		free(ptr);
+}
+
+/// Grows an array of `elem`-byte items from *cap to at least `need`
+/// (doubling, from 16); false when out of memory, the array untouched.
+static inline bool imp_grow(const imp_allocator *a, void **array, int32_t *cap, int32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	int64_t n = *cap > 0 ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	if (n > INT32_MAX)
+		n = INT32_MAX;
+	void *p = imp_realloc(a, *array, (size_t)*cap * elem, (size_t)n * elem);
+	if (p == NULL)
+		return false;
+	*array = p;
+	*cap = (int32_t)n;
+	return true;
 }
 
 #endif

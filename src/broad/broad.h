@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// The broad phase: boxes named by integer proxies, and the pairs of them
+// that are "close". It knows nothing of shapes or bodies.
+//
+// Each structure keeps a relation S over its proxies that contains every
+// pair of overlapping boxes (closed boxes: touching counts):
+//   naive and sweep: S = the pairs whose boxes overlap;
+//   hash:            S = the pairs that share a cell at the coarser of their
+//                    two levels (Mirtich's "close" pairs, a superset).
+// Insert and move report every change of S as it happens through the
+// caller's callback: added (a pair entered S) or removed (it left). Within
+// one call a pair may be reported added and removed more than once; the
+// last report is its state. Remove reports nothing: the caller drops the
+// proxy's pairs itself. Static proxies are never reported paired with each
+// other.
+#ifndef IMPACT_BROAD_BROAD_H
+#define IMPACT_BROAD_BROAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "impact/base.h"
+#include "impact/world.h"
+
+/// A closed box; in 2D lo[2] == hi[2] == 0.
+typedef struct imp_box {
+	double lo[3], hi[3];
+} imp_box;
+
+static inline bool imp_box_overlap(const imp_box *a, const imp_box *b, int dim)
+{
+	for (int k = 0; k < dim; k++)
+		if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k])
+			return false;
+	return true;
+}
+
+/// True when `inner` lies inside `outer`.
+static inline bool imp_box_contains(const imp_box *outer, const imp_box *inner, int dim)
+{
+	for (int k = 0; k < dim; k++)
+		if (inner->lo[k] < outer->lo[k] || inner->hi[k] > outer->hi[k])
+			return false;
+	return true;
+}
+
+/// Told of each change of S: p != q, in no particular order.
+typedef void imp_broad_pair_fn(void *ctx, int32_t p, int32_t q, bool added);
+
+typedef struct imp_broad_def {
+	imp_broad_kind kind;
+	int dim;
+	double alpha, beta;          ///< the hash's parameters
+	const imp_allocator *alloc;  ///< kept by pointer: must outlive the broad phase
+	imp_broad_pair_fn *fn;
+	void *ctx;
+} imp_broad_def;
+
+typedef struct imp_broad imp_broad;
+
+imp_status imp_broad_create(const imp_broad_def *def, imp_broad **out);
+void imp_broad_destroy(imp_broad *b);
+
+/// Proxies are small non-negative integers chosen by the caller (body
+/// slots), each inserted at most once at a time. Out of memory: the call
+/// returns IMP_ERR_OUT_OF_MEMORY with the proxy possibly half stored; the
+/// caller must then remove it (which always works) and drop its pairs.
+imp_status imp_broad_insert(imp_broad *b, int32_t proxy, const imp_box *box, bool is_static);
+imp_status imp_broad_move(imp_broad *b, int32_t proxy, const imp_box *box);
+void imp_broad_remove(imp_broad *b, int32_t proxy);
+
+/// Counters of work done since creation.
+typedef struct imp_broad_counters {
+	uint64_t swaps;       ///< sweep: end-point exchanges
+	uint64_t cell_visits; ///< hash: cells entered or left
+	uint64_t box_tests;   ///< exact box tests
+} imp_broad_counters;
+
+imp_broad_counters imp_broad_get_counters(const imp_broad *b);
+
+#endif

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: MIT
+// Mirtich's hierarchical spatial hash, coherent variant (Mirtich 1998,
+// §2.1-2.2; ALGORITHMS.md §6).
+//
+// Levels are cell sizes rho_L = r^L with r = beta / alpha, L any integer:
+// a box of size sz (its largest side) lives at the finest level with
+// alpha <= sz / rho_L <= beta, i.e. L = ceil(log_r(sz / beta)), so the
+// levels are those of the sizes present and a new size adds a level. A box
+// is stored in the cells it overlaps at its own level ("own") and at every
+// coarser level present ("guest"). Two boxes are close when they share a
+// cell at the coarser of their two levels: in a cell, an own box counts
+// with every box, a guest only with own boxes. A counter per close pair
+// holds the number of such shared cells; the pair is reported added when
+// it leaves 0 and removed when it returns to 0. A moved box enters and
+// leaves only the cells that changed (entering first, so that a counter
+// never drops to 0 and back within a move). Static boxes never pair with
+// each other and, never moving, are stored once.
+//
+// Cells and counters are uthash tables; cells hold their members in two
+// small arrays.
+#include <math.h>
+#include <string.h>
+
+#include "broad/broad_internal.h"
+#include "core/uthash_imp.h"
+
+#define CELL_CLAMP 1073741824.0 /* 2^30: far cells merge, which only adds close pairs */
+#define LEVEL_MIN (-2000)
+#define LEVEL_NONE INT32_MIN
+
+typedef struct member_list {
+	int32_t *items;
+	int32_t count, cap;
+} member_list;
+
+typedef struct cell {
+	int32_t key[4];      ///< level, i, j, k
+	member_list own, guest;
+	UT_hash_handle hh;
+} cell;
+
+typedef struct counter {
+	uint64_t key;        ///< lower proxy << 32 | higher
+	int32_t count;
+	UT_hash_handle hh;
+} counter;
+
+#define COUNTER_BLOCK 512
+
+typedef struct counter_block {
+	struct counter_block *next;
+	counter items[COUNTER_BLOCK];
+} counter_block;
+
+typedef struct range {
+	int32_t lo[3], hi[3];
+} range;
+
+typedef struct hash {
+	double log_r;        ///< log(beta / alpha)
+	int32_t lmin, lmax;  ///< the levels whose cell size is a finite, nonzero double
+	int32_t *levels;     ///< the levels present, ascending (fine to coarse)
+	int32_t level_count, level_cap;
+	int32_t *level_own;  ///< own boxes per level present
+	int32_t level_own_cap;
+	imp_box *reg;        ///< per proxy: the box its cells were registered with
+	int32_t reg_cap;
+	cell *cells;
+	counter *counters;
+	counter_block *blocks;
+	counter *free_counters;
+} hash;
+
+/* ---- levels and cells ---- */
+
+static double cell_size(const hash *h, int32_t level, const imp_broad *b)
+{
+	(void)h;
+	return pow(b->beta / b->alpha, level);
+}
+
+static int32_t level_of(const imp_broad *b, const hash *h, const imp_box *box)
+{
+	double sz = 0.0;
+	for (int k = 0; k < b->dim; k++)
+		sz = fmax(sz, box->hi[k] - box->lo[k]);
+	if (!(sz > 0.0))
+		return h->lmin;
+	double t = ceil(log(sz / b->beta) / h->log_r);
+	if (!(t > h->lmin))
+		return h->lmin;
+	if (!(t < h->lmax))
+		return h->lmax;
+	int32_t level = (int32_t)t;
+	// Rounding of log: the finest level whose cells are at least sz / beta.
+	while (level > h->lmin && cell_size(h, level - 1, b) * b->beta >= sz)
+		level--;
+	while (level < h->lmax && cell_size(h, level, b) * b->beta < sz)
+		level++;
+	return level;
+}
+
+static int32_t cell_coord(double x, double rho)
+{
+	double c = floor(x / rho);
+	if (!(c > -CELL_CLAMP))
+		return (int32_t)-CELL_CLAMP;
+	if (!(c < CELL_CLAMP))
+		return (int32_t)CELL_CLAMP;
+	return (int32_t)c;
+}
+
+static range range_of(const imp_broad *b, const hash *h, const imp_box *box, int32_t level)
+{
+	double rho = cell_size(h, level, b);
+	range r = {{0, 0, 0}, {0, 0, 0}};
+	for (int k = 0; k < b->dim; k++) {
+		r.lo[k] = cell_coord(box->lo[k], rho);
+		r.hi[k] = cell_coord(box->hi[k], rho);
+	}
+	return r;
+}
+
+static bool range_equal(const range *a, const range *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+static bool in_range(const range *r, const int32_t c[3])
+{
+	for (int k = 0; k < 3; k++)
+		if (c[k] < r->lo[k] || c[k] > r->hi[k])
+			return false;
+	return true;
+}
+
+/* ---- counters ---- */
+
+static uint64_t counter_key(int32_t p, int32_t q)
+{
+	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
+	return (uint64_t)lo << 32 | hi;
+}
+
+/// Counts one more shared cell for p and q; false when out of memory.
+static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
+{
+	const imp_allocator *uth_alloc = b->alloc;
+	bool uth_oom = false;
+	uint64_t key = counter_key(p, q);
+	counter *c;
+	HASH_FIND(hh, h->counters, &key, sizeof key, c);
+	if (c != NULL) {
+		c->count++;
+		return true;
+	}
+	if (h->free_counters == NULL) {
+		counter_block *blk = imp_alloc(b->alloc, sizeof *blk);
+		if (blk == NULL)
+			return false;
+		blk->next = h->blocks;
+		h->blocks = blk;
+		for (int i = COUNTER_BLOCK - 1; i >= 0; i--) {
+			blk->items[i].hh.next = h->free_counters;
+			h->free_counters = &blk->items[i];
+		}
+	}
+	c = h->free_counters;
+	h->free_counters = c->hh.next;
+	c->key = key;
+	c->count = 1;
+	HASH_ADD(hh, h->counters, key, sizeof c->key, c);
+	if (uth_oom) {
+		c->hh.next = h->free_counters;
+		h->free_counters = c;
+		return false;
+	}
+	b->fn(b->ctx, p, q, true);
+	return true;
+}
+
+static void count_down(imp_broad *b, hash *h, int32_t p, int32_t q)
+{
+	const imp_allocator *uth_alloc = b->alloc;
+	uint64_t key = counter_key(p, q);
+	counter *c;
+	HASH_FIND(hh, h->counters, &key, sizeof key, c);
+	if (c == NULL || --c->count > 0)
+		return;
+	HASH_DEL(h->counters, c);
+	c->hh.next = h->free_counters;
+	h->free_counters = c;
+	b->fn(b->ctx, p, q, false);
+}
+
+/* ---- entering and leaving cells ---- */
+
+static void list_remove(member_list *l, int32_t p)
+{
+	for (int32_t i = 0; i < l->count; i++) {
+		if (l->items[i] == p) {
+			l->items[i] = l->items[--l->count];
+			return;
+		}
+	}
+}
+
+static bool pairs_with(const imp_broad *b, int32_t p, int32_t q)
+{
+	return p != q && !both_static(b, p, q);
+}
+
+/// Leaves one cell: counters down, membership dropped, an empty cell freed.
+static void leave_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_t key[4])
+{
+	const imp_allocator *uth_alloc = b->alloc;
+	cell *c;
+	HASH_FIND(hh, h->cells, key, 4 * sizeof(int32_t), c);
+	if (c == NULL)
+		return;
+	member_list *mine = own ? &c->own : &c->guest;
+	int32_t before = mine->count;
+	list_remove(mine, p);
+	if (mine->count == before)
+		return; // not there (a rolled-back entry)
+	b->counters.cell_visits++;
+	for (int32_t i = 0; i < c->own.count; i++)
+		if (pairs_with(b, p, c->own.items[i]))
+			count_down(b, h, p, c->own.items[i]);
+	if (own)
+		for (int32_t i = 0; i < c->guest.count; i++)
+			if (pairs_with(b, p, c->guest.items[i]))
+				count_down(b, h, p, c->guest.items[i]);
+	if (c->own.count == 0 && c->guest.count == 0) {
+		HASH_DEL(h->cells, c);
+		imp_free(b->alloc, c->own.items, (size_t)c->own.cap * sizeof(int32_t));
+		imp_free(b->alloc, c->guest.items, (size_t)c->guest.cap * sizeof(int32_t));
+		imp_free(b->alloc, c, sizeof *c);
+	}
+}
+
+static void free_cell_if_empty(imp_broad *b, hash *h, cell *c)
+{
+	const imp_allocator *uth_alloc = b->alloc;
+	if (c->own.count > 0 || c->guest.count > 0)
+		return;
+	HASH_DEL(h->cells, c);
+	imp_free(b->alloc, c->own.items, (size_t)c->own.cap * sizeof(int32_t));
+	imp_free(b->alloc, c->guest.items, (size_t)c->guest.cap * sizeof(int32_t));
+	imp_free(b->alloc, c, sizeof *c);
+}
+
+/// Enters one cell; false when out of memory, the cell and counters as they were.
+static bool enter_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_t key[4])
+{
+	const imp_allocator *uth_alloc = b->alloc;
+	bool uth_oom = false;
+	cell *c;
+	HASH_FIND(hh, h->cells, key, 4 * sizeof(int32_t), c);
+	if (c == NULL) {
+		c = imp_alloc(b->alloc, sizeof *c);
+		if (c == NULL)
+			return false;
+		memset(c, 0, sizeof *c);
+		memcpy(c->key, key, sizeof c->key);
+		HASH_ADD(hh, h->cells, key, sizeof c->key, c);
+		if (uth_oom) {
+			imp_free(b->alloc, c, sizeof *c);
+			return false;
+		}
+	}
+	member_list *mine = own ? &c->own : &c->guest;
+	if (!imp_grow(b->alloc, (void **)&mine->items, &mine->cap, mine->count + 1, sizeof *mine->items)) {
+		free_cell_if_empty(b, h, c);
+		return false;
+	}
+	b->counters.cell_visits++;
+	int32_t n_own = 0, n_guest = 0;
+	bool ok = true;
+	for (; n_own < c->own.count; n_own++) {
+		int32_t q = c->own.items[n_own];
+		if (pairs_with(b, p, q) && !count_up(b, h, p, q)) {
+			ok = false;
+			break;
+		}
+	}
+	if (ok && own) {
+		for (; n_guest < c->guest.count; n_guest++) {
+			int32_t q = c->guest.items[n_guest];
+			if (pairs_with(b, p, q) && !count_up(b, h, p, q)) {
+				ok = false;
+				break;
+			}
+		}
+	}
+	if (ok) {
+		mine->items[mine->count++] = p;
+		return true;
+	}
+	for (int32_t i = 0; i < n_own; i++)
+		if (pairs_with(b, p, c->own.items[i]))
+			count_down(b, h, p, c->own.items[i]);
+	for (int32_t i = 0; i < n_guest; i++)
+		if (pairs_with(b, p, c->guest.items[i]))
+			count_down(b, h, p, c->guest.items[i]);
+	free_cell_if_empty(b, h, c);
+	return false;
+}
+
+/// Every cell of a range, in a fixed order: calls visit(key) for each cell
+/// of `r` that is not in `skip` (NULL: none); stops at the first false.
+/// Returns the number of cells visited before the stop, or -1 if none
+/// stopped.
+typedef struct range_walk {
+	imp_broad *b;
+	hash *h;
+	int32_t p;
+	int32_t level;
+	bool own;
+} range_walk;
+
+static void leave_range(const range_walk *rw, const range *r, const range *keep)
+{
+	int32_t key[4] = {rw->level, 0, 0, 0};
+	for (int32_t i = r->lo[0]; i <= r->hi[0]; i++)
+		for (int32_t j = r->lo[1]; j <= r->hi[1]; j++)
+			for (int32_t k = r->lo[2]; k <= r->hi[2]; k++) {
+				key[1] = i, key[2] = j, key[3] = k;
+				if (keep == NULL || !in_range(keep, key + 1))
+					leave_cell(rw->b, rw->h, rw->p, rw->own, key);
+			}
+}
+
+/// Enters the cells of r not in `have`; on failure leaves those entered and
+/// returns false.
+static bool enter_range(const range_walk *rw, const range *r, const range *have)
+{
+	int32_t key[4] = {rw->level, 0, 0, 0};
+	for (int32_t i = r->lo[0]; i <= r->hi[0]; i++)
+		for (int32_t j = r->lo[1]; j <= r->hi[1]; j++)
+			for (int32_t k = r->lo[2]; k <= r->hi[2]; k++) {
+				key[1] = i, key[2] = j, key[3] = k;
+				if (have != NULL && in_range(have, key + 1))
+					continue;
+				if (enter_cell(rw->b, rw->h, rw->p, rw->own, key))
+					continue;
+				// Undo: leave the cells of r before this one (and not in have).
+				for (int32_t i2 = r->lo[0]; i2 <= r->hi[0]; i2++)
+					for (int32_t j2 = r->lo[1]; j2 <= r->hi[1]; j2++)
+						for (int32_t k2 = r->lo[2]; k2 <= r->hi[2]; k2++) {
+							if (i2 == i && j2 == j && k2 == k)
+								return false;
+							int32_t c[3] = {i2, j2, k2};
+							key[1] = i2, key[2] = j2, key[3] = k2;
+							if (have == NULL || !in_range(have, c))
+								leave_cell(rw->b, rw->h, rw->p, rw->own, key);
+						}
+				return false;
+			}
+	return true;
+}
+
+/* ---- levels ---- */
+
+/// Index of `level` in the levels present, or -(insertion point) - 1.
+static int32_t level_index(const hash *h, int32_t level)
+{
+	int32_t lo = 0, hi = h->level_count;
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		if (h->levels[mid] < level)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->level_count && h->levels[lo] == level ? lo : -lo - 1;
+}
+
+/// Stores proxy p (registered box reg[p], own level L) at level `at`.
+static bool store(imp_broad *b, hash *h, int32_t p, int32_t at)
+{
+	range_walk rw = {b, h, p, at, at == b->proxy[p].level};
+	range r = range_of(b, h, &h->reg[p], at);
+	return enter_range(&rw, &r, NULL);
+}
+
+static void unstore(imp_broad *b, hash *h, int32_t p, int32_t at)
+{
+	range_walk rw = {b, h, p, at, at == b->proxy[p].level};
+	range r = range_of(b, h, &h->reg[p], at);
+	leave_range(&rw, &r, NULL);
+}
+
+/// Makes `level` present: every stored box of a finer level is stored
+/// there too. False when out of memory (nothing changed).
+static bool add_level(imp_broad *b, hash *h, int32_t level)
+{
+	int32_t at = level_index(h, level);
+	if (at >= 0)
+		return true;
+	at = -at - 1;
+	int32_t cap_l = h->level_cap, cap_o = h->level_own_cap;
+	if (!imp_grow(b->alloc, (void **)&h->levels, &cap_l, h->level_count + 1, sizeof *h->levels))
+		return false;
+	h->level_cap = cap_l;
+	if (!imp_grow(b->alloc, (void **)&h->level_own, &cap_o, h->level_count + 1, sizeof *h->level_own))
+		return false;
+	h->level_own_cap = cap_o;
+	if (at > 0) {
+		// Coarser than the boxes already stored below it: they become guests here.
+		for (int32_t p = 0; p < b->cap; p++) {
+			if (b->proxy[p].state == PROXY_ABSENT || b->proxy[p].level == LEVEL_NONE ||
+			    b->proxy[p].level >= level)
+				continue;
+			if (!store(b, h, p, level)) {
+				for (int32_t q = 0; q < p; q++)
+					if (b->proxy[q].state != PROXY_ABSENT && b->proxy[q].level != LEVEL_NONE &&
+					    b->proxy[q].level < level)
+						unstore(b, h, q, level);
+				return false;
+			}
+		}
+	}
+	memmove(h->levels + at + 1, h->levels + at, (size_t)(h->level_count - at) * sizeof *h->levels);
+	memmove(h->level_own + at + 1, h->level_own + at, (size_t)(h->level_count - at) * sizeof *h->level_own);
+	h->levels[at] = level;
+	h->level_own[at] = 0;
+	h->level_count++;
+	return true;
+}
+
+/* ---- the broad-phase interface ---- */
+
+imp_status imp_hash_create(imp_broad *b)
+{
+	hash *h = imp_alloc(b->alloc, sizeof *h);
+	if (h == NULL)
+		return IMP_ERR_OUT_OF_MEMORY;
+	memset(h, 0, sizeof *h);
+	h->log_r = log(b->beta / b->alpha);
+	// Cell sizes between 1e-300 and 1e300.
+	h->lmin = (int32_t)ceil(log(1e-300) / h->log_r);
+	h->lmax = (int32_t)floor(log(1e300) / h->log_r);
+	if (h->lmin < LEVEL_MIN)
+		h->lmin = LEVEL_MIN;
+	if (h->lmax > -LEVEL_MIN)
+		h->lmax = -LEVEL_MIN;
+	b->impl = h;
+	return IMP_OK;
+}
+
+void imp_hash_destroy(imp_broad *b)
+{
+	hash *h = b->impl;
+	const imp_allocator *uth_alloc = b->alloc;
+	cell *c, *tmp;
+	HASH_ITER(hh, h->cells, c, tmp)
+	{
+		HASH_DEL(h->cells, c);
+		imp_free(b->alloc, c->own.items, (size_t)c->own.cap * sizeof(int32_t));
+		imp_free(b->alloc, c->guest.items, (size_t)c->guest.cap * sizeof(int32_t));
+		imp_free(b->alloc, c, sizeof *c);
+	}
+	HASH_CLEAR(hh, h->counters);
+	for (counter_block *blk = h->blocks; blk != NULL;) {
+		counter_block *n = blk->next;
+		imp_free(b->alloc, blk, sizeof *blk);
+		blk = n;
+	}
+	imp_free(b->alloc, h->levels, (size_t)h->level_cap * sizeof *h->levels);
+	imp_free(b->alloc, h->level_own, (size_t)h->level_own_cap * sizeof *h->level_own);
+	imp_free(b->alloc, h->reg, (size_t)h->reg_cap * sizeof *h->reg);
+	imp_free(b->alloc, h, sizeof *h);
+}
+
+/// Stores p (box reg[p], level set) at its level and every coarser one;
+/// on failure nothing is stored.
+static bool store_all(imp_broad *b, hash *h, int32_t p)
+{
+	int32_t level = b->proxy[p].level;
+	if (!add_level(b, h, level))
+		return false;
+	int32_t first = level_index(h, level);
+	for (int32_t i = first; i < h->level_count; i++) {
+		if (!store(b, h, p, h->levels[i])) {
+			for (int32_t j = first; j < i; j++)
+				unstore(b, h, p, h->levels[j]);
+			return false;
+		}
+	}
+	h->level_own[first]++;
+	return true;
+}
+
+static void unstore_all(imp_broad *b, hash *h, int32_t p)
+{
+	int32_t level = b->proxy[p].level;
+	int32_t first = level_index(h, level);
+	for (int32_t i = first; i < h->level_count; i++)
+		unstore(b, h, p, h->levels[i]);
+	h->level_own[first]--;
+	b->proxy[p].level = LEVEL_NONE;
+}
+
+imp_status imp_hash_insert(imp_broad *b, int32_t p)
+{
+	hash *h = b->impl;
+	b->proxy[p].level = LEVEL_NONE;
+	if (!imp_grow(b->alloc, (void **)&h->reg, &h->reg_cap, b->cap, sizeof *h->reg))
+		return IMP_ERR_OUT_OF_MEMORY;
+	h->reg[p] = b->proxy[p].box;
+	b->proxy[p].level = level_of(b, h, &h->reg[p]);
+	if (!store_all(b, h, p)) {
+		b->proxy[p].level = LEVEL_NONE;
+		return IMP_ERR_OUT_OF_MEMORY;
+	}
+	return IMP_OK;
+}
+
+imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old)
+{
+	(void)old;
+	hash *h = b->impl;
+	const imp_box *box = &b->proxy[p].box;
+	int32_t level = b->proxy[p].level;
+	if (level_of(b, h, box) != level) {
+		// Another size class: stored again from scratch.
+		imp_box before = h->reg[p];
+		unstore_all(b, h, p);
+		h->reg[p] = *box;
+		b->proxy[p].level = level_of(b, h, box);
+		if (store_all(b, h, p))
+			return IMP_OK;
+		h->reg[p] = before;
+		b->proxy[p].level = level_of(b, h, &before);
+		if (!store_all(b, h, p))
+			b->proxy[p].level = LEVEL_NONE;
+		return IMP_ERR_OUT_OF_MEMORY;
+	}
+	int32_t first = level_index(h, level);
+	for (int32_t i = first; i < h->level_count; i++) {
+		int32_t at = h->levels[i];
+		range was = range_of(b, h, &h->reg[p], at);
+		range now = range_of(b, h, box, at);
+		if (range_equal(&was, &now))
+			continue;
+		range_walk rw = {b, h, p, at, at == level};
+		if (!enter_range(&rw, &now, &was)) {
+			// The levels done so far go back to the registered box.
+			for (int32_t j = first; j < i; j++) {
+				int32_t at2 = h->levels[j];
+				range was2 = range_of(b, h, &h->reg[p], at2);
+				range now2 = range_of(b, h, box, at2);
+				range_walk rw2 = {b, h, p, at2, at2 == level};
+				if (range_equal(&was2, &now2))
+					continue;
+				// Level j holds `now2` there: enter was2 back, leave the rest.
+				if (!enter_range(&rw2, &was2, &now2)) {
+					// Cannot even go back: drop the proxy altogether.
+					for (int32_t m = first; m < h->level_count; m++) {
+						range_walk rw3 = {b, h, p, h->levels[m], h->levels[m] == level};
+						range a = range_of(b, h, &h->reg[p], h->levels[m]);
+						range c = range_of(b, h, box, h->levels[m]);
+						leave_range(&rw3, &a, NULL);
+						leave_range(&rw3, &c, NULL);
+					}
+					h->level_own[first]--;
+					b->proxy[p].level = LEVEL_NONE;
+					return IMP_ERR_OUT_OF_MEMORY;
+				}
+				leave_range(&rw2, &now2, &was2);
+			}
+			return IMP_ERR_OUT_OF_MEMORY;
+		}
+		leave_range(&rw, &was, &now);
+	}
+	h->reg[p] = *box;
+	return IMP_OK;
+}
+
+void imp_hash_remove(imp_broad *b, int32_t p)
+{
+	hash *h = b->impl;
+	if (b->proxy[p].level == LEVEL_NONE)
+		return;
+	unstore_all(b, h, p);
+}

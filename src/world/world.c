@@ -1,0 +1,1088 @@
+// SPDX-License-Identifier: MIT
+// The world: bodies in slots named by generational ids, the broad phase
+// over their enlarged boxes, a persistent pair table (uthash) with a simplex
+// cache per candidate pair, and the begin/end events of each update.
+//
+// An update runs in three passes over the bodies that moved:
+//   1. the broad phase is told of each body whose box left its enlarged box
+//      (or that is new, or re-filtered); it reports candidate pairs added
+//      and removed, which create pairs or mark them doomed;
+//   2. every candidate pair of a moved body is looked at once: doomed pairs
+//      are deleted, the others get the exact box test and the narrow phase,
+//      and a change of their touching state is an event;
+//   3. the events are sorted, so that every broad phase gives the same.
+// A pair's lists: each body has a doubly linked list of its pairs, threaded
+// through the pair (link 0 for the pair's lower slot, 1 for the higher).
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broad/broad.h"
+#include "core/alloc.h"
+#include "core/uthash_imp.h"
+#include "impact/collision.h"
+#include "impact/world.h"
+#include "shape/shape_internal.h"
+#include "shape/shape3_internal.h"
+
+typedef struct pair {
+	uint64_t key;            ///< lower slot << 32 | higher slot
+	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
+	struct pair *prev[2];
+	uint32_t stamp;          ///< the update that last looked at it
+	uint8_t touching;
+	uint8_t doomed;          ///< the broad phase removed it during this update
+	imp_simplex_cache cache;
+	UT_hash_handle hh;
+} pair;
+
+typedef struct body {
+	imp_box tight;           ///< the shape's box at its pose, enlarged by margin / 2
+	imp_box fat;             ///< what the broad phase holds
+	const imp_shape *shape;
+	imp_pose2 pose2;
+	imp_pose3 pose3;
+	imp_filter filter;
+	void *user_data;
+	pair *pairs;
+	uint32_t generation;
+	int32_t next_free;
+	int32_t touch_low;       ///< touching pairs in which this body has the lower slot
+	uint8_t alive;
+	uint8_t type;
+	uint8_t moved;           ///< in the moved list, to be looked at by the next update
+	uint8_t in_broad;
+	uint8_t refilter;
+} body;
+
+#define PAIR_BLOCK 256
+
+typedef struct pair_block {
+	struct pair_block *next;
+	pair items[PAIR_BLOCK];
+} pair_block;
+
+/// Events are kept with slots (sortable) and turned into ids on the way.
+typedef struct event_array {
+	imp_pair_event *items;
+	int32_t count, cap;
+} event_array;
+
+struct imp_world {
+	imp_world_def def;
+	imp_allocator alloc;
+	uint32_t serial;
+	int dim;
+	bool busy;
+	bool oom;                ///< set by the broad-phase callback
+	uint32_t stamp;
+
+	body *bodies;
+	int32_t body_cap, body_high, free_head, body_count;
+
+	int32_t *moved;
+	int32_t moved_count, moved_cap;
+
+	pair *table;             ///< uthash head
+	pair_block *blocks;
+	pair *free_pairs;
+	int32_t pair_count;
+	int32_t touching;
+
+	event_array begin, end, pending_end;
+	bool carry;              ///< the last update failed: its events stay
+
+	pair **scratch;          ///< for_each_pair's sorting room
+	int32_t scratch_cap;
+
+	imp_broad *broad;
+	imp_world_stats stats;
+};
+
+static atomic_uint world_serial = 1;
+
+imp_world_def imp_default_world_def(void)
+{
+	imp_world_def d;
+	memset(&d, 0, sizeof d);
+	d.dim = 3;
+	d.broad_phase = IMP_BROAD_HASH;
+	d.hash_alpha = 0.5;
+	d.hash_beta = 1.0;
+	d.fat_ratio = 0.1;
+	d.margin = 0.0;
+	d.narrow_phase = true;
+	return d;
+}
+
+imp_filter imp_default_filter(void)
+{
+	imp_filter f = {1u, ~(uint64_t)0, 0};
+	return f;
+}
+
+bool imp_filter_should_pair(imp_filter a, imp_filter b)
+{
+	if (a.group == b.group && a.group != 0)
+		return a.group > 0;
+	return (a.category & b.mask) != 0 && (b.category & a.mask) != 0;
+}
+
+imp_body_def imp_default_body_def(void)
+{
+	imp_body_def d;
+	memset(&d, 0, sizeof d);
+	d.type = IMP_BODY_DYNAMIC;
+	d.pose2.q.c = 1.0;
+	d.pose3.q.w = 1.0;
+	d.filter = imp_default_filter();
+	return d;
+}
+
+/* ---- ids and slots ---- */
+
+static imp_body_id id_of(const imp_world *w, int32_t slot)
+{
+	imp_body_id id = {(uint32_t)slot + 1u, w->bodies[slot].generation, w->serial};
+	return id;
+}
+
+/// The slot an id names, or -1.
+static int32_t slot_of(const imp_world *w, imp_body_id id)
+{
+	if (id.world != w->serial || id.index == 0 || id.index > (uint32_t)w->body_high)
+		return -1;
+	int32_t s = (int32_t)(id.index - 1);
+	const body *b = &w->bodies[s];
+	return b->alive && b->generation == id.generation ? s : -1;
+}
+
+/* ---- validation ---- */
+
+static bool finite_nonneg(double x)
+{
+	return isfinite(x) && x >= 0.0;
+}
+
+static imp_status check_def(const imp_world_def *d)
+{
+	if (d->dim != 2 && d->dim != 3)
+		return IMP_ERR_BAD_OPTIONS;
+	if (d->broad_phase != IMP_BROAD_HASH && d->broad_phase != IMP_BROAD_SWEEP &&
+	    d->broad_phase != IMP_BROAD_NAIVE)
+		return IMP_ERR_BAD_OPTIONS;
+	if (!(d->hash_alpha > 0.0 && d->hash_alpha < 1.0) || !(d->hash_beta >= 1.0 && d->hash_beta <= 1e6))
+		return IMP_ERR_BAD_OPTIONS;
+	if (!(finite_nonneg(d->fat_ratio) && d->fat_ratio <= 1e6))
+		return IMP_ERR_BAD_OPTIONS;
+	if (d->body_capacity < 0 || d->pair_capacity < 0 || d->body_capacity > (1 << 30) ||
+	    d->pair_capacity > (1 << 30))
+		return IMP_ERR_BAD_OPTIONS;
+	if (!finite_nonneg(d->margin) || d->margin > IMP_MAX_COORDINATE)
+		return IMP_ERR_BAD_RADIUS;
+	if (!imp_allocator_is_valid(&d->allocator))
+		return IMP_ERR_NULL_ARGUMENT;
+	return IMP_OK;
+}
+
+static imp_status check_pose(const imp_world *w, const imp_body_def *d)
+{
+	return w->dim == 2 ? imp_pose2_status(d->pose2) : imp_pose3_status(d->pose3);
+}
+
+/* ---- boxes ---- */
+
+static imp_status shape_box(const imp_world *w, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, imp_box *out)
+{
+	double h = 0.5 * w->def.margin;
+	if (w->dim == 2) {
+		imp_aabb2 a;
+		imp_status st = imp_shape_aabb2(s, p2, &a);
+		if (st != IMP_OK)
+			return st;
+		*out = (imp_box){{a.lo.x - h, a.lo.y - h, 0.0}, {a.hi.x + h, a.hi.y + h, 0.0}};
+	} else {
+		imp_aabb3 a;
+		imp_status st = imp_shape_aabb3(s, p3, &a);
+		if (st != IMP_OK)
+			return st;
+		*out = (imp_box){{a.lo.x - h, a.lo.y - h, a.lo.z - h}, {a.hi.x + h, a.hi.y + h, a.hi.z + h}};
+	}
+	for (int k = 0; k < w->dim; k++)
+		if (!isfinite(out->lo[k]) || !isfinite(out->hi[k]))
+			return IMP_ERR_OUT_OF_RANGE;
+	return IMP_OK;
+}
+
+static imp_box fatten(const imp_world *w, const imp_box *t)
+{
+	double size = 0.0;
+	for (int k = 0; k < w->dim; k++)
+		size = imp_max(size, t->hi[k] - t->lo[k]);
+	double e = w->def.fat_ratio * size;
+	imp_box f = *t;
+	for (int k = 0; k < w->dim; k++) {
+		f.lo[k] -= e;
+		f.hi[k] += e;
+		if (!isfinite(f.lo[k]) || !isfinite(f.hi[k])) {
+			f.lo[k] = t->lo[k];
+			f.hi[k] = t->hi[k];
+		}
+	}
+	return f;
+}
+
+/* ---- pairs ---- */
+
+static uint64_t pair_key(int32_t p, int32_t q)
+{
+	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
+	return (uint64_t)lo << 32 | hi;
+}
+
+static int32_t key_lo(uint64_t k)
+{
+	return (int32_t)(k >> 32);
+}
+
+static int32_t key_hi(uint64_t k)
+{
+	return (int32_t)(k & 0xffffffffu);
+}
+
+/// Which of the pair's two links belongs to slot s.
+static int link_of(const pair *pr, int32_t s)
+{
+	return key_lo(pr->key) == s ? 0 : 1;
+}
+
+static pair *pair_alloc(imp_world *w)
+{
+	if (w->free_pairs == NULL) {
+		pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
+		if (blk == NULL)
+			return NULL;
+		blk->next = w->blocks;
+		w->blocks = blk;
+		for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
+			blk->items[i].next[0] = w->free_pairs;
+			w->free_pairs = &blk->items[i];
+		}
+	}
+	pair *pr = w->free_pairs;
+	w->free_pairs = pr->next[0];
+	return pr;
+}
+
+static void list_push(imp_world *w, int32_t s, pair *pr)
+{
+	int l = link_of(pr, s);
+	body *b = &w->bodies[s];
+	pr->prev[l] = NULL;
+	pr->next[l] = b->pairs;
+	if (b->pairs != NULL)
+		b->pairs->prev[link_of(b->pairs, s)] = pr;
+	b->pairs = pr;
+}
+
+static void list_unlink(imp_world *w, int32_t s, pair *pr)
+{
+	int l = link_of(pr, s);
+	body *b = &w->bodies[s];
+	if (pr->prev[l] != NULL)
+		pr->prev[l]->next[link_of(pr->prev[l], s)] = pr->next[l];
+	else
+		b->pairs = pr->next[l];
+	if (pr->next[l] != NULL)
+		pr->next[l]->prev[link_of(pr->next[l], s)] = pr->prev[l];
+}
+
+/// The next pair after pr in slot s's list.
+static pair *list_next(const pair *pr, int32_t s)
+{
+	return pr->next[link_of(pr, s)];
+}
+
+static void set_touching(imp_world *w, pair *pr, bool t)
+{
+	if (pr->touching == t)
+		return;
+	pr->touching = t;
+	w->touching += t ? 1 : -1;
+	w->bodies[key_lo(pr->key)].touch_low += t ? 1 : -1;
+}
+
+static void pair_delete(imp_world *w, pair *pr)
+{
+	const imp_allocator *uth_alloc = &w->alloc;
+	set_touching(w, pr, false);
+	list_unlink(w, key_lo(pr->key), pr);
+	list_unlink(w, key_hi(pr->key), pr);
+	HASH_DEL(w->table, pr);
+	pr->next[0] = w->free_pairs;
+	w->free_pairs = pr;
+	w->pair_count--;
+}
+
+static bool should_pair(const imp_world *w, int32_t p, int32_t q)
+{
+	const body *a = &w->bodies[p], *b = &w->bodies[q];
+	if (a->type == IMP_BODY_STATIC && b->type == IMP_BODY_STATIC)
+		return false;
+	return imp_filter_should_pair(a->filter, b->filter);
+}
+
+/// The broad phase's report of a candidate pair added or removed.
+static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
+{
+	imp_world *w = ctx;
+	const imp_allocator *uth_alloc = &w->alloc;
+	bool uth_oom = false;
+	uint64_t key = pair_key(p, q);
+	pair *pr;
+	HASH_FIND(hh, w->table, &key, sizeof key, pr);
+	if (!added) {
+		if (pr != NULL)
+			pr->doomed = 1;
+		return;
+	}
+	if (!should_pair(w, p, q))
+		return;
+	if (pr != NULL) {
+		pr->doomed = 0;
+		return;
+	}
+	pr = pair_alloc(w);
+	if (pr == NULL) {
+		w->oom = true;
+		return;
+	}
+	memset(pr, 0, sizeof *pr);
+	pr->key = key;
+	HASH_ADD(hh, w->table, key, sizeof pr->key, pr);
+	if (uth_oom) {
+		pr->next[0] = w->free_pairs;
+		w->free_pairs = pr;
+		w->oom = true;
+		return;
+	}
+	list_push(w, key_lo(key), pr);
+	list_push(w, key_hi(key), pr);
+	w->pair_count++;
+}
+
+/* ---- events ---- */
+
+static bool event_reserve(const imp_world *w, event_array *e, int32_t need)
+{
+	return imp_grow(&w->alloc, (void **)&e->items, &e->cap, need, sizeof *e->items);
+}
+
+static bool event_push(imp_world *w, event_array *e, imp_body_id a, imp_body_id b)
+{
+	if (e->count == e->cap && !event_reserve(w, e, e->count + 1))
+		return false;
+	e->items[e->count].a = a;
+	e->items[e->count].b = b;
+	e->count++;
+	return true;
+}
+
+static int event_cmp(const void *x, const void *y)
+{
+	const imp_pair_event *a = x, *b = y;
+	if (a->a.index != b->a.index)
+		return a->a.index < b->a.index ? -1 : 1;
+	if (a->b.index != b->b.index)
+		return a->b.index < b->b.index ? -1 : 1;
+	// The same slots twice: a pair of removed bodies ended, then a new pair
+	// of the slots' new bodies. Older generations first.
+	if (a->a.generation != b->a.generation)
+		return a->a.generation < b->a.generation ? -1 : 1;
+	if (a->b.generation != b->b.generation)
+		return a->b.generation < b->b.generation ? -1 : 1;
+	return 0;
+}
+
+static void event_sort(event_array *e)
+{
+	if (e->count > 1)
+		qsort(e->items, (size_t)e->count, sizeof *e->items, event_cmp);
+}
+
+/// Sorts the events and, when failed updates left theirs, cancels a begin
+/// against an end of the same pair: what remains is the difference between
+/// the touching pairs of the last update that succeeded and this one.
+static void events_finish(imp_world *w)
+{
+	event_array *b = &w->begin, *e = &w->end;
+	event_sort(b);
+	event_sort(e);
+	int32_t i = 0, j = 0, nb = 0, ne = 0;
+	while (i < b->count || j < e->count) {
+		int c = i == b->count ? 1 : j == e->count ? -1 : event_cmp(&b->items[i], &e->items[j]);
+		if (c == 0) {
+			i++, j++;
+		} else if (c < 0) {
+			b->items[nb++] = b->items[i++];
+		} else {
+			e->items[ne++] = e->items[j++];
+		}
+	}
+	b->count = nb;
+	e->count = ne;
+}
+
+/* ---- the world ---- */
+
+static void free_arrays(imp_world *w)
+{
+	const imp_allocator *a = &w->alloc;
+	imp_free(a, w->bodies, (size_t)w->body_cap * sizeof *w->bodies);
+	imp_free(a, w->moved, (size_t)w->moved_cap * sizeof *w->moved);
+	imp_free(a, w->begin.items, (size_t)w->begin.cap * sizeof *w->begin.items);
+	imp_free(a, w->end.items, (size_t)w->end.cap * sizeof *w->end.items);
+	imp_free(a, w->pending_end.items, (size_t)w->pending_end.cap * sizeof *w->pending_end.items);
+	imp_free(a, w->scratch, (size_t)w->scratch_cap * sizeof *w->scratch);
+	for (pair_block *b = w->blocks; b != NULL;) {
+		pair_block *n = b->next;
+		imp_free(a, b, sizeof *b);
+		b = n;
+	}
+}
+
+imp_status imp_world_create(const imp_world_def *def, imp_world **out)
+{
+	if (def == NULL || out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	imp_status st = check_def(def);
+	if (st != IMP_OK)
+		return st;
+	imp_world *w = imp_alloc(&def->allocator, sizeof *w);
+	if (w == NULL)
+		return IMP_ERR_OUT_OF_MEMORY;
+	memset(w, 0, sizeof *w);
+	w->def = *def;
+	w->alloc = def->allocator;
+	w->dim = def->dim;
+	w->free_head = -1;
+	w->serial = atomic_fetch_add(&world_serial, 1u);
+	if (w->serial == 0)
+		w->serial = atomic_fetch_add(&world_serial, 1u);
+	bool ok = imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, def->body_capacity, sizeof *w->bodies) &&
+		imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, def->body_capacity, sizeof *w->moved);
+	for (int32_t i = 0; ok && i < def->pair_capacity; i += PAIR_BLOCK) {
+		pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
+		if (blk == NULL) {
+			ok = false;
+			break;
+		}
+		blk->next = w->blocks;
+		w->blocks = blk;
+		for (int k = PAIR_BLOCK - 1; k >= 0; k--) {
+			blk->items[k].next[0] = w->free_pairs;
+			w->free_pairs = &blk->items[k];
+		}
+	}
+	imp_broad_def bd = {def->broad_phase, def->dim, def->hash_alpha, def->hash_beta, &w->alloc, on_broad_pair, w};
+	if (ok)
+		ok = imp_broad_create(&bd, &w->broad) == IMP_OK;
+	if (!ok) {
+		free_arrays(w);
+		imp_free(&def->allocator, w, sizeof *w);
+		return IMP_ERR_OUT_OF_MEMORY;
+	}
+	*out = w;
+	return IMP_OK;
+}
+
+void imp_world_destroy(imp_world *w)
+{
+	if (w == NULL)
+		return;
+	const imp_allocator *uth_alloc = &w->alloc;
+	HASH_CLEAR(hh, w->table);
+	imp_broad_destroy(w->broad);
+	free_arrays(w);
+	imp_allocator a = w->alloc;
+	imp_free(&a, w, sizeof *w);
+}
+
+int imp_world_dim(const imp_world *w)
+{
+	return w != NULL ? w->dim : 0;
+}
+
+int imp_world_body_count(const imp_world *w)
+{
+	return w != NULL ? w->body_count : 0;
+}
+
+bool imp_body_is_valid(const imp_world *w, imp_body_id id)
+{
+	return w != NULL && slot_of(w, id) >= 0;
+}
+
+/// Puts slot s in the moved list (room reserved by the caller).
+static void mark_moved(imp_world *w, int32_t s)
+{
+	body *b = &w->bodies[s];
+	if (!b->moved) {
+		b->moved = 1;
+		w->moved[w->moved_count++] = s;
+	}
+}
+
+static bool reserve_moved(imp_world *w)
+{
+	return imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, w->moved_count + 1, sizeof *w->moved);
+}
+
+imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id *out)
+{
+	if (w == NULL || def == NULL || out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	if (def->shape == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (imp_shape_dim(def->shape) == 0)
+		return IMP_ERR_BAD_SHAPE;
+	if (imp_shape_dim(def->shape) != w->dim)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	if (def->type != IMP_BODY_STATIC && def->type != IMP_BODY_KINEMATIC && def->type != IMP_BODY_DYNAMIC)
+		return IMP_ERR_BAD_OPTIONS;
+	imp_status st = check_pose(w, def);
+	if (st != IMP_OK)
+		return st;
+	imp_box tight;
+	st = shape_box(w, def->shape, def->pose2, def->pose3, &tight);
+	if (st != IMP_OK)
+		return st;
+	int32_t s = w->free_head;
+	if (s < 0) {
+		if (w->body_high == INT32_MAX - 1)
+			return IMP_ERR_OUT_OF_MEMORY;
+		if (!imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, w->body_high + 1, sizeof *w->bodies))
+			return IMP_ERR_OUT_OF_MEMORY;
+	}
+	if (!reserve_moved(w))
+		return IMP_ERR_OUT_OF_MEMORY;
+	uint32_t generation = 1;
+	if (s >= 0) {
+		w->free_head = w->bodies[s].next_free;
+		generation = w->bodies[s].generation;
+	} else {
+		s = w->body_high++;
+	}
+	body *b = &w->bodies[s];
+	memset(b, 0, sizeof *b);
+	b->generation = generation;
+	b->tight = tight;
+	b->shape = def->shape;
+	b->pose2 = def->pose2;
+	b->pose3 = def->pose3;
+	b->filter = def->filter;
+	b->user_data = def->user_data;
+	b->type = (uint8_t)def->type;
+	b->alive = 1;
+	b->next_free = -1;
+	w->body_count++;
+	mark_moved(w, s);
+	*out = id_of(w, s);
+	return IMP_OK;
+}
+
+imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	int32_t s = slot_of(w, id);
+	if (s < 0)
+		return IMP_ERR_BAD_ID;
+	body *b = &w->bodies[s];
+	int32_t ending = 0;
+	for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
+		ending += pr->touching;
+	if (!event_reserve(w, &w->pending_end, w->pending_end.count + ending))
+		return IMP_ERR_OUT_OF_MEMORY;
+	while (b->pairs != NULL) {
+		pair *pr = b->pairs;
+		if (pr->touching)
+			event_push(w, &w->pending_end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)));
+		pair_delete(w, pr);
+	}
+	if (b->in_broad)
+		imp_broad_remove(w->broad, s);
+	b->alive = 0;
+	b->in_broad = 0;
+	b->moved = 0; // a stale entry in the moved list is skipped
+	b->shape = NULL;
+	w->body_count--;
+	if (b->generation < UINT32_MAX) {
+		b->generation++;
+		b->next_free = w->free_head;
+		w->free_head = s;
+	}
+	return IMP_OK;
+}
+
+static imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, const imp_pose3 *p3)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	if ((p2 != NULL) != (w->dim == 2))
+		return IMP_ERR_DIMENSION_MISMATCH;
+	int32_t s = slot_of(w, id);
+	if (s < 0)
+		return IMP_ERR_BAD_ID;
+	imp_status st = p2 != NULL ? imp_pose2_status(*p2) : imp_pose3_status(*p3);
+	if (st != IMP_OK)
+		return st;
+	body *b = &w->bodies[s];
+	imp_box tight;
+	st = shape_box(w, b->shape, p2 != NULL ? *p2 : b->pose2, p3 != NULL ? *p3 : b->pose3, &tight);
+	if (st != IMP_OK)
+		return st;
+	if (!b->moved && !reserve_moved(w))
+		return IMP_ERR_OUT_OF_MEMORY;
+	if (p2 != NULL)
+		b->pose2 = *p2;
+	else
+		b->pose3 = *p3;
+	b->tight = tight;
+	mark_moved(w, s);
+	return IMP_OK;
+}
+
+imp_status imp_body_set_pose2(imp_world *w, imp_body_id id, imp_pose2 pose)
+{
+	return set_pose(w, id, &pose, NULL);
+}
+
+imp_status imp_body_set_pose3(imp_world *w, imp_body_id id, imp_pose3 pose)
+{
+	return set_pose(w, id, NULL, &pose);
+}
+
+/// The body an id names for a getter, or NULL with *st set.
+static const body *get_body(const imp_world *w, imp_body_id id, const void *out, imp_status *st)
+{
+	if (w == NULL || out == NULL) {
+		*st = IMP_ERR_NULL_ARGUMENT;
+		return NULL;
+	}
+	int32_t s = slot_of(w, id);
+	if (s < 0) {
+		*st = IMP_ERR_BAD_ID;
+		return NULL;
+	}
+	*st = IMP_OK;
+	return &w->bodies[s];
+}
+
+imp_status imp_body_get_pose2(const imp_world *w, imp_body_id id, imp_pose2 *out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b == NULL)
+		return st;
+	if (w->dim != 2)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	*out = b->pose2;
+	return IMP_OK;
+}
+
+imp_status imp_body_get_pose3(const imp_world *w, imp_body_id id, imp_pose3 *out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b == NULL)
+		return st;
+	if (w->dim != 3)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	*out = b->pose3;
+	return IMP_OK;
+}
+
+imp_status imp_body_get_aabb2(const imp_world *w, imp_body_id id, imp_aabb2 *out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b == NULL)
+		return st;
+	if (w->dim != 2)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	return imp_shape_aabb2(b->shape, b->pose2, out);
+}
+
+imp_status imp_body_get_aabb3(const imp_world *w, imp_body_id id, imp_aabb3 *out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b == NULL)
+		return st;
+	if (w->dim != 3)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	return imp_shape_aabb3(b->shape, b->pose3, out);
+}
+
+imp_status imp_body_get_type(const imp_world *w, imp_body_id id, imp_body_type *out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b != NULL)
+		*out = (imp_body_type)b->type;
+	return st;
+}
+
+imp_status imp_body_get_shape(const imp_world *w, imp_body_id id, const imp_shape **out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b != NULL)
+		*out = b->shape;
+	return st;
+}
+
+imp_status imp_body_get_filter(const imp_world *w, imp_body_id id, imp_filter *out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b != NULL)
+		*out = b->filter;
+	return st;
+}
+
+imp_status imp_body_get_user_data(const imp_world *w, imp_body_id id, void **out)
+{
+	imp_status st;
+	const body *b = get_body(w, id, out, &st);
+	if (b != NULL)
+		*out = b->user_data;
+	return st;
+}
+
+imp_status imp_body_set_user_data(imp_world *w, imp_body_id id, void *user_data)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	int32_t s = slot_of(w, id);
+	if (s < 0)
+		return IMP_ERR_BAD_ID;
+	w->bodies[s].user_data = user_data;
+	return IMP_OK;
+}
+
+imp_status imp_body_set_filter(imp_world *w, imp_body_id id, imp_filter filter)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	int32_t s = slot_of(w, id);
+	if (s < 0)
+		return IMP_ERR_BAD_ID;
+	body *b = &w->bodies[s];
+	if (!b->moved && !reserve_moved(w))
+		return IMP_ERR_OUT_OF_MEMORY;
+	b->filter = filter;
+	b->refilter = 1;
+	mark_moved(w, s);
+	return IMP_OK;
+}
+
+/* ---- update ---- */
+
+/// Pass 1 for one body: the broad phase brought up to date with its box.
+static imp_status broad_pass(imp_world *w, int32_t s)
+{
+	body *b = &w->bodies[s];
+	imp_status st = IMP_OK;
+	w->oom = false;
+	if (!b->in_broad || b->refilter) {
+		if (b->in_broad)
+			imp_broad_remove(w->broad, s);
+		b->in_broad = 0;
+		// Every present pair is doomed unless the broad phase reports it
+		// again.
+		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
+			pr->doomed = 1;
+		b->fat = fatten(w, &b->tight);
+		st = imp_broad_insert(w->broad, s, &b->fat, b->type == IMP_BODY_STATIC);
+		b->in_broad = 1;
+		w->stats.broad_moves++;
+	} else if (!imp_box_contains(&b->fat, &b->tight, w->dim)) {
+		b->fat = fatten(w, &b->tight);
+		st = imp_broad_move(w->broad, s, &b->fat);
+		w->stats.broad_moves++;
+	}
+	if (st == IMP_OK && w->oom)
+		st = IMP_ERR_OUT_OF_MEMORY;
+	if (st != IMP_OK) {
+		// Out of the broad phase altogether; the next update inserts it again.
+		imp_broad_remove(w->broad, s);
+		b->in_broad = 0;
+		return st;
+	}
+	b->refilter = 0;
+	return IMP_OK;
+}
+
+static bool narrow_touching(imp_world *w, pair *pr)
+{
+	const body *a = &w->bodies[key_lo(pr->key)], *b = &w->bodies[key_hi(pr->key)];
+	w->stats.box_tests++;
+	if (!imp_box_overlap(&a->tight, &b->tight, w->dim))
+		return false;
+	if (!w->def.narrow_phase)
+		return true;
+	w->stats.narrow_calls++;
+	double m = w->def.margin;
+	if (w->dim == 2) {
+		if (m > 0.0)
+			return imp_distance2(a->shape, a->pose2, b->shape, b->pose2, &pr->cache) <= m;
+		return imp_overlap2(a->shape, a->pose2, b->shape, b->pose2, &pr->cache);
+	}
+	if (m > 0.0)
+		return imp_distance3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache) <= m;
+	return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache);
+}
+
+/// Pass 2 for one body: each of its pairs looked at once this update.
+/// False when an event could not be stored (the body stays moved).
+static bool pair_pass(imp_world *w, int32_t s)
+{
+	pair *next;
+	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
+		next = list_next(pr, s);
+		if (pr->stamp == w->stamp)
+			continue;
+		imp_body_id a = id_of(w, key_lo(pr->key)), b = id_of(w, key_hi(pr->key));
+		if (pr->doomed) {
+			if (pr->touching && !event_push(w, &w->end, a, b))
+				return false;
+			pair_delete(w, pr);
+			continue;
+		}
+		bool t = narrow_touching(w, pr);
+		if (t != (bool)pr->touching) {
+			if (!event_push(w, t ? &w->begin : &w->end, a, b))
+				return false;
+			set_touching(w, pr, t);
+			int32_t low = w->bodies[key_lo(pr->key)].touch_low;
+			if (low > w->scratch_cap)
+				imp_grow(&w->alloc, (void **)&w->scratch, &w->scratch_cap, low, sizeof *w->scratch);
+		}
+		pr->stamp = w->stamp;
+	}
+	return true;
+}
+
+imp_status imp_world_update(imp_world *w)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	// After a failed update its events stay and this one adds to them, so
+	// that the events of the update that completes it are measured from the
+	// last update that succeeded.
+	if (!w->carry)
+		w->begin.count = w->end.count = 0;
+	if (!event_reserve(w, &w->end, w->end.count + w->pending_end.count))
+		return IMP_ERR_OUT_OF_MEMORY;
+	if (w->pending_end.count > 0)
+		memcpy(w->end.items + w->end.count, w->pending_end.items,
+		       (size_t)w->pending_end.count * sizeof *w->end.items);
+	w->end.count += w->pending_end.count;
+	w->pending_end.count = 0;
+	if (++w->stamp == 0)
+		w->stamp = 1;
+	memset(&w->stats, 0, sizeof w->stats);
+	imp_status result = IMP_OK;
+
+	// Pass 1. Bodies the broad phase could not take stay for next time.
+	int32_t n = w->moved_count;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t s = w->moved[i];
+		body *b = &w->bodies[s];
+		if (!b->alive || !b->moved)
+			continue;
+		w->stats.moved++;
+		if (broad_pass(w, s) != IMP_OK)
+			result = IMP_ERR_OUT_OF_MEMORY;
+	}
+	// Pass 2; the moved list keeps what is not done.
+	int32_t kept = 0;
+	bool events_ok = true;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t s = w->moved[i];
+		body *b = &w->bodies[s];
+		if (!b->alive || !b->moved)
+			continue;
+		if (b->in_broad && events_ok && (events_ok = pair_pass(w, s))) {
+			b->moved = 0;
+			continue;
+		}
+		w->moved[kept++] = s;
+	}
+	if (!events_ok)
+		result = IMP_ERR_OUT_OF_MEMORY;
+	w->moved_count = kept;
+
+	w->carry = result != IMP_OK;
+	if (!w->carry)
+		events_finish(w);
+	w->stats.bodies = w->body_count;
+	w->stats.candidates = w->pair_count;
+	w->stats.touching = w->touching;
+	w->stats.begin_count = w->begin.count;
+	w->stats.end_count = w->end.count;
+	return result;
+}
+
+/* ---- reading pairs ---- */
+
+static int pair_cmp(const void *x, const void *y)
+{
+	uint64_t a = (*(pair *const *)x)->key, b = (*(pair *const *)y)->key;
+	return a < b ? -1 : a > b;
+}
+
+/// Walks the touching pairs in (lower, higher) slot order; false if fn stopped.
+static bool walk_touching(const imp_world *w, bool (*fn)(const imp_world *, const pair *, void *), void *user)
+{
+	for (int32_t s = 0; s < w->body_high; s++) {
+		const body *b = &w->bodies[s];
+		if (!b->alive || b->touch_low == 0)
+			continue;
+		if (b->touch_low > w->scratch_cap) {
+			// No room to sort (memory ran out in an update): list order.
+			for (const pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
+				if (pr->touching && key_lo(pr->key) == s && !fn(w, pr, user))
+					return false;
+			continue;
+		}
+		int32_t k = 0;
+		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
+			if (pr->touching && key_lo(pr->key) == s)
+				w->scratch[k++] = pr;
+		if (k > 1)
+			qsort(w->scratch, (size_t)k, sizeof *w->scratch, pair_cmp);
+		for (int32_t i = 0; i < k; i++)
+			if (!fn(w, w->scratch[i], user))
+				return false;
+	}
+	return true;
+}
+
+typedef struct user_walk {
+	imp_pair_fn *fn;
+	void *user;
+} user_walk;
+
+static bool call_user(const imp_world *w, const pair *pr, void *user)
+{
+	const user_walk *u = user;
+	return u->fn(id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)), u->user);
+}
+
+imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *user)
+{
+	if (w == NULL || fn == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	imp_world *mw = (imp_world *)w; // the world is never const underneath
+	user_walk u = {fn, user};
+	mw->busy = true;
+	walk_touching(w, call_user, &u);
+	mw->busy = false;
+	return IMP_OK;
+}
+
+imp_pair_events imp_world_get_events(const imp_world *w)
+{
+	imp_pair_events e = {NULL, 0, NULL, 0};
+	if (w != NULL) {
+		e.begin = w->begin.items;
+		e.begin_count = w->begin.count;
+		e.end = w->end.items;
+		e.end_count = w->end.count;
+	}
+	return e;
+}
+
+imp_world_stats imp_world_get_stats(const imp_world *w)
+{
+	imp_world_stats s;
+	memset(&s, 0, sizeof s);
+	return w != NULL ? w->stats : s;
+}
+
+/* ---- state hash ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdu;
+	return h ^ (h >> 33);
+}
+
+static uint64_t mix_double(uint64_t h, double x)
+{
+	uint64_t v;
+	memcpy(&v, &x, sizeof v);
+	return mix(h, v);
+}
+
+static bool hash_pair(const imp_world *w, const pair *pr, void *user)
+{
+	(void)w;
+	uint64_t *h = user;
+	*h = mix(*h, pr->key);
+	return true;
+}
+
+uint64_t imp_world_state_hash(const imp_world *w)
+{
+	if (w == NULL)
+		return 0;
+	uint64_t h = mix(0x243f6a8885a308d3u, (uint64_t)w->dim);
+	h = mix(h, (uint64_t)w->body_count);
+	for (int32_t s = 0; s < w->body_high; s++) {
+		const body *b = &w->bodies[s];
+		h = mix(h, (uint64_t)s << 32 | b->generation);
+		if (!b->alive)
+			continue;
+		h = mix(h, b->type | (uint64_t)b->moved << 8 | (uint64_t)b->refilter << 16);
+		h = mix(h, b->filter.category);
+		h = mix(h, b->filter.mask);
+		h = mix(h, (uint64_t)(uint32_t)b->filter.group);
+		if (w->dim == 2) {
+			const double v[4] = {b->pose2.p.x, b->pose2.p.y, b->pose2.q.c, b->pose2.q.s};
+			for (int k = 0; k < 4; k++)
+				h = mix_double(h, v[k]);
+		} else {
+			const double v[7] = {b->pose3.p.x, b->pose3.p.y, b->pose3.p.z, b->pose3.q.x,
+				b->pose3.q.y, b->pose3.q.z, b->pose3.q.w};
+			for (int k = 0; k < 7; k++)
+				h = mix_double(h, v[k]);
+		}
+		for (int k = 0; k < w->dim; k++) {
+			h = mix_double(h, b->tight.lo[k]);
+			h = mix_double(h, b->tight.hi[k]);
+		}
+	}
+	h = mix(h, (uint64_t)w->touching);
+	walk_touching(w, hash_pair, &h);
+	for (int32_t i = 0; i < w->pending_end.count; i++)
+		h = mix(h, (uint64_t)w->pending_end.items[i].a.index << 32 | w->pending_end.items[i].b.index);
+	return h;
+}

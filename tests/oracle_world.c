@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The oracle of the world tests: every pair tested, in the plainest way.
+#include "oracle_world.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+bool ow_filter_pairs(imp_filter a, imp_filter b)
+{
+	if (a.group != 0 && a.group == b.group)
+		return a.group > 0;
+	return (a.category & b.mask) != 0 && (b.category & a.mask) != 0;
+}
+
+bool ow_box2_overlap(imp_aabb2 a, imp_aabb2 b, double grow)
+{
+	return a.lo.x <= b.hi.x + grow && b.lo.x - grow <= a.hi.x && a.lo.y <= b.hi.y + grow &&
+	       b.lo.y - grow <= a.hi.y;
+}
+
+bool ow_box3_overlap(imp_aabb3 a, imp_aabb3 b, double grow)
+{
+	return a.lo.x <= b.hi.x + grow && b.lo.x - grow <= a.hi.x && a.lo.y <= b.hi.y + grow &&
+	       b.lo.y - grow <= a.hi.y && a.lo.z <= b.hi.z + grow && b.lo.z - grow <= a.hi.z;
+}
+
+/// Types and filters: whether the two may pair at all.
+static bool may_pair(const ow_body *a, const ow_body *b)
+{
+	if (a->type == IMP_BODY_STATIC && b->type == IMP_BODY_STATIC)
+		return false;
+	return ow_filter_pairs(a->filter, b->filter);
+}
+
+/// The boxes of the two bodies within the margin, and the largest side of
+/// either (the scale of the edge tolerance).
+static bool boxes_close(const ow_body *a, const ow_body *b, double margin, double *size)
+{
+	if (imp_shape_dim(a->shape) == 2) {
+		imp_aabb2 ba, bb;
+		if (imp_shape_aabb2(a->shape, a->pose2, &ba) != IMP_OK ||
+		    imp_shape_aabb2(b->shape, b->pose2, &bb) != IMP_OK)
+			return false;
+		if (size)
+			*size = fmax(fmax(ba.hi.x - ba.lo.x, ba.hi.y - ba.lo.y), fmax(bb.hi.x - bb.lo.x, bb.hi.y - bb.lo.y));
+		return ow_box2_overlap(ba, bb, margin);
+	}
+	imp_aabb3 ba, bb;
+	if (imp_shape_aabb3(a->shape, a->pose3, &ba) != IMP_OK || imp_shape_aabb3(b->shape, b->pose3, &bb) != IMP_OK)
+		return false;
+	if (size) {
+		double sa = fmax(fmax(ba.hi.x - ba.lo.x, ba.hi.y - ba.lo.y), ba.hi.z - ba.lo.z);
+		double sb = fmax(fmax(bb.hi.x - bb.lo.x, bb.hi.y - bb.lo.y), bb.hi.z - bb.lo.z);
+		*size = fmax(sa, sb);
+	}
+	return ow_box3_overlap(ba, bb, margin);
+}
+
+static bool narrow_says(const ow_body *a, const ow_body *b, double margin)
+{
+	if (imp_shape_dim(a->shape) == 2) {
+		if (margin == 0.0)
+			return imp_overlap2(a->shape, a->pose2, b->shape, b->pose2, NULL);
+		return imp_distance2(a->shape, a->pose2, b->shape, b->pose2, NULL) <= margin;
+	}
+	if (margin == 0.0)
+		return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, NULL);
+	return imp_distance3(a->shape, a->pose3, b->shape, b->pose3, NULL) <= margin;
+}
+
+bool ow_touch(const ow_body *a, const ow_body *b, ow_rule rule)
+{
+	if (!a->live || !b->live || !may_pair(a, b))
+		return false;
+	if (!boxes_close(a, b, rule.margin, NULL))
+		return false;
+	return !rule.narrow_phase || narrow_says(a, b, rule.margin);
+}
+
+bool ow_on_edge(const ow_body *a, const ow_body *b, ow_rule rule)
+{
+	if (!rule.narrow_phase)
+		return false;
+	double size = 0.0;
+	// Boxes farther apart than the margin plus the tolerance are no edge case.
+	(void)boxes_close(a, b, rule.margin, &size);
+	double tol = 1e-9 * (1.0 + size), d;
+	if (imp_shape_dim(a->shape) == 2) {
+		imp_closest2_result r;
+		if (imp_closest2(a->shape, a->pose2, b->shape, b->pose2, NULL, &r) != IMP_OK)
+			return false;
+		d = r.distance;
+	} else {
+		imp_closest3_result r;
+		if (imp_closest3(a->shape, a->pose3, b->shape, b->pose3, NULL, &r) != IMP_OK)
+			return false;
+		d = r.distance;
+	}
+	return fabs(d - rule.margin) <= tol;
+}
+
+/// A body's box, in 2D or 3D (the unused half zeroed), and whether it was
+/// valid.
+typedef struct any_box {
+	imp_aabb2 b2;
+	imp_aabb3 b3;
+	bool ok;
+} any_box;
+
+static any_box box_of(const ow_body *b)
+{
+	any_box x = {0};
+	if (imp_shape_dim(b->shape) == 2)
+		x.ok = imp_shape_aabb2(b->shape, b->pose2, &x.b2) == IMP_OK;
+	else
+		x.ok = imp_shape_aabb3(b->shape, b->pose3, &x.b3) == IMP_OK;
+	return x;
+}
+
+int ow_touching_pairs(const ow_body *bodies, int n, ow_rule rule, ow_pair **out, int *cap)
+{
+	// The boxes once (ow_touch finds them again per pair: too slow here).
+	any_box *box = malloc((size_t)(n > 0 ? n : 1) * sizeof *box);
+	if (!box)
+		abort();
+	for (int i = 0; i < n; ++i)
+		box[i] = bodies[i].live ? box_of(&bodies[i]) : (any_box){0};
+	int count = 0;
+	for (int i = 0; i < n; ++i) {
+		if (!bodies[i].live || !box[i].ok)
+			continue;
+		bool two = imp_shape_dim(bodies[i].shape) == 2;
+		for (int j = i + 1; j < n; ++j) {
+			if (!bodies[j].live || !box[j].ok || !may_pair(&bodies[i], &bodies[j]))
+				continue;
+			bool close = two ? ow_box2_overlap(box[i].b2, box[j].b2, rule.margin)
+					 : ow_box3_overlap(box[i].b3, box[j].b3, rule.margin);
+			if (!close || (rule.narrow_phase && !narrow_says(&bodies[i], &bodies[j], rule.margin)))
+				continue;
+			if (count == *cap) {
+				*cap = *cap ? 2 * *cap : 256;
+				*out = realloc(*out, (size_t)*cap * sizeof **out);
+				if (!*out)
+					abort();
+			}
+			(*out)[count].a = i;
+			(*out)[count].b = j;
+			++count;
+		}
+	}
+	free(box);
+	return count;
+}
+
+uint64_t ow_next(ow_rng *r)
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+double ow_uniform(ow_rng *r)
+{
+	return (double)(ow_next(r) >> 11) * 0x1.0p-53;
+}
+
+double ow_range(ow_rng *r, double lo, double hi)
+{
+	return lo + (hi - lo) * ow_uniform(r);
+}
+
+int ow_int(ow_rng *r, int n)
+{
+	return (int)(ow_next(r) % (uint64_t)n);
+}
+
+imp_quat ow_quat(ow_rng *r)
+{
+	// Four normals (Box-Muller) normalised: uniform on the 3-sphere.
+	double g[4];
+	for (int i = 0; i < 4; i += 2) {
+		double u = 1.0 - ow_uniform(r), v = ow_uniform(r);
+		double m = sqrt(-2.0 * log(u));
+		g[i] = m * cos(6.283185307179586 * v);
+		g[i + 1] = m * sin(6.283185307179586 * v);
+	}
+	return imp_quat_normalize(imp_quat_make(g[0], g[1], g[2], g[3]));
+}
