@@ -192,6 +192,35 @@ static imp_vec3 sphere_support(const void *user, imp_vec3 d)
 	return imp_vec3_scale(r / imp_vec3_length(d), d);
 }
 
+/// A box's AABB (|R| h) is the AABB of its eight corners made a polytope,
+/// to the bit, at random poses and at axis-aligned ones.
+static void test_box_aabb_matches_corners(void **state)
+{
+	(void)state;
+	o3_rng r = {0xB0C5};
+	for (int t = 0; t < 2000; ++t) {
+		double h[3];
+		for (int k = 0; k < 3; ++k)
+			h[k] = t % 7 == 0 ? 1e-9 : o3_range(&r, 1e-3, 10.0);
+		double radius = t % 3 == 0 ? 0.0 : o3_range(&r, 0.0, 1.0);
+		imp_vec3 c[8];
+		for (int k = 0; k < 8; ++k)
+			c[k] = imp_vec3_make(k & 1 ? h[0] : -h[0], k & 2 ? h[1] : -h[1], k & 4 ? h[2] : -h[2]);
+		imp_shape *box = NULL, *hull = NULL;
+		assert_int_equal(imp_shape_box3(h[0], h[1], h[2], radius, &box), IMP_OK);
+		assert_int_equal(imp_shape_polytope(c, 8, radius, &hull), IMP_OK);
+		imp_pose3 pose = o3_pose(&r, 100.0);
+		if (t % 5 == 0)
+			pose.q = imp_quat_make(0, 0, 0, 1);
+		imp_aabb3 a, b;
+		assert_int_equal(imp_shape_aabb3(box, pose, &a), IMP_OK);
+		assert_int_equal(imp_shape_aabb3(hull, pose, &b), IMP_OK);
+		assert_memory_equal(&a, &b, sizeof a);
+		imp_shape_destroy(box);
+		imp_shape_destroy(hull);
+	}
+}
+
 static void test_user_shape(void **state)
 {
 	(void)state;
@@ -244,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_polytope_basics),
 		cmocka_unit_test(test_supports_sampled),
 		cmocka_unit_test(test_ellipsoid_support_oracle),
+		cmocka_unit_test(test_box_aabb_matches_corners),
 		cmocka_unit_test(test_user_shape),
 		cmocka_unit_test(test_large_polytope),
 	};

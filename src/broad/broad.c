@@ -109,3 +109,9 @@ void imp_broad_remove(imp_broad *b, int32_t proxy)
 	b->proxy[proxy].state = PROXY_ABSENT;
 	b->live--;
 }
+
+void imp_broad_flush(imp_broad *b)
+{
+	if (b->kind == IMP_BROAD_SWEEP)
+		imp_sweep_flush(b);
+}

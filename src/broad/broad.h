@@ -10,7 +10,8 @@
 // Insert and move report every change of S as it happens through the
 // caller's callback: added (a pair entered S) or removed (it left). Within
 // one call a pair may be reported added and removed more than once; the
-// last report is its state. Remove reports nothing: the caller drops the
+// last report is its state (the sweep reports an insert's pairs at the
+// next flush, move or remove). Remove reports nothing: the caller drops the
 // proxy's pairs itself. Static proxies are never reported paired with each
 // other.
 #ifndef IMPACT_BROAD_BROAD_H
@@ -68,6 +69,11 @@ void imp_broad_destroy(imp_broad *b);
 imp_status imp_broad_insert(imp_broad *b, int32_t proxy, const imp_box *box, bool is_static);
 imp_status imp_broad_move(imp_broad *b, int32_t proxy, const imp_box *box);
 void imp_broad_remove(imp_broad *b, int32_t proxy);
+
+/// The sweep defers the work of inserts (and their reports) to this call,
+/// which merges them all at once; move and remove flush first. Cannot fail:
+/// inserts reserved the room. The other kinds report in insert.
+void imp_broad_flush(imp_broad *b);
 
 /// Counters of work done since creation.
 typedef struct imp_broad_counters {

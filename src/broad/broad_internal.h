@@ -42,6 +42,7 @@ void imp_sweep_destroy(imp_broad *b);
 imp_status imp_sweep_insert(imp_broad *b, int32_t p);
 imp_status imp_sweep_move(imp_broad *b, int32_t p, const imp_box *old);
 void imp_sweep_remove(imp_broad *b, int32_t p);
+void imp_sweep_flush(imp_broad *b);
 
 imp_status imp_hash_create(imp_broad *b);
 void imp_hash_destroy(imp_broad *b);

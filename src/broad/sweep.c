@@ -28,7 +28,15 @@ typedef struct sweep {
 	int32_t *pos;     ///< per proxy, per axis, min then max: index in ep[axis], -1 if not stored
 	int32_t pos_cap;  ///< proxies
 	int32_t dead;     ///< dead end-points per axis
-	bool inserting;   ///< during an insert the proxy has no pairs: no "removed"
+	int32_t *fresh;   ///< proxies inserted since the last flush (not yet in ep)
+	int32_t fresh_count, fresh_cap;
+	endpoint *buf;    ///< merge room: 2 * fresh_cap end-points
+	int32_t buf_cap;
+	int32_t *open[2]; ///< the flush's sweep: open intervals, old [0] and fresh [1]
+	int32_t open_cap[2];
+	int32_t *slot;    ///< per proxy: its index in its open list
+	uint8_t *mark;    ///< per proxy: 1 while fresh in a flush
+	int32_t slot_cap, mark_cap;
 } sweep;
 
 static inline bool ep_less(endpoint a, endpoint b)
@@ -57,6 +65,12 @@ void imp_sweep_destroy(imp_broad *b)
 	for (int k = 0; k < 3; k++)
 		imp_free(b->alloc, sw->ep[k], (size_t)sw->ep_cap[k] * sizeof(endpoint));
 	imp_free(b->alloc, sw->pos, (size_t)sw->pos_cap * 6 * sizeof(int32_t));
+	imp_free(b->alloc, sw->fresh, (size_t)sw->fresh_cap * sizeof *sw->fresh);
+	imp_free(b->alloc, sw->buf, (size_t)sw->buf_cap * sizeof *sw->buf);
+	for (int k = 0; k < 2; k++)
+		imp_free(b->alloc, sw->open[k], (size_t)sw->open_cap[k] * sizeof *sw->open[k]);
+	imp_free(b->alloc, sw->slot, (size_t)sw->slot_cap * sizeof *sw->slot);
+	imp_free(b->alloc, sw->mark, (size_t)sw->mark_cap);
 	imp_free(b->alloc, sw, sizeof *sw);
 }
 
@@ -72,8 +86,7 @@ static void may_begin(imp_broad *b, int32_t p, int32_t q)
 
 static void ended(imp_broad *b, int32_t p, int32_t q)
 {
-	sweep *sw = b->impl;
-	if (!sw->inserting && !both_static(b, p, q))
+	if (!both_static(b, p, q))
 		b->fn(b->ctx, p, q, false);
 }
 
@@ -157,11 +170,13 @@ static void compact(imp_broad *b)
 	sw->dead = 0;
 }
 
+/// Inserting is deferred to the next flush, which merges all the new
+/// end-points at once: n inserts then cost one sort of theirs and one pass
+/// over the axes, not n insertion sorts from the end of the arrays. Every
+/// allocation happens here, so that the flush cannot fail.
 imp_status imp_sweep_insert(imp_broad *b, int32_t p)
 {
 	sweep *sw = b->impl;
-	if (sw->dead > 0)
-		compact(b);
 	if (p >= sw->pos_cap) {
 		int32_t old = sw->pos_cap;
 		int32_t need = p + 1;
@@ -175,30 +190,111 @@ imp_status imp_sweep_insert(imp_broad *b, int32_t p)
 		sw->pos_cap = (int32_t)n;
 		memset(sw->pos + (size_t)old * 6, 0xff, (size_t)(n - old) * 6 * sizeof(int32_t));
 	}
+	int32_t stored = (sw->count - sw->dead) / 2 + sw->fresh_count + 1;
+	int32_t mark_old = sw->mark_cap;
+	for (int k = 0; k < b->dim; k++)
+		if (!imp_grow(b->alloc, (void **)&sw->ep[k], &sw->ep_cap[k], sw->count + 2 * sw->fresh_count + 2,
+			      sizeof(endpoint)))
+			return IMP_ERR_OUT_OF_MEMORY;
+	if (!imp_grow(b->alloc, (void **)&sw->fresh, &sw->fresh_cap, sw->fresh_count + 1, sizeof *sw->fresh) ||
+	    !imp_grow(b->alloc, (void **)&sw->buf, &sw->buf_cap, 2 * sw->fresh_count + 2, sizeof *sw->buf) ||
+	    !imp_grow(b->alloc, (void **)&sw->open[0], &sw->open_cap[0], stored, sizeof *sw->open[0]) ||
+	    !imp_grow(b->alloc, (void **)&sw->open[1], &sw->open_cap[1], sw->fresh_count + 1, sizeof *sw->open[1]) ||
+	    !imp_grow(b->alloc, (void **)&sw->slot, &sw->slot_cap, b->cap, sizeof *sw->slot) ||
+	    !imp_grow(b->alloc, (void **)&sw->mark, &sw->mark_cap, b->cap, 1))
+		return IMP_ERR_OUT_OF_MEMORY;
+	memset(sw->mark + mark_old, 0, (size_t)(sw->mark_cap - mark_old));
 	for (int k = 0; k < 6; k++)
 		sw->pos[p * 6 + k] = -1;
-	for (int k = 0; k < b->dim; k++)
-		if (!imp_grow(b->alloc, (void **)&sw->ep[k], &sw->ep_cap[k], sw->count + 2, sizeof(endpoint)))
-			return IMP_ERR_OUT_OF_MEMORY;
-	const imp_box *box = &b->proxy[p].box;
-	int32_t n = sw->count;
-	sw->inserting = true;
-	for (int k = 0; k < b->dim; k++) {
-		// The min first: it meets the others' maxes (may begin); the max,
-		// sorted after it, only the others' mins (ends: none, it is new).
-		sw->ep[k][n] = (endpoint){box->lo[k], p * 2};
-		sort_down(b, k, n);
-		sw->ep[k][n + 1] = (endpoint){box->hi[k], p * 2 + 1};
-		sort_down(b, k, n + 1);
-	}
-	sw->count = n + 2;
-	sw->inserting = false;
+	sw->fresh[sw->fresh_count++] = p;
 	return IMP_OK;
+}
+
+static int ep_cmp(const void *x, const void *y)
+{
+	const endpoint *a = x, *c = y;
+	if (ep_less(*a, *c))
+		return -1;
+	if (ep_less(*c, *a))
+		return 1;
+	return (a->id > c->id) - (a->id < c->id);
+}
+
+/// Merges the fresh end-points (sorted in buf[0..m)) into ep[k][0..count),
+/// from the back, and sets every position.
+static void merge_axis(sweep *sw, int k, int32_t m)
+{
+	endpoint *a = sw->ep[k];
+	int32_t i = sw->count - 1, j = m - 1, o = sw->count + m - 1;
+	while (j >= 0) {
+		// Old ones first at ties: they stay before the new.
+		if (i >= 0 && ep_less(sw->buf[j], a[i]))
+			a[o--] = a[i--];
+		else
+			a[o--] = sw->buf[j--];
+	}
+	for (int32_t t = 0; t < sw->count + m; t++)
+		*pos_of(sw, a[t].id >> 1, k, a[t].id & 1) = t;
+}
+
+/// Stores the fresh proxies and reports their pairs: the new end-points
+/// sorted and merged axis by axis, then one sweep along x in which every
+/// interval opening meets the open ones (a fresh one meets all, an old one
+/// only the fresh).
+static void flush(imp_broad *b)
+{
+	sweep *sw = b->impl;
+	if (sw->fresh_count == 0)
+		return;
+	if (sw->dead > 0)
+		compact(b);
+	int32_t m = 2 * sw->fresh_count;
+	for (int k = 0; k < b->dim; k++) {
+		for (int32_t f = 0; f < sw->fresh_count; f++) {
+			int32_t p = sw->fresh[f];
+			sw->buf[2 * f] = (endpoint){b->proxy[p].box.lo[k], p * 2};
+			sw->buf[2 * f + 1] = (endpoint){b->proxy[p].box.hi[k], p * 2 + 1};
+		}
+		qsort(sw->buf, (size_t)m, sizeof *sw->buf, ep_cmp);
+		merge_axis(sw, k, m);
+	}
+	sw->count += m;
+	for (int32_t f = 0; f < sw->fresh_count; f++)
+		sw->mark[sw->fresh[f]] = 1;
+	int32_t n[2] = {0, 0};
+	const endpoint *a = sw->ep[0];
+	for (int32_t t = 0; t < sw->count; t++) {
+		int32_t p = a[t].id >> 1;
+		int f = sw->mark[p];
+		int32_t *list = sw->open[f];
+		if ((a[t].id & 1) == 0) {
+			for (int32_t i = 0; i < n[1]; i++)
+				may_begin(b, p, sw->open[1][i]);
+			if (f)
+				for (int32_t i = 0; i < n[0]; i++)
+					may_begin(b, p, sw->open[0][i]);
+			sw->slot[p] = n[f];
+			list[n[f]++] = p;
+		} else {
+			int32_t i = sw->slot[p], last = list[--n[f]];
+			list[i] = last;
+			sw->slot[last] = i;
+		}
+	}
+	for (int32_t f = 0; f < sw->fresh_count; f++)
+		sw->mark[sw->fresh[f]] = 0;
+	sw->fresh_count = 0;
+}
+
+void imp_sweep_flush(imp_broad *b)
+{
+	flush(b);
 }
 
 imp_status imp_sweep_move(imp_broad *b, int32_t p, const imp_box *old)
 {
 	sweep *sw = b->impl;
+	flush(b);
 	if (sw->dead > 0)
 		compact(b);
 	const imp_box *box = &b->proxy[p].box;
@@ -222,6 +318,13 @@ imp_status imp_sweep_move(imp_broad *b, int32_t p, const imp_box *old)
 void imp_sweep_remove(imp_broad *b, int32_t p)
 {
 	sweep *sw = b->impl;
+	// A fresh proxy leaves the list; nothing of it is stored yet.
+	for (int32_t f = 0; f < sw->fresh_count; f++) {
+		if (sw->fresh[f] == p) {
+			sw->fresh[f] = sw->fresh[--sw->fresh_count];
+			return;
+		}
+	}
 	if (p >= sw->pos_cap || *pos_of(sw, p, 0, 0) < 0)
 		return;
 	for (int k = 0; k < b->dim; k++) {

@@ -312,6 +312,11 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 	st = imp_pose2_status(pose);
 	if (st != IMP_OK)
 		return st;
+	return imp_shape2_aabb_unchecked(shape, pose, out);
+}
+
+imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out)
+{
 	imp_aabb2 box;
 	if (shape->kind == IMP_SHAPE_POLYGON) {
 		imp_vec2 w = imp_pose2_apply(pose, shape->v[0]);

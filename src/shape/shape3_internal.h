@@ -92,6 +92,9 @@ static inline imp_mat3 imp_pose3_matrix(imp_pose3 t)
 	return imp_mat3_from_quat(imp_quat_normalize(t.q));
 }
 
+/// imp_shape_aabb3 for a shape and pose the caller has checked.
+imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out);
+
 static inline double imp_max3(double a, double b, double c)
 {
 	return imp_max(imp_max(a, b), c);

@@ -518,20 +518,23 @@ imp_status imp_shape_support3(const imp_shape *shape, imp_pose3 pose, imp_vec3 d
 	return IMP_OK;
 }
 
-imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
+imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
 {
-	imp_status st = imp_shape_check(shape, 3);
-	if (st != IMP_OK)
-		return st;
-	if (out == NULL)
-		return IMP_ERR_NULL_ARGUMENT;
-	st = imp_pose3_status(pose);
-	if (st != IMP_OK)
-		return st;
 	const imp_shape3 *s = imp_shape3_of(shape);
 	imp_mat3 r = imp_pose3_matrix(pose);
 	imp_aabb3 box;
-	if (is_hull_kind(s)) {
+	if (s->kind == IMP_SHAPE_BOX3) {
+		// |R| h: the corner farthest along each axis, the same sums as the
+		// vertex loop below gives (all its terms made positive), so the same
+		// bits.
+		double(*m)[3] = r.m;
+		imp_vec3 h = s->size;
+		imp_vec3 e = imp_vec3_make(fabs(m[0][0]) * h.x + fabs(m[0][1]) * h.y + fabs(m[0][2]) * h.z,
+					   fabs(m[1][0]) * h.x + fabs(m[1][1]) * h.y + fabs(m[1][2]) * h.z,
+					   fabs(m[2][0]) * h.x + fabs(m[2][1]) * h.y + fabs(m[2][2]) * h.z);
+		box.lo = imp_vec3_neg(e);
+		box.hi = e;
+	} else if (is_hull_kind(s)) {
 		imp_vec3 w = imp_mat3_apply(&r, s->v[0]);
 		box.lo = box.hi = w;
 		for (int i = 1; i < s->count; ++i) {
@@ -558,4 +561,17 @@ imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *ou
 	box.hi = imp_vec3_add(imp_vec3_add(box.hi, imp_vec3_make(rad, rad, rad)), pose.p);
 	*out = box;
 	return IMP_OK;
+}
+
+imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
+{
+	imp_status st = imp_shape_check(shape, 3);
+	if (st != IMP_OK)
+		return st;
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	st = imp_pose3_status(pose);
+	if (st != IMP_OK)
+		return st;
+	return imp_shape3_aabb_unchecked(shape, pose, out);
 }

@@ -185,4 +185,8 @@ static inline int imp_support_start(const imp_shape *s, imp_vec2 d)
 /// `count` points of scratch space; `out` room for 2 * count points.
 int imp_hull2(const imp_vec2 *points, int count, imp_vec2 *work, imp_vec2 *out);
 
+/// imp_shape_aabb2 for a shape and pose the caller has checked (the world
+/// checks each once, when the body is made and when its pose is set).
+imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out);
+
 #endif

@@ -13,6 +13,7 @@
 //   3. the events are sorted, so that every broad phase gives the same.
 // A pair's lists: each body has a doubly linked list of its pairs, threaded
 // through the pair (link 0 for the pair's lower slot, 1 for the higher).
+#include <assert.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ typedef struct body {
 	uint8_t moved;           ///< in the moved list, to be looked at by the next update
 	uint8_t in_broad;
 	uint8_t refilter;
+	uint8_t inserting;       ///< pass 1 of an update: to be inserted
 } body;
 
 #define PAIR_BLOCK 256
@@ -198,13 +200,13 @@ static imp_status shape_box(const imp_world *w, const imp_shape *s, imp_pose2 p2
 	double h = 0.5 * w->def.margin;
 	if (w->dim == 2) {
 		imp_aabb2 a;
-		imp_status st = imp_shape_aabb2(s, p2, &a);
+		imp_status st = imp_shape2_aabb_unchecked(s, p2, &a);
 		if (st != IMP_OK)
 			return st;
 		*out = (imp_box){{a.lo.x - h, a.lo.y - h, 0.0}, {a.hi.x + h, a.hi.y + h, 0.0}};
 	} else {
 		imp_aabb3 a;
-		imp_status st = imp_shape_aabb3(s, p3, &a);
+		imp_status st = imp_shape3_aabb_unchecked(s, p3, &a);
 		if (st != IMP_OK)
 			return st;
 		*out = (imp_box){{a.lo.x - h, a.lo.y - h, a.lo.z - h}, {a.hi.x + h, a.hi.y + h, a.hi.z + h}};
@@ -339,6 +341,7 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 	imp_world *w = ctx;
 	const imp_allocator *uth_alloc = &w->alloc;
 	bool uth_oom = false;
+	assert(p != q);
 	uint64_t key = pair_key(p, q);
 	pair *pr;
 	HASH_FIND(hh, w->table, &key, sizeof key, pr);
@@ -799,39 +802,84 @@ imp_status imp_body_set_filter(imp_world *w, imp_body_id id, imp_filter filter)
 
 /* ---- update ---- */
 
-/// Pass 1 for one body: the broad phase brought up to date with its box.
+/// Pass 1a for one body: a move inside the broad phase, or, for a body that
+/// must be (re)inserted, its old pairs doomed (unless the broad phase
+/// reports them again) and the insert left to pass 1b.
 static imp_status broad_pass(imp_world *w, int32_t s)
 {
 	body *b = &w->bodies[s];
-	imp_status st = IMP_OK;
-	w->oom = false;
 	if (!b->in_broad || b->refilter) {
 		if (b->in_broad)
 			imp_broad_remove(w->broad, s);
 		b->in_broad = 0;
-		// Every present pair is doomed unless the broad phase reports it
-		// again.
 		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
 			pr->doomed = 1;
-		b->fat = fatten(w, &b->tight);
-		st = imp_broad_insert(w->broad, s, &b->fat, b->type == IMP_BODY_STATIC);
-		b->in_broad = 1;
-		w->stats.broad_moves++;
-	} else if (!imp_box_contains(&b->fat, &b->tight, w->dim)) {
-		b->fat = fatten(w, &b->tight);
-		st = imp_broad_move(w->broad, s, &b->fat);
-		w->stats.broad_moves++;
+		b->inserting = 1;
+		return IMP_OK;
 	}
+	if (imp_box_contains(&b->fat, &b->tight, w->dim))
+		return IMP_OK;
+	w->oom = false;
+	b->fat = fatten(w, &b->tight);
+	imp_status st = imp_broad_move(w->broad, s, &b->fat);
+	w->stats.broad_moves++;
 	if (st == IMP_OK && w->oom)
 		st = IMP_ERR_OUT_OF_MEMORY;
 	if (st != IMP_OK) {
 		// Out of the broad phase altogether; the next update inserts it again.
 		imp_broad_remove(w->broad, s);
 		b->in_broad = 0;
-		return st;
 	}
-	b->refilter = 0;
-	return IMP_OK;
+	return st;
+}
+
+/// Pass 1b: the bodies pass 1a left, inserted; then the flush in which the
+/// sweep reports their pairs. Out of memory in the flush takes them all out
+/// again, for the next update.
+static imp_status insert_pass(imp_world *w, int32_t n)
+{
+	imp_status result = IMP_OK;
+	bool any = false;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t s = w->moved[i];
+		body *b = &w->bodies[s];
+		// A slot can be in the moved list twice (a body removed, another
+		// added in its slot): inserted once.
+		if (!b->alive || !b->moved || !b->inserting || b->in_broad)
+			continue;
+		w->oom = false;
+		b->fat = fatten(w, &b->tight);
+		imp_status st = imp_broad_insert(w->broad, s, &b->fat, b->type == IMP_BODY_STATIC);
+		w->stats.broad_moves++;
+		if (st == IMP_OK && w->oom)
+			st = IMP_ERR_OUT_OF_MEMORY;
+		if (st != IMP_OK) {
+			imp_broad_remove(w->broad, s);
+			b->inserting = 0;
+			result = st;
+			continue;
+		}
+		b->in_broad = 1;
+		any = true;
+	}
+	if (!any)
+		return result;
+	w->oom = false;
+	imp_broad_flush(w->broad);
+	for (int32_t i = 0; i < n; i++) {
+		int32_t s = w->moved[i];
+		body *b = &w->bodies[s];
+		if (!b->alive || !b->moved || !b->inserting)
+			continue;
+		b->inserting = 0;
+		if (w->oom) {
+			imp_broad_remove(w->broad, s);
+			b->in_broad = 0;
+		} else {
+			b->refilter = 0;
+		}
+	}
+	return w->oom ? IMP_ERR_OUT_OF_MEMORY : result;
 }
 
 static bool narrow_touching(imp_world *w, pair *pr)
@@ -918,6 +966,8 @@ imp_status imp_world_update(imp_world *w)
 		if (broad_pass(w, s) != IMP_OK)
 			result = IMP_ERR_OUT_OF_MEMORY;
 	}
+	if (insert_pass(w, n) != IMP_OK)
+		result = IMP_ERR_OUT_OF_MEMORY;
 	// Pass 2; the moved list keeps what is not done.
 	int32_t kept = 0;
 	bool events_ok = true;
