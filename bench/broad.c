@@ -724,9 +724,12 @@ static void print_scene(FILE *f, const scene_result *res)
 		if (!any)
 			fprintf(f, "\nimpact's statistics of the last frame:");
 		any = true;
-		fprintf(f, " %s: %d moved, %d broad moves, %d candidates, %d box tests, %d narrow calls, %d touching;",
-			k_methods[m].name, mr->stats.moved, mr->stats.broad_moves, mr->stats.candidates,
-			mr->stats.box_tests, mr->stats.narrow_calls, mr->stats.touching);
+		fprintf(f,
+			" %s: %d moved, %d broad moves (%d end-point swaps, %d cells entered or left, %d box tests),"
+			" %d candidates, %d box tests, %d narrow calls, %d touching;",
+			k_methods[m].name, mr->stats.moved, mr->stats.broad_moves, mr->stats.broad_swaps,
+			mr->stats.broad_cells, mr->stats.broad_tests, mr->stats.candidates, mr->stats.box_tests,
+			mr->stats.narrow_calls, mr->stats.touching);
 	}
 	if (any)
 		fprintf(f, "\n");

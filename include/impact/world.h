@@ -206,6 +206,9 @@ typedef struct imp_world_stats {
 	int touching;      ///< touching pairs after the update
 	int begin_count;
 	int end_count;
+	int broad_swaps;   ///< sort-and-sweep: end-point exchanges
+	int broad_cells;   ///< hash: cells entered or left
+	int broad_tests;   ///< box tests inside the broad phase
 } imp_world_stats;
 
 /// Zeroed for NULL.

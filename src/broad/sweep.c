@@ -84,9 +84,25 @@ static void may_begin(imp_broad *b, int32_t p, int32_t q)
 		b->fn(b->ctx, p, q, true);
 }
 
-static void ended(imp_broad *b, int32_t p, int32_t q)
+/// Whether p and q overlap on every axis but k, read from the end-points'
+/// places (at equal values a min is placed first, so places order as the
+/// values do). Axes sorted before k in this move are at their new places,
+/// those after at their old: a pair that overlapped before the move and
+/// first parts on axis k passes, so the test never hides an end.
+static bool overlap_others(const sweep *sw, int dim, int k, int32_t p, int32_t q)
 {
-	if (!both_static(b, p, q))
+	const int32_t *a = &sw->pos[p * 6], *c = &sw->pos[q * 6];
+	for (int j = 0; j < dim; j++)
+		if (j != k && (a[2 * j] > c[2 * j + 1] || c[2 * j] > a[2 * j + 1]))
+			return false;
+	return true;
+}
+
+/// The overlap of p and q ended on axis k: reported only if they still
+/// overlap on the others (else it ended before, or never was).
+static void ended(imp_broad *b, int k, int32_t p, int32_t q)
+{
+	if (!both_static(b, p, q) && overlap_others(b->impl, b->dim, k, p, q))
 		b->fn(b->ctx, p, q, false);
 }
 
@@ -102,7 +118,7 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
 			if (e_max)
-				ended(b, p, f.id >> 1);
+				ended(b, k, p, f.id >> 1);
 			else
 				may_begin(b, p, f.id >> 1);
 		}
@@ -130,7 +146,7 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 			if (e_max)
 				may_begin(b, p, f.id >> 1);
 			else
-				ended(b, p, f.id >> 1);
+				ended(b, k, p, f.id >> 1);
 		}
 		a[i] = f;
 		*pos_of(sw, f.id >> 1, k, f_max) = i;

@@ -953,6 +953,7 @@ imp_status imp_world_update(imp_world *w)
 	if (++w->stamp == 0)
 		w->stamp = 1;
 	memset(&w->stats, 0, sizeof w->stats);
+	imp_broad_counters c0 = imp_broad_get_counters(w->broad);
 	imp_status result = IMP_OK;
 
 	// Pass 1. Bodies the broad phase could not take stay for next time.
@@ -994,6 +995,10 @@ imp_status imp_world_update(imp_world *w)
 	w->stats.touching = w->touching;
 	w->stats.begin_count = w->begin.count;
 	w->stats.end_count = w->end.count;
+	imp_broad_counters c1 = imp_broad_get_counters(w->broad);
+	w->stats.broad_swaps = (int)(c1.swaps - c0.swaps);
+	w->stats.broad_cells = (int)(c1.cell_visits - c0.cell_visits);
+	w->stats.broad_tests = (int)(c1.box_tests - c0.box_tests);
 	return result;
 }
 
