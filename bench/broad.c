@@ -416,9 +416,15 @@ static void scene_slug(char *out, size_t size, int dim, sb_kind kind)
 	snprintf(out, size, "%dd-%s", dim, sb_kind_name(kind));
 }
 
+/// Whether needle is in hay; a needle ending in '$' must end hay.
 static bool contains(const char *hay, const char *needle)
 {
-	return needle == NULL || strstr(hay, needle) != NULL;
+	if (needle == NULL)
+		return true;
+	size_t n = strlen(needle), h = strlen(hay);
+	if (n > 0 && needle[n - 1] == '$')
+		return h >= n - 1 && strncmp(hay + h - (n - 1), needle, n - 1) == 0;
+	return strstr(hay, needle) != NULL;
 }
 
 /// Runs every method that applies on a scene; 0, or -1 on a hard error.
@@ -778,7 +784,8 @@ static void usage(FILE *f)
 		"  --n N          only this many boxes (repeatable; default 1000, 10000, 100000)\n"
 		"  --only SCENE   only the scenes whose name contains SCENE: 3d-uniform, 3d-sizes, 3d-pile,\n"
 		"                 2d-uniform, 2d-sizes, 2d-pile (\"3d\", \"pile\", ... select several)\n"
-		"  --method NAME  only the methods whose name contains NAME (\"impact\", \"Bullet\", ...)\n"
+		"  --method NAME  only the methods whose name contains NAME (\"impact\", \"Bullet\", ...;\n"
+		"                 a final $ anchors it at the end: \"impact sweep$\")\n"
 		"  --frames K     timed frames per scene (default 50 up to 2,000 boxes, 20 up to 20,000, 10 above)\n"
 		"  --reps R       repetitions of each method's run, each from frame 0 (default %d)\n"
 		"  --seed S       scene seed (default 0x%x)\n"

@@ -375,6 +375,8 @@ typedef struct removed_id {
 
 typedef struct tworld {
 	const char *name;
+	double fat;      ///< the world's fat_ratio
+	int candidates;  ///< its candidate pairs after the last update
 	imp_world *w;
 	imp_body_id *id; ///< per scene index: the body's id in this world
 	int id_cap;
@@ -449,6 +451,7 @@ static void h_init(harness *h, scene *sc, ow_rule rule, const wconf *conf, int n
 		def.margin = rule.margin;
 		def.narrow_phase = rule.narrow_phase;
 		h->tw[i].name = conf[i].name;
+		h->tw[i].fat = conf[i].fat;
 		assert_int_equal(imp_world_create(&def, &h->tw[i].w), IMP_OK);
 		assert_int_equal(imp_world_dim(h->tw[i].w), sc->dim);
 	}
@@ -779,6 +782,7 @@ static void h_update(harness *h)
 				fail_msg("%s update %d: pair (%d, %d) given twice", t->name, h->updates, t->pairs[i].a,
 					 t->pairs[i].b);
 		imp_world_stats st = imp_world_get_stats(t->w);
+		t->candidates = st.candidates;
 		assert_int_equal(st.touching, t->n_pairs);
 		assert_int_equal(st.bodies, live);
 		assert_int_equal(imp_world_body_count(t->w), live);
@@ -788,6 +792,13 @@ static void h_update(harness *h)
 			check_stop_early(t);
 		t->n_removed = 0;
 	}
+	// Every broad phase holds the pairs whose enlarged boxes overlap, so
+	// worlds that enlarge boxes alike hold as many candidates.
+	for (int wi = 1; wi < h->nw; ++wi)
+		for (int wj = 0; wj < wi; ++wj)
+			if (h->tw[wj].fat == h->tw[wi].fat && h->tw[wj].candidates != h->tw[wi].candidates)
+				fail_msg("update %d: %s holds %d candidate pairs, %s %d", h->updates, h->tw[wi].name,
+					 h->tw[wi].candidates, h->tw[wj].name, h->tw[wj].candidates);
 	// Every world, whatever its broad phase, has the same pairs (so the
 	// same events, which are the differences).
 	for (int wi = 1; wi < h->nw; ++wi) {

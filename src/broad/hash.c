@@ -10,8 +10,11 @@
 // coarser level present ("guest"). Two boxes are close when they share a
 // cell at the coarser of their two levels: in a cell, an own box counts
 // with every box, a guest only with own boxes. A counter per close pair
-// holds the number of such shared cells; the pair is reported added when
-// it leaves 0 and removed when it returns to 0. A moved box enters and
+// holds the number of such shared cells. A close pair whose boxes overlap
+// is in the set the broad phase reports (the same set as the other kinds):
+// its box test is made when it becomes close and, for every close pair of
+// a box, after the box moved; it is reported removed when it stops
+// overlapping or stops being close. A moved box enters and
 // leaves only the cells that changed (entering first, so that a counter
 // never drops to 0 and back within a move). Static boxes never pair with
 // each other and, never moving, are stored once.
@@ -42,6 +45,7 @@ typedef struct cell {
 typedef struct counter {
 	uint64_t key;        ///< lower proxy << 32 | higher
 	int32_t count;
+	int32_t on;          ///< the boxes overlap: the pair is reported present
 	UT_hash_handle hh;
 } counter;
 
@@ -136,6 +140,11 @@ static bool in_range(const range *r, const int32_t c[3])
 
 /* ---- counters ---- */
 
+static bool pairs_with(const imp_broad *b, int32_t p, int32_t q)
+{
+	return p != q && !both_static(b, p, q);
+}
+
 static uint64_t counter_key(int32_t p, int32_t q)
 {
 	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
@@ -175,7 +184,10 @@ static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
 		h->free_counters = c;
 		return false;
 	}
-	b->fn(b->ctx, p, q, true);
+	b->counters.box_tests++;
+	c->on = imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim);
+	if (c->on)
+		b->fn(b->ctx, p, q, true);
 	return true;
 }
 
@@ -190,8 +202,42 @@ static void count_down(imp_broad *b, hash *h, int32_t p, int32_t q)
 	HASH_DEL(h->counters, c);
 	c->hh.next = h->free_counters;
 	h->free_counters = c;
-	b->fn(b->ctx, p, q, false);
+	if (c->on)
+		b->fn(b->ctx, p, q, false);
 }
+
+/// The box of p changed: each close pair of p in one of its cells tested
+/// again, and reported if its overlap changed. A pair met in several cells
+/// is tested each time, with the same answer.
+static void retest_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_t key[4])
+{
+	cell *c;
+	HASH_FIND(hh, h->cells, key, 4 * sizeof(int32_t), c);
+	if (c == NULL)
+		return;
+	for (int m = 0; m < 2; m++) {
+		const member_list *l = m == 0 ? &c->own : &c->guest;
+		if (m == 1 && !own)
+			break;
+		for (int32_t i = 0; i < l->count; i++) {
+			int32_t q = l->items[i];
+			if (!pairs_with(b, p, q))
+				continue;
+			uint64_t k = counter_key(p, q);
+			counter *ct;
+			HASH_FIND(hh, h->counters, &k, sizeof k, ct);
+			if (ct == NULL)
+				continue;
+			b->counters.box_tests++;
+			int32_t on = imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim);
+			if (on != ct->on) {
+				ct->on = on;
+				b->fn(b->ctx, p, q, on != 0);
+			}
+		}
+	}
+}
+
 
 /* ---- entering and leaving cells ---- */
 
@@ -205,10 +251,6 @@ static void list_remove(member_list *l, int32_t p)
 	}
 }
 
-static bool pairs_with(const imp_broad *b, int32_t p, int32_t q)
-{
-	return p != q && !both_static(b, p, q);
-}
 
 /// Leaves one cell: counters down, membership dropped, an empty cell freed.
 static void leave_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_t key[4])
@@ -429,6 +471,23 @@ static bool add_level(imp_broad *b, hash *h, int32_t level)
 	return true;
 }
 
+/// retest_cell over every cell p is stored in.
+static void retest_all(imp_broad *b, hash *h, int32_t p)
+{
+	int32_t level = b->proxy[p].level;
+	for (int32_t i = level_index(h, level); i < h->level_count; i++) {
+		int32_t at = h->levels[i];
+		range r = range_of(b, h, &h->reg[p], at);
+		int32_t key[4] = {at, 0, 0, 0};
+		for (int32_t x = r.lo[0]; x <= r.hi[0]; x++)
+			for (int32_t y = r.lo[1]; y <= r.hi[1]; y++)
+				for (int32_t z = r.lo[2]; z <= r.hi[2]; z++) {
+					key[1] = x, key[2] = y, key[3] = z;
+					retest_cell(b, h, p, at == level, key);
+				}
+	}
+}
+
 /* ---- the broad-phase interface ---- */
 
 imp_status imp_hash_create(imp_broad *b)
@@ -529,8 +588,10 @@ imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old)
 		unstore_all(b, h, p);
 		h->reg[p] = *box;
 		b->proxy[p].level = level_of(b, h, box);
-		if (store_all(b, h, p))
+		if (store_all(b, h, p)) {
+			retest_all(b, h, p);
 			return IMP_OK;
+		}
 		h->reg[p] = before;
 		b->proxy[p].level = level_of(b, h, &before);
 		if (!store_all(b, h, p))
@@ -575,6 +636,7 @@ imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old)
 		leave_range(&rw, &was, &now);
 	}
 	h->reg[p] = *box;
+	retest_all(b, h, p);
 	return IMP_OK;
 }
 

@@ -34,6 +34,7 @@ typedef struct pair {
 	uint32_t stamp;          ///< the update that last looked at it
 	uint8_t touching;
 	uint8_t doomed;          ///< the broad phase removed it during this update
+	uint8_t live;            ///< in the table (not on the free list)
 	imp_simplex_cache cache;
 	UT_hash_handle hh;
 } pair;
@@ -49,7 +50,6 @@ typedef struct body {
 	pair *pairs;
 	uint32_t generation;
 	int32_t next_free;
-	int32_t touch_low;       ///< touching pairs in which this body has the lower slot
 	uint8_t alive;
 	uint8_t type;
 	uint8_t moved;           ///< in the moved list, to be looked at by the next update
@@ -64,6 +64,14 @@ typedef struct pair_block {
 	struct pair_block *next;
 	pair items[PAIR_BLOCK];
 } pair_block;
+
+/// A touching pair in the walk's array: its slots (the key) and their
+/// generations when it began, so that a walk reads nothing else.
+typedef struct touch_entry {
+	uint64_t key;
+	uint32_t gen_lo, gen_hi;
+	uint32_t dead;           ///< it stopped touching since the array was last rebuilt
+} touch_entry;
 
 /// Events are kept with slots (sortable) and turned into ids on the way.
 typedef struct event_array {
@@ -95,8 +103,13 @@ struct imp_world {
 	event_array begin, end, pending_end;
 	bool carry;              ///< the last update failed: its events stay
 
-	pair **scratch;          ///< for_each_pair's sorting room
-	int32_t scratch_cap;
+	// The touching pairs in key order, for the walks: the array as of the
+	// last update (ended pairs marked dead since), and the pairs that began
+	// in this update, merged in when it ends.
+	touch_entry *touch;
+	int32_t touch_count, touch_cap, touch_dead;
+	touch_entry *touch_new;
+	int32_t touch_new_count, touch_new_cap;
 
 	imp_broad *broad;
 	imp_world_stats stats;
@@ -268,6 +281,7 @@ static pair *pair_alloc(imp_world *w)
 		blk->next = w->blocks;
 		w->blocks = blk;
 		for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
+			blk->items[i].live = 0;
 			blk->items[i].next[0] = w->free_pairs;
 			w->free_pairs = &blk->items[i];
 		}
@@ -306,13 +320,95 @@ static pair *list_next(const pair *pr, int32_t s)
 	return pr->next[link_of(pr, s)];
 }
 
+/// Room for one more touching pair in the walk's arrays.
+static bool touch_reserve(imp_world *w)
+{
+	return imp_grow(&w->alloc, (void **)&w->touch_new, &w->touch_new_cap, w->touch_new_count + 1,
+			sizeof *w->touch_new) &&
+	       imp_grow(&w->alloc, (void **)&w->touch, &w->touch_cap, w->touch_count + w->touch_new_count + 1,
+			sizeof *w->touch);
+}
+
+/// Marks the walk's entry of a pair that stopped touching: a binary search
+/// of the sorted array, else the pairs that began in this update.
+static void touch_forget(imp_world *w, uint64_t key)
+{
+	int32_t lo = 0, hi = w->touch_count;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (w->touch[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int32_t i = lo; i < w->touch_count && w->touch[i].key == key; i++) {
+		if (!w->touch[i].dead) {
+			w->touch[i].dead = 1;
+			w->touch_dead++;
+			return;
+		}
+	}
+	for (int32_t i = w->touch_new_count - 1; i >= 0; i--) {
+		if (w->touch_new[i].key == key && !w->touch_new[i].dead) {
+			w->touch_new[i].dead = 1;
+			return;
+		}
+	}
+	assert(!"a touching pair missing from the walk's arrays");
+}
+
+/// Sets a pair's touching state; a pair that begins needs touch_reserve
+/// first.
 static void set_touching(imp_world *w, pair *pr, bool t)
 {
 	if (pr->touching == t)
 		return;
 	pr->touching = t;
 	w->touching += t ? 1 : -1;
-	w->bodies[key_lo(pr->key)].touch_low += t ? 1 : -1;
+	if (t) {
+		assert(w->touch_new_count < w->touch_new_cap);
+		touch_entry *e = &w->touch_new[w->touch_new_count++];
+		e->key = pr->key;
+		e->gen_lo = w->bodies[key_lo(pr->key)].generation;
+		e->gen_hi = w->bodies[key_hi(pr->key)].generation;
+		e->dead = 0;
+	} else {
+		touch_forget(w, pr->key);
+	}
+}
+
+static int touch_cmp(const void *x, const void *y)
+{
+	uint64_t a = ((const touch_entry *)x)->key, b = ((const touch_entry *)y)->key;
+	return a < b ? -1 : a > b;
+}
+
+/// The end of an update: the dead entries dropped, the new ones sorted and
+/// merged in. Cannot fail: touch_reserve made the room.
+static void touch_rebuild(imp_world *w)
+{
+	if (w->touch_dead == 0 && w->touch_new_count == 0)
+		return;
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->touch_count; i++)
+		if (!w->touch[i].dead)
+			w->touch[n++] = w->touch[i];
+	int32_t m = 0;
+	for (int32_t i = 0; i < w->touch_new_count; i++)
+		if (!w->touch_new[i].dead)
+			w->touch_new[m++] = w->touch_new[i];
+	if (m > 1)
+		qsort(w->touch_new, (size_t)m, sizeof *w->touch_new, touch_cmp);
+	int32_t i = n - 1, j = m - 1, o = n + m - 1;
+	while (j >= 0) {
+		if (i >= 0 && w->touch[i].key > w->touch_new[j].key)
+			w->touch[o--] = w->touch[i--];
+		else
+			w->touch[o--] = w->touch_new[j--];
+	}
+	w->touch_count = n + m;
+	w->touch_dead = 0;
+	w->touch_new_count = 0;
 }
 
 static void pair_delete(imp_world *w, pair *pr)
@@ -322,6 +418,7 @@ static void pair_delete(imp_world *w, pair *pr)
 	list_unlink(w, key_lo(pr->key), pr);
 	list_unlink(w, key_hi(pr->key), pr);
 	HASH_DEL(w->table, pr);
+	pr->live = 0;
 	pr->next[0] = w->free_pairs;
 	w->free_pairs = pr;
 	w->pair_count--;
@@ -372,6 +469,7 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 	}
 	list_push(w, key_lo(key), pr);
 	list_push(w, key_hi(key), pr);
+	pr->live = 1;
 	w->pair_count++;
 }
 
@@ -447,7 +545,8 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->begin.items, (size_t)w->begin.cap * sizeof *w->begin.items);
 	imp_free(a, w->end.items, (size_t)w->end.cap * sizeof *w->end.items);
 	imp_free(a, w->pending_end.items, (size_t)w->pending_end.cap * sizeof *w->pending_end.items);
-	imp_free(a, w->scratch, (size_t)w->scratch_cap * sizeof *w->scratch);
+	imp_free(a, w->touch, (size_t)w->touch_cap * sizeof *w->touch);
+	imp_free(a, w->touch_new, (size_t)w->touch_new_cap * sizeof *w->touch_new);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;
 		imp_free(a, b, sizeof *b);
@@ -902,6 +1001,31 @@ static bool narrow_touching(imp_world *w, pair *pr)
 	return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache);
 }
 
+/// Pass 2 for one pair: doomed, deleted; else its touching state brought up
+/// to date. False when an event could not be stored.
+static bool pair_visit(imp_world *w, pair *pr)
+{
+	pr->stamp = w->stamp;
+	if (pr->doomed) {
+		if (pr->touching && !event_push(w, &w->end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)))) {
+			pr->stamp = 0;
+			return false;
+		}
+		pair_delete(w, pr);
+		return true;
+	}
+	bool t = narrow_touching(w, pr);
+	if (t != (bool)pr->touching) {
+		if ((t && !touch_reserve(w)) ||
+		    !event_push(w, t ? &w->begin : &w->end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)))) {
+			pr->stamp = 0;
+			return false;
+		}
+		set_touching(w, pr, t);
+	}
+	return true;
+}
+
 /// Pass 2 for one body: each of its pairs looked at once this update.
 /// False when an event could not be stored (the body stays moved).
 static bool pair_pass(imp_world *w, int32_t s)
@@ -909,25 +1033,34 @@ static bool pair_pass(imp_world *w, int32_t s)
 	pair *next;
 	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
 		next = list_next(pr, s);
-		if (pr->stamp == w->stamp)
-			continue;
-		imp_body_id a = id_of(w, key_lo(pr->key)), b = id_of(w, key_hi(pr->key));
-		if (pr->doomed) {
-			if (pr->touching && !event_push(w, &w->end, a, b))
+		if (pr->stamp != w->stamp && !pair_visit(w, pr))
+			return false;
+	}
+	return true;
+}
+
+/// Whether pass 2 looks at a body's pairs.
+static bool pass2_body(const body *b)
+{
+	return b->alive && b->moved && b->in_broad;
+}
+
+/// Pass 2 when most bodies moved: the pair blocks walked in memory order
+/// instead of each moved body's list, each pair of a moved body visited.
+/// False when an event could not be stored; every moved body then stays
+/// moved (a pair looked at again next time gives no second event).
+static bool pair_pass_all(imp_world *w)
+{
+	for (pair_block *blk = w->blocks; blk != NULL; blk = blk->next) {
+		for (int i = 0; i < PAIR_BLOCK; i++) {
+			pair *pr = &blk->items[i];
+			if (!pr->live || pr->stamp == w->stamp)
+				continue;
+			if (!pass2_body(&w->bodies[key_lo(pr->key)]) && !pass2_body(&w->bodies[key_hi(pr->key)]))
+				continue;
+			if (!pair_visit(w, pr))
 				return false;
-			pair_delete(w, pr);
-			continue;
 		}
-		bool t = narrow_touching(w, pr);
-		if (t != (bool)pr->touching) {
-			if (!event_push(w, t ? &w->begin : &w->end, a, b))
-				return false;
-			set_touching(w, pr, t);
-			int32_t low = w->bodies[key_lo(pr->key)].touch_low;
-			if (low > w->scratch_cap)
-				imp_grow(&w->alloc, (void **)&w->scratch, &w->scratch_cap, low, sizeof *w->scratch);
-		}
-		pr->stamp = w->stamp;
 	}
 	return true;
 }
@@ -969,15 +1102,19 @@ imp_status imp_world_update(imp_world *w)
 	}
 	if (insert_pass(w, n) != IMP_OK)
 		result = IMP_ERR_OUT_OF_MEMORY;
-	// Pass 2; the moved list keeps what is not done.
+	// Pass 2; the moved list keeps what is not done. The pairs are visited
+	// through the moved bodies' lists, or, when a quarter of the bodies or
+	// more moved, by one walk over all of them in memory order.
 	int32_t kept = 0;
-	bool events_ok = true;
+	bool events_ok = true, all = 4 * (int64_t)n >= w->body_count;
+	if (all)
+		events_ok = pair_pass_all(w);
 	for (int32_t i = 0; i < n; i++) {
 		int32_t s = w->moved[i];
 		body *b = &w->bodies[s];
 		if (!b->alive || !b->moved)
 			continue;
-		if (b->in_broad && events_ok && (events_ok = pair_pass(w, s))) {
+		if (b->in_broad && events_ok && (all || (events_ok = pair_pass(w, s)))) {
 			b->moved = 0;
 			continue;
 		}
@@ -987,6 +1124,7 @@ imp_status imp_world_update(imp_world *w)
 		result = IMP_ERR_OUT_OF_MEMORY;
 	w->moved_count = kept;
 
+	touch_rebuild(w);
 	w->carry = result != IMP_OK;
 	if (!w->carry)
 		events_finish(w);
@@ -1004,36 +1142,14 @@ imp_status imp_world_update(imp_world *w)
 
 /* ---- reading pairs ---- */
 
-static int pair_cmp(const void *x, const void *y)
+/// Walks the touching pairs in (lower, higher) slot order; false if fn
+/// stopped. Reads only the walk's array.
+static bool walk_touching(const imp_world *w, bool (*fn)(const imp_world *, const touch_entry *, void *),
+			  void *user)
 {
-	uint64_t a = (*(pair *const *)x)->key, b = (*(pair *const *)y)->key;
-	return a < b ? -1 : a > b;
-}
-
-/// Walks the touching pairs in (lower, higher) slot order; false if fn stopped.
-static bool walk_touching(const imp_world *w, bool (*fn)(const imp_world *, const pair *, void *), void *user)
-{
-	for (int32_t s = 0; s < w->body_high; s++) {
-		const body *b = &w->bodies[s];
-		if (!b->alive || b->touch_low == 0)
-			continue;
-		if (b->touch_low > w->scratch_cap) {
-			// No room to sort (memory ran out in an update): list order.
-			for (const pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
-				if (pr->touching && key_lo(pr->key) == s && !fn(w, pr, user))
-					return false;
-			continue;
-		}
-		int32_t k = 0;
-		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
-			if (pr->touching && key_lo(pr->key) == s)
-				w->scratch[k++] = pr;
-		if (k > 1)
-			qsort(w->scratch, (size_t)k, sizeof *w->scratch, pair_cmp);
-		for (int32_t i = 0; i < k; i++)
-			if (!fn(w, w->scratch[i], user))
-				return false;
-	}
+	for (int32_t i = 0; i < w->touch_count; i++)
+		if (!w->touch[i].dead && !fn(w, &w->touch[i], user))
+			return false;
 	return true;
 }
 
@@ -1042,10 +1158,12 @@ typedef struct user_walk {
 	void *user;
 } user_walk;
 
-static bool call_user(const imp_world *w, const pair *pr, void *user)
+static bool call_user(const imp_world *w, const touch_entry *e, void *user)
 {
 	const user_walk *u = user;
-	return u->fn(id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)), u->user);
+	imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, w->serial};
+	imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, w->serial};
+	return u->fn(a, b, u->user);
 }
 
 imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *user)
@@ -1097,11 +1215,11 @@ static uint64_t mix_double(uint64_t h, double x)
 	return mix(h, v);
 }
 
-static bool hash_pair(const imp_world *w, const pair *pr, void *user)
+static bool hash_pair(const imp_world *w, const touch_entry *e, void *user)
 {
 	(void)w;
 	uint64_t *h = user;
-	*h = mix(*h, pr->key);
+	*h = mix(*h, e->key);
 	return true;
 }
 
