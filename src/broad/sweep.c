@@ -4,12 +4,16 @@
 // places by insertion (coherence: a few exchanges each). An exchange of a
 // box's min with another's max starts or ends their overlap on that axis:
 //   a min passing below a max, or a max above a min: they may now overlap;
-//     the two whole boxes are tested and the pair reported added if so;
-//   a max passing below a min, or a min above a max: they stop overlapping.
-// The last report of a pair in one move is its state after the move: if
-// it is an "added", the whole boxes were tested at their new places; if a
-// "removed", the two are apart on that axis. A pair with no exchange kept
-// its state on every axis.
+//     reported added if they overlap on the other axes;
+//   a max passing below a min, or a min above a max: they stop overlapping;
+//     reported removed if they still overlap on the other axes.
+// The other axes are read from the end-points' places (Bullet's test), not
+// the values: one small array. A box's axes are sorted in turn, so an axis
+// after the current one still holds its old place; the last report of a
+// pair in one move is its state after the move all the same (an overlap
+// that the old place gives and the new one takes away is reported removed
+// when that axis is sorted). A pair with no exchange kept its state on
+// every axis.
 //
 // At equal values a min sorts before a max, so boxes that touch overlap.
 #include <string.h>
@@ -74,16 +78,6 @@ void imp_sweep_destroy(imp_broad *b)
 	imp_free(b->alloc, sw, sizeof *sw);
 }
 
-/// The overlap of p and q may have begun on one axis.
-static void may_begin(imp_broad *b, int32_t p, int32_t q)
-{
-	if (both_static(b, p, q))
-		return;
-	b->counters.box_tests++;
-	if (imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim))
-		b->fn(b->ctx, p, q, true);
-}
-
 /// Whether p and q overlap on every axis but k, read from the end-points'
 /// places (at equal values a min is placed first, so places order as the
 /// values do). Axes sorted before k in this move are at their new places,
@@ -98,11 +92,26 @@ static bool overlap_others(const sweep *sw, int dim, int k, int32_t p, int32_t q
 	return true;
 }
 
+/// The overlap of p and q may have begun on axis k: reported if they
+/// overlap on the others. An axis after k still holds p's old place: if p
+/// leaves q there, that axis's sort reports the end, and the last report
+/// stands.
+/// p_static: p is static (then a static q is not its pair); read once per
+/// sort, so that the common case reads nothing of q but its places.
+static void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+{
+	if (p_static && b->proxy[q].state == PROXY_STATIC)
+		return;
+	b->counters.box_tests++;
+	if (overlap_others(b->impl, b->dim, k, p, q))
+		b->fn(b->ctx, p, q, true);
+}
+
 /// The overlap of p and q ended on axis k: reported only if they still
 /// overlap on the others (else it ended before, or never was).
-static void ended(imp_broad *b, int k, int32_t p, int32_t q)
+static void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
 {
-	if (!both_static(b, p, q) && overlap_others(b->impl, b->dim, k, p, q))
+	if (!(p_static && b->proxy[q].state == PROXY_STATIC) && overlap_others(b->impl, b->dim, k, p, q))
 		b->fn(b->ctx, p, q, false);
 }
 
@@ -113,14 +122,15 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 	endpoint e = a[i];
 	int32_t p = e.id >> 1;
 	int e_max = e.id & 1;
+	bool p_static = b->proxy[p].state == PROXY_STATIC;
 	while (i > 0 && ep_less(e, a[i - 1])) {
 		endpoint f = a[i - 1];
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
 			if (e_max)
-				ended(b, k, p, f.id >> 1);
+				ended(b, p_static, k, p, f.id >> 1);
 			else
-				may_begin(b, p, f.id >> 1);
+				may_begin(b, p_static, k, p, f.id >> 1);
 		}
 		a[i] = f;
 		*pos_of(sw, f.id >> 1, k, f_max) = i;
@@ -138,15 +148,16 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 	endpoint e = a[i];
 	int32_t p = e.id >> 1;
 	int e_max = e.id & 1;
+	bool p_static = b->proxy[p].state == PROXY_STATIC;
 	int32_t last = sw->count - 1;
 	while (i < last && ep_less(a[i + 1], e)) {
 		endpoint f = a[i + 1];
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
 			if (e_max)
-				may_begin(b, p, f.id >> 1);
+				may_begin(b, p_static, k, p, f.id >> 1);
 			else
-				ended(b, k, p, f.id >> 1);
+				ended(b, p_static, k, p, f.id >> 1);
 		}
 		a[i] = f;
 		*pos_of(sw, f.id >> 1, k, f_max) = i;
@@ -285,10 +296,10 @@ static void flush(imp_broad *b)
 		int32_t *list = sw->open[f];
 		if ((a[t].id & 1) == 0) {
 			for (int32_t i = 0; i < n[1]; i++)
-				may_begin(b, p, sw->open[1][i]);
+				may_begin(b, b->proxy[p].state == PROXY_STATIC, 0, p, sw->open[1][i]);
 			if (f)
 				for (int32_t i = 0; i < n[0]; i++)
-					may_begin(b, p, sw->open[0][i]);
+					may_begin(b, b->proxy[p].state == PROXY_STATIC, 0, p, sw->open[0][i]);
 			sw->slot[p] = n[f];
 			list[n[f]++] = p;
 		} else {
