@@ -27,20 +27,35 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-typedef struct pair {
+/// What pass 2 reads of every pair, apart from the rest: a walk over the
+/// pairs reads 16 bytes of each, not the whole record.
+typedef struct pair_hot {
 	uint64_t key;            ///< lower slot << 32 | higher slot
-	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
-	struct pair *prev[2];
 	uint32_t stamp;          ///< the update that last looked at it
 	uint8_t touching;
 	uint8_t doomed;          ///< the broad phase removed it during this update
 	uint8_t live;            ///< in the table (not on the free list)
+	uint8_t reserved;
+} pair_hot;
+
+typedef struct pair {
+	uint64_t key;            ///< lower slot << 32 | higher slot (also in hot)
+	pair_hot *hot;
+	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
+	struct pair *prev[2];
 	imp_simplex_cache cache;
 	UT_hash_handle hh;
 } pair;
 
 typedef struct body {
+	// First what pass 2 reads of the two bodies of every pair: the box and
+	// the flags side by side.
 	imp_box tight;           ///< the shape's box at its pose, enlarged by margin / 2
+	uint8_t alive;
+	uint8_t moved;           ///< in the moved list, to be looked at by the next update
+	uint8_t in_broad;
+	uint8_t type;
+	uint32_t generation;
 	imp_box fat;             ///< what the broad phase holds
 	const imp_shape *shape;
 	imp_pose2 pose2;
@@ -48,12 +63,7 @@ typedef struct body {
 	imp_filter filter;
 	void *user_data;
 	pair *pairs;
-	uint32_t generation;
 	int32_t next_free;
-	uint8_t alive;
-	uint8_t type;
-	uint8_t moved;           ///< in the moved list, to be looked at by the next update
-	uint8_t in_broad;
 	uint8_t refilter;
 	uint8_t inserting;       ///< pass 1 of an update: to be inserted
 } body;
@@ -62,6 +72,7 @@ typedef struct body {
 
 typedef struct pair_block {
 	struct pair_block *next;
+	pair_hot hot[PAIR_BLOCK]; ///< hot[i] is items[i]'s
 	pair items[PAIR_BLOCK];
 } pair_block;
 
@@ -281,7 +292,8 @@ static pair *pair_alloc(imp_world *w)
 		blk->next = w->blocks;
 		w->blocks = blk;
 		for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
-			blk->items[i].live = 0;
+			blk->hot[i].live = 0;
+			blk->items[i].hot = &blk->hot[i];
 			blk->items[i].next[0] = w->free_pairs;
 			w->free_pairs = &blk->items[i];
 		}
@@ -361,9 +373,9 @@ static void touch_forget(imp_world *w, uint64_t key)
 /// first.
 static void set_touching(imp_world *w, pair *pr, bool t)
 {
-	if (pr->touching == t)
+	if (pr->hot->touching == t)
 		return;
-	pr->touching = t;
+	pr->hot->touching = t;
 	w->touching += t ? 1 : -1;
 	if (t) {
 		assert(w->touch_new_count < w->touch_new_cap);
@@ -418,7 +430,7 @@ static void pair_delete(imp_world *w, pair *pr)
 	list_unlink(w, key_lo(pr->key), pr);
 	list_unlink(w, key_hi(pr->key), pr);
 	HASH_DEL(w->table, pr);
-	pr->live = 0;
+	pr->hot->live = 0;
 	pr->next[0] = w->free_pairs;
 	w->free_pairs = pr;
 	w->pair_count--;
@@ -444,13 +456,13 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 	HASH_FIND(hh, w->table, &key, sizeof key, pr);
 	if (!added) {
 		if (pr != NULL)
-			pr->doomed = 1;
+			pr->hot->doomed = 1;
 		return;
 	}
 	if (!should_pair(w, p, q))
 		return;
 	if (pr != NULL) {
-		pr->doomed = 0;
+		pr->hot->doomed = 0;
 		return;
 	}
 	pr = pair_alloc(w);
@@ -458,8 +470,12 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 		w->oom = true;
 		return;
 	}
+	pair_hot *hot = pr->hot;
 	memset(pr, 0, sizeof *pr);
+	memset(hot, 0, sizeof *hot);
+	pr->hot = hot;
 	pr->key = key;
+	hot->key = key;
 	HASH_ADD(hh, w->table, key, sizeof pr->key, pr);
 	if (uth_oom) {
 		pr->next[0] = w->free_pairs;
@@ -469,7 +485,7 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 	}
 	list_push(w, key_lo(key), pr);
 	list_push(w, key_hi(key), pr);
-	pr->live = 1;
+	pr->hot->live = 1;
 	w->pair_count++;
 }
 
@@ -708,12 +724,12 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 	body *b = &w->bodies[s];
 	int32_t ending = 0;
 	for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
-		ending += pr->touching;
+		ending += pr->hot->touching;
 	if (!event_reserve(w, &w->pending_end, w->pending_end.count + ending))
 		return IMP_ERR_OUT_OF_MEMORY;
 	while (b->pairs != NULL) {
 		pair *pr = b->pairs;
-		if (pr->touching)
+		if (pr->hot->touching)
 			event_push(w, &w->pending_end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)));
 		pair_delete(w, pr);
 	}
@@ -912,7 +928,7 @@ static imp_status broad_pass(imp_world *w, int32_t s)
 			imp_broad_remove(w->broad, s);
 		b->in_broad = 0;
 		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s))
-			pr->doomed = 1;
+			pr->hot->doomed = 1;
 		b->inserting = 1;
 		return IMP_OK;
 	}
@@ -981,9 +997,11 @@ static imp_status insert_pass(imp_world *w, int32_t n)
 	return w->oom ? IMP_ERR_OUT_OF_MEMORY : result;
 }
 
-static bool narrow_touching(imp_world *w, pair *pr)
+/// Whether the pair touches now. Reads pr (its simplex cache) only for the
+/// narrow phase.
+static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h)
 {
-	const body *a = &w->bodies[key_lo(pr->key)], *b = &w->bodies[key_hi(pr->key)];
+	const body *a = &w->bodies[key_lo(h->key)], *b = &w->bodies[key_hi(h->key)];
 	w->stats.box_tests++;
 	if (!imp_box_overlap(&a->tight, &b->tight, w->dim))
 		return false;
@@ -1003,22 +1021,22 @@ static bool narrow_touching(imp_world *w, pair *pr)
 
 /// Pass 2 for one pair: doomed, deleted; else its touching state brought up
 /// to date. False when an event could not be stored.
-static bool pair_visit(imp_world *w, pair *pr)
+static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 {
-	pr->stamp = w->stamp;
-	if (pr->doomed) {
-		if (pr->touching && !event_push(w, &w->end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)))) {
-			pr->stamp = 0;
+	h->stamp = w->stamp;
+	if (h->doomed) {
+		if (h->touching && !event_push(w, &w->end, id_of(w, key_lo(h->key)), id_of(w, key_hi(h->key)))) {
+			h->stamp = 0;
 			return false;
 		}
 		pair_delete(w, pr);
 		return true;
 	}
-	bool t = narrow_touching(w, pr);
-	if (t != (bool)pr->touching) {
+	bool t = narrow_touching(w, pr, h);
+	if (t != (bool)h->touching) {
 		if ((t && !touch_reserve(w)) ||
-		    !event_push(w, t ? &w->begin : &w->end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)))) {
-			pr->stamp = 0;
+		    !event_push(w, t ? &w->begin : &w->end, id_of(w, key_lo(h->key)), id_of(w, key_hi(h->key)))) {
+			h->stamp = 0;
 			return false;
 		}
 		set_touching(w, pr, t);
@@ -1033,7 +1051,7 @@ static bool pair_pass(imp_world *w, int32_t s)
 	pair *next;
 	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
 		next = list_next(pr, s);
-		if (pr->stamp != w->stamp && !pair_visit(w, pr))
+		if (pr->hot->stamp != w->stamp && !pair_visit(w, pr, pr->hot))
 			return false;
 	}
 	return true;
@@ -1053,12 +1071,12 @@ static bool pair_pass_all(imp_world *w)
 {
 	for (pair_block *blk = w->blocks; blk != NULL; blk = blk->next) {
 		for (int i = 0; i < PAIR_BLOCK; i++) {
-			pair *pr = &blk->items[i];
-			if (!pr->live || pr->stamp == w->stamp)
+			pair_hot *h = &blk->hot[i];
+			if (!h->live || h->stamp == w->stamp)
 				continue;
-			if (!pass2_body(&w->bodies[key_lo(pr->key)]) && !pass2_body(&w->bodies[key_hi(pr->key)]))
+			if (!pass2_body(&w->bodies[key_lo(h->key)]) && !pass2_body(&w->bodies[key_hi(h->key)]))
 				continue;
-			if (!pair_visit(w, pr))
+			if (!pair_visit(w, &blk->items[i], h))
 				return false;
 		}
 	}
