@@ -294,10 +294,11 @@ static inline imp_vec3 imp_quat_rotate_inv(imp_quat q, imp_vec3 v)
 	return imp_quat_rotate(imp_quat_conj(q), v);
 }
 
-/// The matrix of the unit quaternion q.
-static inline imp_mat3 imp_mat3_from_quat(imp_quat q)
+/// The matrix of quaternion q with the products of its components scaled
+/// by f: f = 2 for a unit q, 2 / |q|^2 for the rotation of q / |q|.
+static inline imp_mat3 imp_mat3_from_quat_scaled(imp_quat q, double f)
 {
-	double x2 = q.x + q.x, y2 = q.y + q.y, z2 = q.z + q.z;
+	double x2 = q.x * f, y2 = q.y * f, z2 = q.z * f;
 	double xx = q.x * x2, yy = q.y * y2, zz = q.z * z2;
 	double xy = q.x * y2, xz = q.x * z2, yz = q.y * z2;
 	double wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
@@ -305,6 +306,12 @@ static inline imp_mat3 imp_mat3_from_quat(imp_quat q)
 		       {xy + wz, 1.0 - (xx + zz), yz - wx},
 		       {xz - wy, yz + wx, 1.0 - (xx + yy)}}};
 	return r;
+}
+
+/// The matrix of the unit quaternion q.
+static inline imp_mat3 imp_mat3_from_quat(imp_quat q)
+{
+	return imp_mat3_from_quat_scaled(q, 2.0);
 }
 
 /// The unit quaternion of a rotation matrix (Shepperd's method: the

@@ -89,21 +89,11 @@ static inline imp_status imp_pose3_status(imp_pose3 t)
 /// The rotation matrix of a checked pose's quaternion, normalised first.
 static inline imp_mat3 imp_pose3_matrix(imp_pose3 t)
 {
-	// The matrix of q / |q| with one division and no square root: the
-	// products of two components scaled by 2 / |q|^2.
-	imp_quat q = t.q;
-	double n = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+	// The matrix of q / |q| with one division and no square root.
+	double n = t.q.x * t.q.x + t.q.y * t.q.y + t.q.z * t.q.z + t.q.w * t.q.w;
 	if (!(n > 0.0))
 		return imp_mat3_from_quat(imp_quat_identity());
-	double f = 2.0 / n;
-	double x2 = q.x * f, y2 = q.y * f, z2 = q.z * f;
-	double xx = q.x * x2, yy = q.y * y2, zz = q.z * z2;
-	double xy = q.x * y2, xz = q.x * z2, yz = q.y * z2;
-	double wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
-	imp_mat3 r = {{{1.0 - (yy + zz), xy - wz, xz + wy},
-		       {xy + wz, 1.0 - (xx + zz), yz - wx},
-		       {xz - wy, yz + wx, 1.0 - (xx + yy)}}};
-	return r;
+	return imp_mat3_from_quat_scaled(t.q, 2.0 / n);
 }
 
 /// imp_shape_aabb3 for a shape and pose the caller has checked.
