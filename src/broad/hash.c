@@ -12,9 +12,11 @@
 // with every box, a guest only with own boxes. A counter per close pair
 // holds the number of such shared cells. A close pair whose boxes overlap
 // is in the set the broad phase reports (the same set as the other kinds):
-// its box test is made when it becomes close and, for every close pair of
-// a box, after the box moved; it is reported removed when it stops
-// overlapping or stops being close. A moved box enters and
+// a pair that becomes close is reported added if the boxes overlap; one
+// that stops being close is reported removed if they overlapped (the
+// registered boxes: a moving box's is still the old one then); and after a
+// move, each close pair met in the box's cells is reported if the overlap
+// of the old box and of the new differ. A moved box enters and
 // leaves only the cells that changed (entering first, so that a counter
 // never drops to 0 and back within a move). Static boxes never pair with
 // each other and, never moving, are stored once.
@@ -45,7 +47,6 @@ typedef struct cell {
 typedef struct counter {
 	uint64_t key;        ///< lower proxy << 32 | higher
 	int32_t count;
-	int32_t on;          ///< the boxes overlap: the pair is reported present
 	UT_hash_handle hh;
 } counter;
 
@@ -185,8 +186,7 @@ static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
 		return false;
 	}
 	b->counters.box_tests++;
-	c->on = imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim);
-	if (c->on)
+	if (imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim))
 		b->fn(b->ctx, p, q, true);
 	return true;
 }
@@ -202,19 +202,23 @@ static void count_down(imp_broad *b, hash *h, int32_t p, int32_t q)
 	HASH_DEL(h->counters, c);
 	c->hh.next = h->free_counters;
 	h->free_counters = c;
-	if (c->on)
+	b->counters.box_tests++;
+	if (imp_box_overlap(&h->reg[p], &h->reg[q], b->dim))
 		b->fn(b->ctx, p, q, false);
 }
 
-/// The box of p changed: each close pair of p in one of its cells tested
-/// again, and reported if its overlap changed. A pair met in several cells
-/// is tested each time, with the same answer.
-static void retest_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_t key[4])
+/// The box of p changed from `old` (still p's registered box) to its
+/// proxy box: each box met in one of p's cells that p pairs with is
+/// reported if the two overlaps differ. A pair met in several cells is
+/// reported each time, the same way; a pair that became close in this move
+/// (reported by count_up) may be reported again.
+static void retest_cell(imp_broad *b, const hash *h, int32_t p, bool own, const int32_t key[4])
 {
 	cell *c;
 	HASH_FIND(hh, h->cells, key, 4 * sizeof(int32_t), c);
 	if (c == NULL)
 		return;
+	const imp_box *old = &h->reg[p], *now = &b->proxy[p].box;
 	for (int m = 0; m < 2; m++) {
 		const member_list *l = m == 0 ? &c->own : &c->guest;
 		if (m == 1 && !own)
@@ -223,17 +227,11 @@ static void retest_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_
 			int32_t q = l->items[i];
 			if (!pairs_with(b, p, q))
 				continue;
-			uint64_t k = counter_key(p, q);
-			counter *ct;
-			HASH_FIND(hh, h->counters, &k, sizeof k, ct);
-			if (ct == NULL)
-				continue;
 			b->counters.box_tests++;
-			int32_t on = imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim);
-			if (on != ct->on) {
-				ct->on = on;
-				b->fn(b->ctx, p, q, on != 0);
-			}
+			bool was = imp_box_overlap(old, &h->reg[q], b->dim);
+			bool is = imp_box_overlap(now, &b->proxy[q].box, b->dim);
+			if (was != is)
+				b->fn(b->ctx, p, q, is);
 		}
 	}
 }
@@ -471,13 +469,14 @@ static bool add_level(imp_broad *b, hash *h, int32_t level)
 	return true;
 }
 
-/// retest_cell over every cell p is stored in.
+/// retest_cell over every cell p is stored in (those of its proxy box;
+/// reg[p] still the old box).
 static void retest_all(imp_broad *b, hash *h, int32_t p)
 {
 	int32_t level = b->proxy[p].level;
 	for (int32_t i = level_index(h, level); i < h->level_count; i++) {
 		int32_t at = h->levels[i];
-		range r = range_of(b, h, &h->reg[p], at);
+		range r = range_of(b, h, &b->proxy[p].box, at);
 		int32_t key[4] = {at, 0, 0, 0};
 		for (int32_t x = r.lo[0]; x <= r.hi[0]; x++)
 			for (int32_t y = r.lo[1]; y <= r.hi[1]; y++)
@@ -588,10 +587,8 @@ imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old)
 		unstore_all(b, h, p);
 		h->reg[p] = *box;
 		b->proxy[p].level = level_of(b, h, box);
-		if (store_all(b, h, p)) {
-			retest_all(b, h, p);
-			return IMP_OK;
-		}
+		if (store_all(b, h, p))
+			return IMP_OK; // every pair dropped with the old box, found again with the new
 		h->reg[p] = before;
 		b->proxy[p].level = level_of(b, h, &before);
 		if (!store_all(b, h, p))
@@ -635,8 +632,8 @@ imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old)
 		}
 		leave_range(&rw, &was, &now);
 	}
-	h->reg[p] = *box;
 	retest_all(b, h, p);
+	h->reg[p] = *box;
 	return IMP_OK;
 }
 
