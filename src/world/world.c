@@ -219,26 +219,28 @@ static imp_status check_pose(const imp_world *w, const imp_body_def *d)
 
 /* ---- boxes ---- */
 
-static imp_status shape_box(const imp_world *w, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, imp_box *out)
+/// The tight box of shape s at the pose of the world's dimension (the
+/// other is not read). The sum of the box's sides is finite exactly when
+/// every side is, and a box wider than DBL_MAX is out of range anyway.
+static imp_status shape_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
+			    imp_box *out)
 {
 	double h = 0.5 * w->def.margin;
 	if (w->dim == 2) {
 		imp_aabb2 a;
-		imp_status st = imp_shape2_aabb_unchecked(s, p2, &a);
+		imp_status st = imp_shape2_aabb_unchecked(s, *p2, &a);
 		if (st != IMP_OK)
 			return st;
 		*out = (imp_box){{a.lo.x - h, a.lo.y - h, 0.0}, {a.hi.x + h, a.hi.y + h, 0.0}};
 	} else {
 		imp_aabb3 a;
-		imp_status st = imp_shape3_aabb_unchecked(s, p3, &a);
+		imp_status st = imp_shape3_aabb_unchecked(s, *p3, &a);
 		if (st != IMP_OK)
 			return st;
 		*out = (imp_box){{a.lo.x - h, a.lo.y - h, a.lo.z - h}, {a.hi.x + h, a.hi.y + h, a.hi.z + h}};
 	}
-	for (int k = 0; k < w->dim; k++)
-		if (!isfinite(out->lo[k]) || !isfinite(out->hi[k]))
-			return IMP_ERR_OUT_OF_RANGE;
-	return IMP_OK;
+	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
+	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
 }
 
 static imp_box fatten(const imp_world *w, const imp_box *t)
@@ -675,7 +677,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	if (st != IMP_OK)
 		return st;
 	imp_box tight;
-	st = shape_box(w, def->shape, def->pose2, def->pose3, &tight);
+	st = shape_box(w, def->shape, &def->pose2, &def->pose3, &tight);
 	if (st != IMP_OK)
 		return st;
 	int32_t s = w->free_head;
@@ -764,10 +766,10 @@ static imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, co
 		return st;
 	body *b = &w->bodies[s];
 	imp_box tight;
-	st = shape_box(w, b->shape, p2 != NULL ? *p2 : b->pose2, p3 != NULL ? *p3 : b->pose3, &tight);
+	st = shape_box(w, b->shape, p2, p3, &tight);
 	if (st != IMP_OK)
 		return st;
-	if (!b->moved && !reserve_moved(w))
+	if (!b->moved && w->moved_count >= w->moved_cap && !reserve_moved(w))
 		return IMP_ERR_OUT_OF_MEMORY;
 	if (p2 != NULL)
 		b->pose2 = *p2;
