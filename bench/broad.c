@@ -185,6 +185,9 @@ static imp_status set_pose(imp_run *r, int i)
 	return imp_body_set_pose3(r->world, r->ids[i], p);
 }
 
+/// --fat: impact's fat_ratio, or negative for the default.
+static double g_fat_ratio = -1.0;
+
 static imp_run *imp_run_create(const sb_scene *s, imp_shape *const *shapes, const method_info *mi)
 {
 	imp_run *r = calloc(1, sizeof *r);
@@ -200,6 +203,8 @@ static imp_run *imp_run_create(const sb_scene *s, imp_shape *const *shapes, cons
 	def.dim = s->dim;
 	def.broad_phase = (imp_broad_kind)mi->variant;
 	def.narrow_phase = mi->narrow;
+	if (g_fat_ratio >= 0.0)
+		def.fat_ratio = g_fat_ratio;
 	imp_status st = imp_world_create(&def, &r->world);
 	if (st != IMP_OK) {
 		fprintf(stderr, "broad: imp_world_create: %s\n", imp_status_string(st));
@@ -607,10 +612,12 @@ static void print_header(FILE *f, const run_info *ri, const options *o)
 	const char *optimised = "NOT optimised: the numbers mean nothing";
 #endif
 	fprintf(f, "- compiler: %s, %s\n", __VERSION__, optimised);
-	fprintf(f, "- impact %d: a world per method (imp_default_world_def(): hash alpha 0.5 beta 1, fat ratio 0.1, "
+	imp_world_def dd = imp_default_world_def();
+	fprintf(f, "- impact %d: a world per method (imp_default_world_def(): hash alpha %g beta %g, fat ratio %g%s, "
 		   "margin 0), box shapes, identity rotations; broad only: narrow_phase false (pairs = overlapping "
 		   "boxes); + narrow: narrow_phase true (boxes with identity rotations: the same pairs)\n",
-		imp_version());
+		imp_version(), dd.hash_alpha, dd.hash_beta, g_fat_ratio >= 0.0 ? g_fat_ratio : dd.fat_ratio,
+		g_fat_ratio >= 0.0 ? " (--fat)" : "");
 	fprintf(f, "- peers (broad phase only; the pairs each reports are tested exactly, as a user would, and "
 		   "counted):");
 #if defined(HAVE_BOX2D) && defined(BOX2D_VERSION_TEXT)
@@ -779,7 +786,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: broad [--smoke] [--n N]... [--only SCENE] [--method NAME] [--frames K] [--reps R]\n"
-		"             [--seed S] [--out FILE] [--strict] [--no-limits]\n"
+		"             [--seed S] [--fat R] [--out FILE] [--strict] [--no-limits]\n"
 		"  --smoke        N = %d, %d warm-up and %d timed frames, every scene: checks every code path quickly\n"
 		"  --n N          only this many boxes (repeatable; default 1000, 10000, 100000)\n"
 		"  --only SCENE   only the scenes whose name contains SCENE: 3d-uniform, 3d-sizes, 3d-pile,\n"
@@ -789,6 +796,7 @@ static void usage(FILE *f)
 		"  --frames K     timed frames per scene (default 50 up to 2,000 boxes, 20 up to 20,000, 10 above)\n"
 		"  --reps R       repetitions of each method's run, each from frame 0 (default %d)\n"
 		"  --seed S       scene seed (default 0x%x)\n"
+		"  --fat R        impact's fat_ratio (default: imp_default_world_def's)\n"
 		"  --out FILE     also write the Markdown report to FILE\n"
 		"  --strict       exit 1 when impact's pair counts differ from the reference\n"
 		"  --no-limits    also run the O(N^2) methods above their limit (impact naive above %d boxes,\n"
@@ -820,6 +828,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--frames") && v && bench_parse_int(v, 1, 100000, &o.frames)) {
 			++i;
 		} else if (!strcmp(a, "--reps") && v && bench_parse_int(v, 1, 1000, &o.reps)) {
+			++i;
+		} else if (!strcmp(a, "--fat") && v) {
+			char *end;
+			g_fat_ratio = strtod(v, &end);
+			if (end == v || *end || !(g_fat_ratio >= 0.0 && g_fat_ratio <= 1e6)) {
+				usage(stderr);
+				return 2;
+			}
 			++i;
 		} else if (!strcmp(a, "--seed") && v) {
 			char *end;
