@@ -1046,25 +1046,44 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 	return true;
 }
 
-/// Pass 2 for one body: each of its pairs looked at once this update.
-/// False when an event could not be stored (the body stays moved).
-static bool pair_pass(imp_world *w, int32_t s)
-{
-	pair *next;
-	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
-		next = list_next(pr, s);
-		if (pr->hot->stamp != w->stamp && !pair_visit(w, pr, pr->hot))
-			return false;
-	}
-	return true;
-}
-
 /// imp_box_overlap on all three axes without a branch (a 2D box has 0 for
 /// both z bounds, so the third test holds).
 static inline bool box_overlap_all(const imp_box *a, const imp_box *b)
 {
 	return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
 	       (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
+}
+
+/// Pass 2's common cases, inline: a pair that stays apart, or stays
+/// touching without a narrow phase, is stamped and left; true if so.
+static inline bool pair_unchanged(imp_world *w, pair_hot *h, const body *a, const body *c, bool narrow)
+{
+	if (h->doomed)
+		return false;
+	bool overlap = box_overlap_all(&a->tight, &c->tight);
+	if (!overlap ? h->touching : !h->touching || narrow)
+		return false;
+	w->stats.box_tests++;
+	h->stamp = w->stamp;
+	return true;
+}
+
+/// Pass 2 for one body: each of its pairs looked at once this update.
+/// False when an event could not be stored (the body stays moved).
+static bool pair_pass(imp_world *w, int32_t s)
+{
+	bool narrow = w->def.narrow_phase;
+	pair *next;
+	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
+		next = list_next(pr, s);
+		pair_hot *h = pr->hot;
+		if (h->stamp == w->stamp ||
+		    pair_unchanged(w, h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow))
+			continue;
+		if (!pair_visit(w, pr, h))
+			return false;
+	}
+	return true;
 }
 
 /// Whether pass 2 looks at a body's pairs.
@@ -1088,16 +1107,8 @@ static bool pair_pass_all(imp_world *w)
 			const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
 			if (!pass2_body(a) && !pass2_body(c))
 				continue;
-			// The common cases inline: no change of state without the
-			// narrow phase's say.
-			if (!h->doomed) {
-				bool overlap = box_overlap_all(&a->tight, &c->tight);
-				if (!overlap ? !h->touching : h->touching && !narrow) {
-					w->stats.box_tests++;
-					h->stamp = w->stamp;
-					continue;
-				}
-			}
+			if (pair_unchanged(w, h, a, c, narrow))
+				continue;
 			if (!pair_visit(w, &blk->items[i], h))
 				return false;
 		}
@@ -1193,19 +1204,6 @@ static bool walk_touching(const imp_world *w, bool (*fn)(const imp_world *, cons
 	return true;
 }
 
-typedef struct user_walk {
-	imp_pair_fn *fn;
-	void *user;
-} user_walk;
-
-static bool call_user(const imp_world *w, const touch_entry *e, void *user)
-{
-	const user_walk *u = user;
-	imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, w->serial};
-	imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, w->serial};
-	return u->fn(a, b, u->user);
-}
-
 imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *user)
 {
 	if (w == NULL || fn == NULL)
@@ -1213,9 +1211,16 @@ imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *us
 	if (w->busy)
 		return IMP_ERR_BUSY;
 	imp_world *mw = (imp_world *)w; // the world is never const underneath
-	user_walk u = {fn, user};
 	mw->busy = true;
-	walk_touching(w, call_user, &u);
+	const touch_entry *e = w->touch, *end = w->touch + w->touch_count;
+	for (; e < end; e++) {
+		if (e->dead)
+			continue;
+		imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, w->serial};
+		imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, w->serial};
+		if (!fn(a, b, user))
+			break;
+	}
 	mw->busy = false;
 	return IMP_OK;
 }
