@@ -32,6 +32,7 @@
 #define CELL_CLAMP 1073741824.0 /* 2^30: far cells merge, which only adds close pairs */
 #define LEVEL_MIN (-2000)
 #define LEVEL_NONE INT32_MIN
+#define RHO_SLOTS 16
 
 typedef struct member_list {
 	int32_t *items;
@@ -74,17 +75,25 @@ typedef struct hash {
 	counter *counters;
 	counter_block *blocks;
 	counter *free_counters;
+	double rho[RHO_SLOTS];         ///< cell sizes of recent levels
+	int32_t rho_level[RHO_SLOTS];  ///< their levels, LEVEL_NONE when empty
 } hash;
 
 /* ---- levels and cells ---- */
 
-static double cell_size(const hash *h, int32_t level, const imp_broad *b)
+/// rho_L = (beta / alpha)^L, remembered per level in a small direct-mapped
+/// table: pow is the dearest part of finding a box's cells.
+static double cell_size(hash *h, int32_t level, const imp_broad *b)
 {
-	(void)h;
-	return pow(b->beta / b->alpha, level);
+	int i = (int)((uint32_t)level & (RHO_SLOTS - 1));
+	if (h->rho_level[i] != level) {
+		h->rho[i] = pow(b->beta / b->alpha, level);
+		h->rho_level[i] = level;
+	}
+	return h->rho[i];
 }
 
-static int32_t level_of(const imp_broad *b, const hash *h, const imp_box *box)
+static int32_t level_of(const imp_broad *b, hash *h, const imp_box *box)
 {
 	double sz = 0.0;
 	for (int k = 0; k < b->dim; k++)
@@ -115,7 +124,7 @@ static int32_t cell_coord(double x, double rho)
 	return (int32_t)c;
 }
 
-static range range_of(const imp_broad *b, const hash *h, const imp_box *box, int32_t level)
+static range range_of(const imp_broad *b, hash *h, const imp_box *box, int32_t level)
 {
 	double rho = cell_size(h, level, b);
 	range r = {{0, 0, 0}, {0, 0, 0}};
@@ -212,7 +221,7 @@ static void count_down(imp_broad *b, hash *h, int32_t p, int32_t q)
 /// reported if the two overlaps differ. A pair met in several cells is
 /// reported each time, the same way; a pair that became close in this move
 /// (reported by count_up) may be reported again.
-static void retest_cell(imp_broad *b, const hash *h, int32_t p, bool own, const int32_t key[4])
+static void retest_cell(imp_broad *b, hash *h, int32_t p, bool own, const int32_t key[4])
 {
 	cell *c;
 	HASH_FIND(hh, h->cells, key, 4 * sizeof(int32_t), c);
@@ -495,6 +504,8 @@ imp_status imp_hash_create(imp_broad *b)
 	if (h == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;
 	memset(h, 0, sizeof *h);
+	for (int i = 0; i < RHO_SLOTS; i++)
+		h->rho_level[i] = LEVEL_NONE;
 	h->log_r = log(b->beta / b->alpha);
 	// Cell sizes between 1e-300 and 1e300.
 	h->lmin = (int32_t)ceil(log(1e-300) / h->log_r);
