@@ -83,13 +83,18 @@ void imp_sweep_destroy(imp_broad *b)
 /// values do). Axes sorted before k in this move are at their new places,
 /// those after at their old: a pair that overlapped before the move and
 /// first parts on axis k passes, so the test never hides an end.
-static bool overlap_others(const sweep *sw, int dim, int k, int32_t p, int32_t q)
+static inline bool overlap_axis(const int32_t *a, const int32_t *c, int j)
+{
+	// Two different end-points never share a place.
+	return (a[2 * j] < c[2 * j + 1]) & (c[2 * j] < a[2 * j + 1]);
+}
+
+static inline bool overlap_others(const sweep *sw, int dim, int k, int32_t p, int32_t q)
 {
 	const int32_t *a = &sw->pos[p * 6], *c = &sw->pos[q * 6];
-	for (int j = 0; j < dim; j++)
-		if (j != k && (a[2 * j] > c[2 * j + 1] || c[2 * j] > a[2 * j + 1]))
-			return false;
-	return true;
+	if (dim == 2)
+		return overlap_axis(a, c, 1 - k);
+	return overlap_axis(a, c, k == 0 ? 1 : 0) & overlap_axis(a, c, k == 2 ? 1 : 2);
 }
 
 /// The overlap of p and q may have begun on axis k: reported if they
@@ -98,7 +103,7 @@ static bool overlap_others(const sweep *sw, int dim, int k, int32_t p, int32_t q
 /// stands.
 /// p_static: p is static (then a static q is not its pair); read once per
 /// sort, so that the common case reads nothing of q but its places.
-static void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+static inline void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
 {
 	if (p_static && b->proxy[q].state == PROXY_STATIC)
 		return;
@@ -109,7 +114,7 @@ static void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
 
 /// The overlap of p and q ended on axis k: reported only if they still
 /// overlap on the others (else it ended before, or never was).
-static void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+static inline void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
 {
 	if (!(p_static && b->proxy[q].state == PROXY_STATIC) && overlap_others(b->impl, b->dim, k, p, q))
 		b->fn(b->ctx, p, q, false);
