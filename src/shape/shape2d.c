@@ -315,35 +315,18 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 	return imp_shape2_aabb_unchecked(shape, pose, out);
 }
 
-imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out)
+imp_status imp_shape2_aabb_support(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *core)
 {
-	imp_aabb2 box;
-	if (shape->kind == IMP_SHAPE_POLYGON) {
-		imp_vec2 w = imp_pose2_apply(pose, shape->v[0]);
-		box.lo = box.hi = w;
-		for (int i = 1; i < shape->count; ++i) {
-			w = imp_pose2_apply(pose, shape->v[i]);
-			box.lo.x = imp_min(box.lo.x, w.x);
-			box.lo.y = imp_min(box.lo.y, w.y);
-			box.hi.x = imp_max(box.hi.x, w.x);
-			box.hi.y = imp_max(box.hi.y, w.y);
-		}
-	} else {
-		// The support along each world axis, taken in the local frame.
-		imp_vec2 ax = imp_rot2_apply_inv(pose.q, imp_vec2_make(1, 0));
-		imp_vec2 ay = imp_rot2_apply_inv(pose.q, imp_vec2_make(0, 1));
-		imp_vec2 px = imp_pose2_apply(pose, core_support(shape, ax));
-		imp_vec2 nx = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ax)));
-		imp_vec2 py = imp_pose2_apply(pose, core_support(shape, ay));
-		imp_vec2 ny = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ay)));
-		if (!is_finite2(px) || !is_finite2(nx) || !is_finite2(py) || !is_finite2(ny))
-			return IMP_ERR_NOT_FINITE;
-		box.lo = imp_vec2_make(nx.x, ny.y);
-		box.hi = imp_vec2_make(px.x, py.y);
-	}
-	double r = shape->radius;
-	box.lo = imp_vec2_sub(box.lo, imp_vec2_make(r, r));
-	box.hi = imp_vec2_add(box.hi, imp_vec2_make(r, r));
-	*out = box;
+	// The support along each world axis, taken in the local frame.
+	imp_vec2 ax = imp_rot2_apply_inv(pose.q, imp_vec2_make(1, 0));
+	imp_vec2 ay = imp_rot2_apply_inv(pose.q, imp_vec2_make(0, 1));
+	imp_vec2 px = imp_pose2_apply(pose, core_support(shape, ax));
+	imp_vec2 nx = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ax)));
+	imp_vec2 py = imp_pose2_apply(pose, core_support(shape, ay));
+	imp_vec2 ny = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ay)));
+	if (!is_finite2(px) || !is_finite2(nx) || !is_finite2(py) || !is_finite2(ny))
+		return IMP_ERR_NOT_FINITE;
+	core->lo = imp_vec2_make(nx.x, ny.y);
+	core->hi = imp_vec2_make(px.x, py.y);
 	return IMP_OK;
 }

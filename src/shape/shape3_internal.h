@@ -96,8 +96,6 @@ static inline imp_mat3 imp_pose3_matrix(imp_pose3 t)
 	return imp_mat3_from_quat_scaled(t.q, 2.0 / n);
 }
 
-/// imp_shape_aabb3 for a shape and pose the caller has checked.
-imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out);
 
 static inline double imp_max3(double a, double b, double c)
 {
@@ -193,5 +191,48 @@ imp_feature imp_shape3_feature(const imp_shape3 *s, const int *idx, int k);
 
 /// Frees a 3D shape: imp_shape_destroy's 3D half.
 void imp_shape3_release(imp_shape3 *s);
+
+/// The box of a curved or user core rotated by r (no radius, no
+/// translation); IMP_ERR_NOT_FINITE when a support is not finite.
+imp_status imp_shape3_aabb_support(const imp_shape3 *s, const imp_mat3 *r, imp_aabb3 *core);
+
+/// imp_shape_aabb3 for a shape and pose the caller has checked. Inline (the
+/// world computes one per pose it is given): boxes as |R| h, polytopes by
+/// their vertices, the rest by supports.
+static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
+{
+	const imp_shape3 *s = imp_shape3_of(shape);
+	imp_mat3 r = imp_pose3_matrix(pose);
+	imp_aabb3 box;
+	if (s->kind == IMP_SHAPE_BOX3) {
+		// |R| h: the corner farthest along each axis, the same sums as the
+		// vertex loop below gives (all its terms made positive), so the same
+		// bits.
+		double(*m)[3] = r.m;
+		imp_vec3 h = s->size;
+		imp_vec3 e = imp_vec3_make(fabs(m[0][0]) * h.x + fabs(m[0][1]) * h.y + fabs(m[0][2]) * h.z,
+					   fabs(m[1][0]) * h.x + fabs(m[1][1]) * h.y + fabs(m[1][2]) * h.z,
+					   fabs(m[2][0]) * h.x + fabs(m[2][1]) * h.y + fabs(m[2][2]) * h.z);
+		box.lo = imp_vec3_neg(e);
+		box.hi = e;
+	} else if (s->v != NULL) {
+		imp_vec3 w = imp_mat3_apply(&r, s->v[0]);
+		box.lo = box.hi = w;
+		for (int i = 1; i < s->count; ++i) {
+			w = imp_mat3_apply(&r, s->v[i]);
+			box.lo = imp_vec3_make(imp_min(box.lo.x, w.x), imp_min(box.lo.y, w.y), imp_min(box.lo.z, w.z));
+			box.hi = imp_vec3_make(imp_max(box.hi.x, w.x), imp_max(box.hi.y, w.y), imp_max(box.hi.z, w.z));
+		}
+	} else {
+		imp_status st = imp_shape3_aabb_support(s, &r, &box);
+		if (st != IMP_OK)
+			return st;
+	}
+	double rad = s->radius;
+	box.lo = imp_vec3_add(imp_vec3_sub(box.lo, imp_vec3_make(rad, rad, rad)), pose.p);
+	box.hi = imp_vec3_add(imp_vec3_add(box.hi, imp_vec3_make(rad, rad, rad)), pose.p);
+	*out = box;
+	return IMP_OK;
+}
 
 #endif

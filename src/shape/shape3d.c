@@ -518,48 +518,20 @@ imp_status imp_shape_support3(const imp_shape *shape, imp_pose3 pose, imp_vec3 d
 	return IMP_OK;
 }
 
-imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
+imp_status imp_shape3_aabb_support(const imp_shape3 *s, const imp_mat3 *r, imp_aabb3 *core)
 {
-	const imp_shape3 *s = imp_shape3_of(shape);
-	imp_mat3 r = imp_pose3_matrix(pose);
-	imp_aabb3 box;
-	if (s->kind == IMP_SHAPE_BOX3) {
-		// |R| h: the corner farthest along each axis, the same sums as the
-		// vertex loop below gives (all its terms made positive), so the same
-		// bits.
-		double(*m)[3] = r.m;
-		imp_vec3 h = s->size;
-		imp_vec3 e = imp_vec3_make(fabs(m[0][0]) * h.x + fabs(m[0][1]) * h.y + fabs(m[0][2]) * h.z,
-					   fabs(m[1][0]) * h.x + fabs(m[1][1]) * h.y + fabs(m[1][2]) * h.z,
-					   fabs(m[2][0]) * h.x + fabs(m[2][1]) * h.y + fabs(m[2][2]) * h.z);
-		box.lo = imp_vec3_neg(e);
-		box.hi = e;
-	} else if (is_hull_kind(s)) {
-		imp_vec3 w = imp_mat3_apply(&r, s->v[0]);
-		box.lo = box.hi = w;
-		for (int i = 1; i < s->count; ++i) {
-			w = imp_mat3_apply(&r, s->v[i]);
-			box.lo = imp_vec3_make(imp_min(box.lo.x, w.x), imp_min(box.lo.y, w.y), imp_min(box.lo.z, w.z));
-			box.hi = imp_vec3_make(imp_max(box.hi.x, w.x), imp_max(box.hi.y, w.y), imp_max(box.hi.z, w.z));
-		}
-	} else {
-		// The support along each world axis, taken in the local frame: row
-		// k of the matrix is world axis k in the local frame.
-		imp_vec3 up[3], down[3];
-		for (int k = 0; k < 3; ++k) {
-			imp_vec3 axis = imp_vec3_make(r.m[k][0], r.m[k][1], r.m[k][2]);
-			up[k] = imp_mat3_apply(&r, core_support3(s, axis));
-			down[k] = imp_mat3_apply(&r, core_support3(s, imp_vec3_neg(axis)));
-			if (!is_finite3(up[k]) || !is_finite3(down[k]))
-				return IMP_ERR_NOT_FINITE;
-		}
-		box.lo = imp_vec3_make(down[0].x, down[1].y, down[2].z);
-		box.hi = imp_vec3_make(up[0].x, up[1].y, up[2].z);
+	// The support along each world axis, taken in the local frame: row k
+	// of the matrix is world axis k in the local frame.
+	imp_vec3 up[3], down[3];
+	for (int k = 0; k < 3; ++k) {
+		imp_vec3 axis = imp_vec3_make(r->m[k][0], r->m[k][1], r->m[k][2]);
+		up[k] = imp_mat3_apply(r, core_support3(s, axis));
+		down[k] = imp_mat3_apply(r, core_support3(s, imp_vec3_neg(axis)));
+		if (!is_finite3(up[k]) || !is_finite3(down[k]))
+			return IMP_ERR_NOT_FINITE;
 	}
-	double rad = s->radius;
-	box.lo = imp_vec3_add(imp_vec3_sub(box.lo, imp_vec3_make(rad, rad, rad)), pose.p);
-	box.hi = imp_vec3_add(imp_vec3_add(box.hi, imp_vec3_make(rad, rad, rad)), pose.p);
-	*out = box;
+	core->lo = imp_vec3_make(down[0].x, down[1].y, down[2].z);
+	core->hi = imp_vec3_make(up[0].x, up[1].y, up[2].z);
 	return IMP_OK;
 }
 

@@ -185,8 +185,36 @@ static inline int imp_support_start(const imp_shape *s, imp_vec2 d)
 /// `count` points of scratch space; `out` room for 2 * count points.
 int imp_hull2(const imp_vec2 *points, int count, imp_vec2 *work, imp_vec2 *out);
 
+/// The box of a user core at a pose (no radius); IMP_ERR_NOT_FINITE when a
+/// support is not finite.
+imp_status imp_shape2_aabb_support(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *core);
+
 /// imp_shape_aabb2 for a shape and pose the caller has checked (the world
 /// checks each once, when the body is made and when its pose is set).
-imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out);
+/// Inline: polygons by their vertices, user shapes by supports.
+static inline imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out)
+{
+	imp_aabb2 box;
+	if (shape->kind == IMP_SHAPE_POLYGON) {
+		imp_vec2 w = imp_pose2_apply(pose, shape->v[0]);
+		box.lo = box.hi = w;
+		for (int i = 1; i < shape->count; ++i) {
+			w = imp_pose2_apply(pose, shape->v[i]);
+			box.lo.x = imp_min(box.lo.x, w.x);
+			box.lo.y = imp_min(box.lo.y, w.y);
+			box.hi.x = imp_max(box.hi.x, w.x);
+			box.hi.y = imp_max(box.hi.y, w.y);
+		}
+	} else {
+		imp_status st = imp_shape2_aabb_support(shape, pose, &box);
+		if (st != IMP_OK)
+			return st;
+	}
+	double r = shape->radius;
+	box.lo = imp_vec2_sub(box.lo, imp_vec2_make(r, r));
+	box.hi = imp_vec2_add(box.hi, imp_vec2_make(r, r));
+	*out = box;
+	return IMP_OK;
+}
 
 #endif
