@@ -1506,6 +1506,86 @@ static void test_getters(void **state)
 
 /// Equal states hash equal: a body moved away and back, after updates,
 /// gives the hash it had; the hash does not depend on pointers.
+/// A body that only translates keeps its box relative to its position (no
+/// rotation computed again): its boxes must be those of a body put at the
+/// final pose at once, to the bit. Two worlds, one with every body made at
+/// its final pose, one with every body made elsewhere (half of them at
+/// the final rotation, half at another) and then moved there, must have
+/// the same state hash (poses, exact boxes and touching pairs).
+static void test_translation_keeps_boxes(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; ++dim) {
+		ow_rng r = {0x7A5 + (uint64_t)dim};
+		enum { N = 60, KINDS = 4 };
+		imp_shape *shapes[KINDS];
+		for (int k = 0; k < KINDS; ++k) {
+			double radius = k % 2 ? 0.05 : 0.0;
+			if (dim == 2) {
+				imp_vec2 pts[7];
+				for (int i = 0; i < 7; ++i)
+					pts[i] = (imp_vec2){ow_range(&r, -0.6, 0.6), ow_range(&r, -0.6, 0.6)};
+				assert_int_equal(imp_shape_polygon(pts, 1 + 2 * k, radius, &shapes[k]), IMP_OK);
+			} else if (k == 0) {
+				assert_int_equal(imp_shape_box3(0.5, 0.3, 0.2, radius, &shapes[k]), IMP_OK);
+			} else if (k == 1) {
+				assert_int_equal(imp_shape_ellipsoid(0.5, 0.3, 0.4, radius, &shapes[k]), IMP_OK);
+			} else {
+				imp_vec3 pts[9];
+				for (int i = 0; i < 9; ++i)
+					pts[i] = imp_vec3_make(ow_range(&r, -0.6, 0.6), ow_range(&r, -0.6, 0.6),
+							       ow_range(&r, -0.6, 0.6));
+				assert_int_equal(imp_shape_polytope(pts, k == 2 ? 9 : 2, radius, &shapes[k]), IMP_OK);
+			}
+		}
+		for (int margin = 0; margin < 2; ++margin) {
+			imp_world_def wd = imp_default_world_def();
+			wd.dim = dim;
+			wd.margin = margin ? 0.125 : 0.0;
+			imp_world *wa = NULL, *wb = NULL;
+			assert_int_equal(imp_world_create(&wd, &wa), IMP_OK);
+			assert_int_equal(imp_world_create(&wd, &wb), IMP_OK);
+			imp_body_id ib[N];
+			imp_body_def fin[N];
+			for (int i = 0; i < N; ++i) {
+				imp_body_def bd = imp_default_body_def();
+				bd.shape = shapes[i % KINDS];
+				double a = ow_range(&r, -3.0, 3.0);
+				bd.pose2 = imp_pose2_make(ow_range(&r, -4, 4), ow_range(&r, -4, 4), a);
+				bd.pose3.p = imp_vec3_make(ow_range(&r, -3, 3), ow_range(&r, -3, 3), ow_range(&r, -3, 3));
+				bd.pose3.q = ow_quat(&r);
+				fin[i] = bd;
+				imp_body_id id;
+				assert_int_equal(imp_world_add_body(wa, &bd, &id), IMP_OK);
+				// Elsewhere first: the same rotation for even i.
+				imp_body_def start = bd;
+				start.pose2.p.x += ow_range(&r, -50, 50);
+				start.pose3.p.y += ow_range(&r, -50, 50);
+				if (i % 2) {
+					start.pose2 = imp_pose2_make(start.pose2.p.x, start.pose2.p.y, a + 0.5);
+					start.pose3.q = ow_quat(&r);
+				}
+				assert_int_equal(imp_world_add_body(wb, &start, &ib[i]), IMP_OK);
+			}
+			assert_int_equal(imp_world_update(wb), IMP_OK);
+			for (int i = 0; i < N; ++i) {
+				if (dim == 2)
+					assert_int_equal(imp_body_set_pose2(wb, ib[i], fin[i].pose2), IMP_OK);
+				else
+					assert_int_equal(imp_body_set_pose3(wb, ib[i], fin[i].pose3), IMP_OK);
+			}
+			assert_int_equal(imp_world_update(wa), IMP_OK);
+			assert_int_equal(imp_world_update(wb), IMP_OK);
+			assert_true(imp_world_get_stats(wa).touching > 0);
+			assert_true(imp_world_state_hash(wa) == imp_world_state_hash(wb));
+			imp_world_destroy(wa);
+			imp_world_destroy(wb);
+		}
+		for (int k = 0; k < KINDS; ++k)
+			imp_shape_destroy(shapes[k]);
+	}
+}
+
 static void test_state_hash(void **state)
 {
 	(void)state;
@@ -1567,6 +1647,7 @@ int main(void)
 		cmocka_unit_test(test_coincident),
 		cmocka_unit_test(test_far_tiny_huge),
 		cmocka_unit_test(test_all_static),
+		cmocka_unit_test(test_translation_keeps_boxes),
 		cmocka_unit_test(test_state_hash),
 		cmocka_unit_test(test_insertion_order),
 		cmocka_unit_test(test_determinism),

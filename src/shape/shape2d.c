@@ -315,15 +315,15 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 	return imp_shape2_aabb_unchecked(shape, pose, out);
 }
 
-imp_status imp_shape2_aabb_support(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *core)
+imp_status imp_shape2_aabb_support(const imp_shape *shape, imp_rot2 q, imp_aabb2 *core)
 {
 	// The support along each world axis, taken in the local frame.
-	imp_vec2 ax = imp_rot2_apply_inv(pose.q, imp_vec2_make(1, 0));
-	imp_vec2 ay = imp_rot2_apply_inv(pose.q, imp_vec2_make(0, 1));
-	imp_vec2 px = imp_pose2_apply(pose, core_support(shape, ax));
-	imp_vec2 nx = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ax)));
-	imp_vec2 py = imp_pose2_apply(pose, core_support(shape, ay));
-	imp_vec2 ny = imp_pose2_apply(pose, core_support(shape, imp_vec2_scale(-1, ay)));
+	imp_vec2 ax = imp_rot2_apply_inv(q, imp_vec2_make(1, 0));
+	imp_vec2 ay = imp_rot2_apply_inv(q, imp_vec2_make(0, 1));
+	imp_vec2 px = imp_rot2_apply(q, core_support(shape, ax));
+	imp_vec2 nx = imp_rot2_apply(q, core_support(shape, imp_vec2_scale(-1, ax)));
+	imp_vec2 py = imp_rot2_apply(q, core_support(shape, ay));
+	imp_vec2 ny = imp_rot2_apply(q, core_support(shape, imp_vec2_scale(-1, ay)));
 	if (!is_finite2(px) || !is_finite2(nx) || !is_finite2(py) || !is_finite2(ny))
 		return IMP_ERR_NOT_FINITE;
 	core->lo = imp_vec2_make(nx.x, ny.y);

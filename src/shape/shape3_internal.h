@@ -196,13 +196,15 @@ void imp_shape3_release(imp_shape3 *s);
 /// translation); IMP_ERR_NOT_FINITE when a support is not finite.
 imp_status imp_shape3_aabb_support(const imp_shape3 *s, const imp_mat3 *r, imp_aabb3 *core);
 
-/// imp_shape_aabb3 for a shape and pose the caller has checked. Inline (the
-/// world computes one per pose it is given): boxes as |R| h, polytopes by
+/// The box of a checked shape rotated by q, radius included, relative to
+/// its position: the box at pose (p, q) is this plus p (the world reuses it
+/// while a body only translates). Inline: boxes as |R| h, polytopes by
 /// their vertices, the rest by supports.
-static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
+static inline imp_status imp_shape3_aabb_rel(const imp_shape *shape, imp_quat q, imp_aabb3 *rel)
 {
 	const imp_shape3 *s = imp_shape3_of(shape);
-	imp_mat3 r = imp_pose3_matrix(pose);
+	imp_pose3 at = {{0.0, 0.0, 0.0}, q};
+	imp_mat3 r = imp_pose3_matrix(at);
 	imp_aabb3 box;
 	if (s->kind == IMP_SHAPE_BOX3) {
 		// |R| h: the corner farthest along each axis, the same sums as the
@@ -229,9 +231,20 @@ static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_p
 			return st;
 	}
 	double rad = s->radius;
-	box.lo = imp_vec3_add(imp_vec3_sub(box.lo, imp_vec3_make(rad, rad, rad)), pose.p);
-	box.hi = imp_vec3_add(imp_vec3_add(box.hi, imp_vec3_make(rad, rad, rad)), pose.p);
-	*out = box;
+	rel->lo = imp_vec3_sub(box.lo, imp_vec3_make(rad, rad, rad));
+	rel->hi = imp_vec3_add(box.hi, imp_vec3_make(rad, rad, rad));
+	return IMP_OK;
+}
+
+/// imp_shape_aabb3 for a shape and pose the caller has checked.
+static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out)
+{
+	imp_aabb3 rel;
+	imp_status st = imp_shape3_aabb_rel(shape, pose.q, &rel);
+	if (st != IMP_OK)
+		return st;
+	out->lo = imp_vec3_add(rel.lo, pose.p);
+	out->hi = imp_vec3_add(rel.hi, pose.p);
 	return IMP_OK;
 }
 

@@ -185,35 +185,48 @@ static inline int imp_support_start(const imp_shape *s, imp_vec2 d)
 /// `count` points of scratch space; `out` room for 2 * count points.
 int imp_hull2(const imp_vec2 *points, int count, imp_vec2 *work, imp_vec2 *out);
 
-/// The box of a user core at a pose (no radius); IMP_ERR_NOT_FINITE when a
-/// support is not finite.
-imp_status imp_shape2_aabb_support(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *core);
+/// The box of a user core rotated by q (no radius, no translation);
+/// IMP_ERR_NOT_FINITE when a support is not finite.
+imp_status imp_shape2_aabb_support(const imp_shape *shape, imp_rot2 q, imp_aabb2 *core);
 
-/// imp_shape_aabb2 for a shape and pose the caller has checked (the world
-/// checks each once, when the body is made and when its pose is set).
-/// Inline: polygons by their vertices, user shapes by supports.
-static inline imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out)
+/// The box of a checked shape rotated by q, radius included, relative to
+/// its position: the box at pose (p, q) is this plus p (which is how the
+/// world reuses it while a body only translates). Inline: polygons by
+/// their vertices, user shapes by supports.
+static inline imp_status imp_shape2_aabb_rel(const imp_shape *shape, imp_rot2 q, imp_aabb2 *rel)
 {
 	imp_aabb2 box;
 	if (shape->kind == IMP_SHAPE_POLYGON) {
-		imp_vec2 w = imp_pose2_apply(pose, shape->v[0]);
+		imp_vec2 w = imp_rot2_apply(q, shape->v[0]);
 		box.lo = box.hi = w;
 		for (int i = 1; i < shape->count; ++i) {
-			w = imp_pose2_apply(pose, shape->v[i]);
+			w = imp_rot2_apply(q, shape->v[i]);
 			box.lo.x = imp_min(box.lo.x, w.x);
 			box.lo.y = imp_min(box.lo.y, w.y);
 			box.hi.x = imp_max(box.hi.x, w.x);
 			box.hi.y = imp_max(box.hi.y, w.y);
 		}
 	} else {
-		imp_status st = imp_shape2_aabb_support(shape, pose, &box);
+		imp_status st = imp_shape2_aabb_support(shape, q, &box);
 		if (st != IMP_OK)
 			return st;
 	}
 	double r = shape->radius;
-	box.lo = imp_vec2_sub(box.lo, imp_vec2_make(r, r));
-	box.hi = imp_vec2_add(box.hi, imp_vec2_make(r, r));
-	*out = box;
+	rel->lo = imp_vec2_sub(box.lo, imp_vec2_make(r, r));
+	rel->hi = imp_vec2_add(box.hi, imp_vec2_make(r, r));
+	return IMP_OK;
+}
+
+/// imp_shape_aabb2 for a shape and pose the caller has checked (the world
+/// checks each once, when the body is made and when its pose is set).
+static inline imp_status imp_shape2_aabb_unchecked(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out)
+{
+	imp_aabb2 rel;
+	imp_status st = imp_shape2_aabb_rel(shape, pose.q, &rel);
+	if (st != IMP_OK)
+		return st;
+	out->lo = imp_vec2_add(rel.lo, pose.p);
+	out->hi = imp_vec2_add(rel.hi, pose.p);
 	return IMP_OK;
 }
 

@@ -57,6 +57,7 @@ typedef struct body {
 	uint8_t type;
 	uint32_t generation;
 	imp_box fat;             ///< what the broad phase holds
+	imp_box rel;             ///< the shape's box at the pose's rotation, minus the position
 	const imp_shape *shape;
 	imp_pose2 pose2;
 	imp_pose3 pose3;
@@ -219,28 +220,60 @@ static imp_status check_pose(const imp_world *w, const imp_body_def *d)
 
 /* ---- boxes ---- */
 
-/// The tight box of shape s at the pose of the world's dimension (the
-/// other is not read). The sum of the box's sides is finite exactly when
-/// every side is, and a box wider than DBL_MAX is out of range anyway.
-static imp_status shape_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
+/// The box of shape s at the rotation of the pose of the world's
+/// dimension (the other is not read), relative to the position: the
+/// shape's box at the pose is this plus the position.
+static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
+				imp_box *rel)
+{
+	if (w->dim == 2) {
+		imp_aabb2 a;
+		imp_status st = imp_shape2_aabb_rel(s, p2->q, &a);
+		if (st != IMP_OK)
+			return st;
+		*rel = (imp_box){{a.lo.x, a.lo.y, 0.0}, {a.hi.x, a.hi.y, 0.0}};
+	} else {
+		imp_aabb3 a;
+		imp_status st = imp_shape3_aabb_rel(s, p3->q, &a);
+		if (st != IMP_OK)
+			return st;
+		*rel = (imp_box){{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
+	}
+	return IMP_OK;
+}
+
+/// The tight box: the relative box placed at the position, enlarged by
+/// half the margin. The sum of its sides is finite exactly when every side
+/// is, and a box wider than DBL_MAX is out of range anyway.
+static imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2, const imp_pose3 *p3,
 			    imp_box *out)
 {
 	double h = 0.5 * w->def.margin;
+	double p[3] = {0.0, 0.0, 0.0};
 	if (w->dim == 2) {
-		imp_aabb2 a;
-		imp_status st = imp_shape2_aabb_unchecked(s, *p2, &a);
-		if (st != IMP_OK)
-			return st;
-		*out = (imp_box){{a.lo.x - h, a.lo.y - h, 0.0}, {a.hi.x + h, a.hi.y + h, 0.0}};
+		p[0] = p2->p.x;
+		p[1] = p2->p.y;
 	} else {
-		imp_aabb3 a;
-		imp_status st = imp_shape3_aabb_unchecked(s, *p3, &a);
-		if (st != IMP_OK)
-			return st;
-		*out = (imp_box){{a.lo.x - h, a.lo.y - h, a.lo.z - h}, {a.hi.x + h, a.hi.y + h, a.hi.z + h}};
+		p[0] = p3->p.x;
+		p[1] = p3->p.y;
+		p[2] = p3->p.z;
+	}
+	for (int k = 0; k < 3; k++) {
+		out->lo[k] = k < w->dim ? (rel->lo[k] + p[k]) - h : 0.0;
+		out->hi[k] = k < w->dim ? (rel->hi[k] + p[k]) + h : 0.0;
 	}
 	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
 	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
+}
+
+/// Whether a new pose keeps the body's rotation (bit for bit, or equal
+/// zeros): its relative box is then the same.
+static bool same_rotation(const imp_world *w, const body *b, const imp_pose2 *p2, const imp_pose3 *p3)
+{
+	if (w->dim == 2)
+		return p2->q.c == b->pose2.q.c && p2->q.s == b->pose2.q.s;
+	return p3->q.x == b->pose3.q.x && p3->q.y == b->pose3.q.y && p3->q.z == b->pose3.q.z &&
+	       p3->q.w == b->pose3.q.w;
 }
 
 static imp_box fatten(const imp_world *w, const imp_box *t)
@@ -676,8 +709,10 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	imp_status st = check_pose(w, def);
 	if (st != IMP_OK)
 		return st;
-	imp_box tight;
-	st = shape_box(w, def->shape, &def->pose2, &def->pose3, &tight);
+	imp_box rel, tight;
+	st = shape_rel_box(w, def->shape, &def->pose2, &def->pose3, &rel);
+	if (st == IMP_OK)
+		st = place_box(w, &rel, &def->pose2, &def->pose3, &tight);
 	if (st != IMP_OK)
 		return st;
 	int32_t s = w->free_head;
@@ -700,6 +735,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	memset(b, 0, sizeof *b);
 	b->generation = generation;
 	b->tight = tight;
+	b->rel = rel;
 	b->shape = def->shape;
 	b->pose2 = def->pose2;
 	b->pose3 = def->pose3;
@@ -765,8 +801,15 @@ static imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, co
 	if (st != IMP_OK)
 		return st;
 	body *b = &w->bodies[s];
-	imp_box tight;
-	st = shape_box(w, b->shape, p2, p3, &tight);
+	// A body that only translates keeps its relative box: no rotation to
+	// compute.
+	imp_box rel = b->rel, tight;
+	if (!same_rotation(w, b, p2, p3)) {
+		st = shape_rel_box(w, b->shape, p2, p3, &rel);
+		if (st != IMP_OK)
+			return st;
+	}
+	st = place_box(w, &rel, p2, p3, &tight);
 	if (st != IMP_OK)
 		return st;
 	if (!b->moved && w->moved_count >= w->moved_cap && !reserve_moved(w))
@@ -776,6 +819,7 @@ static imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, co
 	else
 		b->pose3 = *p3;
 	b->tight = tight;
+	b->rel = rel;
 	mark_moved(w, s);
 	return IMP_OK;
 }
