@@ -245,7 +245,7 @@ static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const im
 /// The tight box: the relative box placed at the position, enlarged by
 /// half the margin. The sum of its sides is finite exactly when every side
 /// is, and a box wider than DBL_MAX is out of range anyway.
-static imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2, const imp_pose3 *p3,
+IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2, const imp_pose3 *p3,
 			    imp_box *out)
 {
 	double h = 0.5 * w->def.margin;
@@ -268,7 +268,7 @@ static imp_status place_box(const imp_world *w, const imp_box *rel, const imp_po
 
 /// Whether a new pose keeps the body's rotation (bit for bit, or equal
 /// zeros): its relative box is then the same.
-static bool same_rotation(const imp_world *w, const body *b, const imp_pose2 *p2, const imp_pose3 *p3)
+IMP_ALWAYS_INLINE bool same_rotation(const imp_world *w, const body *b, const imp_pose2 *p2, const imp_pose3 *p3)
 {
 	if (w->dim == 2)
 		return p2->q.c == b->pose2.q.c && p2->q.s == b->pose2.q.s;
@@ -786,7 +786,7 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 	return IMP_OK;
 }
 
-static imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, const imp_pose3 *p3)
+IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, const imp_pose3 *p3)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
