@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "broad/broad_internal.h"
+#include "core/sort.h"
 
 typedef struct endpoint {
 	double v;
@@ -242,15 +243,10 @@ imp_status imp_sweep_insert(imp_broad *b, int32_t p)
 	return IMP_OK;
 }
 
-static int ep_cmp(const void *x, const void *y)
-{
-	const endpoint *a = x, *c = y;
-	if (ep_less(*a, *c))
-		return -1;
-	if (ep_less(*c, *a))
-		return 1;
-	return (a->id > c->id) - (a->id < c->id);
-}
+/// End-points in order, ties (equal value and kind) by id so that the
+/// order is the same whatever the insertion order.
+#define EP_ORDER(x, y) (ep_less(x, y) || (!ep_less(y, x) && (x).id < (y).id))
+IMP_DEFINE_SORT(ep_sort, endpoint, EP_ORDER)
 
 /// Merges the fresh end-points (sorted in buf[0..m)) into ep[k][0..count),
 /// from the back, and sets every position.
@@ -287,7 +283,7 @@ static void flush(imp_broad *b)
 			sw->buf[2 * f] = (endpoint){b->proxy[p].box.lo[k], p * 2};
 			sw->buf[2 * f + 1] = (endpoint){b->proxy[p].box.hi[k], p * 2 + 1};
 		}
-		qsort(sw->buf, (size_t)m, sizeof *sw->buf, ep_cmp);
+		ep_sort(sw->buf, m);
 		merge_axis(sw, k, m);
 	}
 	sw->count += m;

@@ -21,6 +21,7 @@
 
 #include "broad/broad.h"
 #include "core/alloc.h"
+#include "core/sort.h"
 #include "core/uthash_imp.h"
 #include "impact/collision.h"
 #include "impact/world.h"
@@ -424,11 +425,8 @@ static void set_touching(imp_world *w, pair *pr, bool t)
 	}
 }
 
-static int touch_cmp(const void *x, const void *y)
-{
-	uint64_t a = ((const touch_entry *)x)->key, b = ((const touch_entry *)y)->key;
-	return a < b ? -1 : a > b;
-}
+#define TOUCH_LESS(x, y) ((x).key < (y).key)
+IMP_DEFINE_SORT(touch_sort, touch_entry, TOUCH_LESS)
 
 /// The end of an update: the dead entries dropped, the new ones sorted and
 /// merged in. Cannot fail: touch_reserve made the room.
@@ -445,7 +443,7 @@ static void touch_rebuild(imp_world *w)
 		if (!w->touch_new[i].dead)
 			w->touch_new[m++] = w->touch_new[i];
 	if (m > 1)
-		qsort(w->touch_new, (size_t)m, sizeof *w->touch_new, touch_cmp);
+		touch_sort(w->touch_new, m);
 	int32_t i = n - 1, j = m - 1, o = n + m - 1;
 	while (j >= 0) {
 		if (i >= 0 && w->touch[i].key > w->touch_new[j].key)
@@ -557,10 +555,12 @@ static int event_cmp(const void *x, const void *y)
 	return 0;
 }
 
+#define EVENT_LESS(x, y) (event_cmp(&(x), &(y)) < 0)
+IMP_DEFINE_SORT(event_items_sort, imp_pair_event, EVENT_LESS)
+
 static void event_sort(event_array *e)
 {
-	if (e->count > 1)
-		qsort(e->items, (size_t)e->count, sizeof *e->items, event_cmp);
+	event_items_sort(e->items, e->count);
 }
 
 /// Sorts the events and, when failed updates left theirs, cancels a begin
