@@ -39,8 +39,8 @@ typedef struct sweep {
 	int32_t buf_cap;
 	int32_t *open[2]; ///< the flush's sweep: open intervals, old [0] and fresh [1]
 	int32_t open_cap[2];
-	int32_t *slot;    ///< per proxy: its index in its open list
-	uint8_t *mark;    ///< per proxy: 1 while fresh in a flush
+	int32_t *slot;    ///< per proxy: its index in fresh while fresh, in its open list during a flush
+	uint8_t *mark;    ///< per proxy: 1 while fresh
 	int32_t slot_cap, mark_cap;
 } sweep;
 
@@ -239,6 +239,8 @@ imp_status imp_sweep_insert(imp_broad *b, int32_t p)
 	memset(sw->mark + mark_old, 0, (size_t)(sw->mark_cap - mark_old));
 	for (int k = 0; k < 6; k++)
 		sw->pos[p * 6 + k] = -1;
+	sw->mark[p] = 1;
+	sw->slot[p] = sw->fresh_count;
 	sw->fresh[sw->fresh_count++] = p;
 	return IMP_OK;
 }
@@ -287,8 +289,6 @@ static void flush(imp_broad *b)
 		merge_axis(sw, k, m);
 	}
 	sw->count += m;
-	for (int32_t f = 0; f < sw->fresh_count; f++)
-		sw->mark[sw->fresh[f]] = 1;
 	int32_t n[2] = {0, 0};
 	const endpoint *a = sw->ep[0];
 	for (int32_t t = 0; t < sw->count; t++) {
@@ -347,11 +347,12 @@ void imp_sweep_remove(imp_broad *b, int32_t p)
 {
 	sweep *sw = b->impl;
 	// A fresh proxy leaves the list; nothing of it is stored yet.
-	for (int32_t f = 0; f < sw->fresh_count; f++) {
-		if (sw->fresh[f] == p) {
-			sw->fresh[f] = sw->fresh[--sw->fresh_count];
-			return;
-		}
+	if (p < sw->mark_cap && sw->mark[p]) {
+		int32_t i = sw->slot[p], last = sw->fresh[--sw->fresh_count];
+		sw->fresh[i] = last;
+		sw->slot[last] = i;
+		sw->mark[p] = 0;
+		return;
 	}
 	if (p >= sw->pos_cap || *pos_of(sw, p, 0, 0) < 0)
 		return;
