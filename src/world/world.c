@@ -328,7 +328,7 @@ static pair *pair_alloc(imp_world *w)
 		blk->next = w->blocks;
 		w->blocks = blk;
 		for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
-			blk->hot[i].live = 0;
+			blk->hot[i] = (pair_hot){0};
 			blk->items[i].hot = &blk->hot[i];
 			blk->items[i].next[0] = w->free_pairs;
 			w->free_pairs = &blk->items[i];
@@ -1130,6 +1130,14 @@ static bool pair_pass(imp_world *w, int32_t s)
 	return true;
 }
 
+#define PREFETCH_AHEAD 8
+
+#if defined(__GNUC__) || defined(__clang__)
+#define imp_prefetch(p) __builtin_prefetch(p)
+#else
+#define imp_prefetch(p) ((void)(p))
+#endif
+
 /// Whether pass 2 looks at a body's pairs.
 static bool pass2_body(const body *b)
 {
@@ -1146,6 +1154,14 @@ static bool pair_pass_all(imp_world *w)
 	for (pair_block *blk = w->blocks; blk != NULL; blk = blk->next) {
 		for (int i = 0; i < PAIR_BLOCK; i++) {
 			pair_hot *h = &blk->hot[i];
+			// The bodies of a pair a few ahead, asked for now: the pairs
+			// come in no order of their bodies, so each body is a cache
+			// miss that this overlaps with the work on the pairs before.
+			if (i + PREFETCH_AHEAD < PAIR_BLOCK && blk->hot[i + PREFETCH_AHEAD].live) {
+				uint64_t k = blk->hot[i + PREFETCH_AHEAD].key;
+				imp_prefetch(&w->bodies[key_lo(k)]);
+				imp_prefetch(&w->bodies[key_hi(k)]);
+			}
 			if (!h->live || h->stamp == w->stamp)
 				continue;
 			const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
