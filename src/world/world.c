@@ -1201,7 +1201,7 @@ imp_status imp_world_update(imp_world *w)
 	imp_status result = IMP_OK;
 
 	// Pass 1. Bodies the broad phase could not take stay for next time.
-	int32_t n = w->moved_count;
+	int32_t n = w->moved_count, inserts = 0;
 	for (int32_t i = 0; i < n; i++) {
 		int32_t s = w->moved[i];
 		body *b = &w->bodies[s];
@@ -1210,8 +1210,9 @@ imp_status imp_world_update(imp_world *w)
 		w->stats.moved++;
 		if (broad_pass(w, s) != IMP_OK)
 			result = IMP_ERR_OUT_OF_MEMORY;
+		inserts += b->inserting;
 	}
-	if (insert_pass(w, n) != IMP_OK)
+	if (inserts > 0 && insert_pass(w, n) != IMP_OK)
 		result = IMP_ERR_OUT_OF_MEMORY;
 	// Pass 2; the moved list keeps what is not done. The pairs are visited
 	// through the moved bodies' lists, or, when a quarter of the bodies or
