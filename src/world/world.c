@@ -1100,16 +1100,14 @@ static inline bool box_overlap_all(const imp_box *a, const imp_box *b)
 
 /// Pass 2's common cases, inline: a pair that stays apart, or stays
 /// touching without a narrow phase, is stamped and left; true if so.
-static inline bool pair_unchanged(imp_world *w, pair_hot *h, const body *a, const body *c, bool narrow)
+/// (The caller counts the box test and, if it visits pairs twice, stamps
+/// the pair.)
+static inline bool pair_unchanged(const pair_hot *h, const body *a, const body *c, bool narrow)
 {
 	if (h->doomed)
 		return false;
 	bool overlap = box_overlap_all(&a->tight, &c->tight);
-	if (!overlap ? h->touching : !h->touching || narrow)
-		return false;
-	w->stats.box_tests++;
-	h->stamp = w->stamp;
-	return true;
+	return !overlap ? !h->touching : h->touching && !narrow;
 }
 
 /// Pass 2 for one body: each of its pairs looked at once this update.
@@ -1121,9 +1119,13 @@ static bool pair_pass(imp_world *w, int32_t s)
 	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
 		next = list_next(pr, s);
 		pair_hot *h = pr->hot;
-		if (h->stamp == w->stamp ||
-		    pair_unchanged(w, h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow))
+		if (h->stamp == w->stamp)
 			continue;
+		if (pair_unchanged(h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow)) {
+			w->stats.box_tests++;
+			h->stamp = w->stamp;
+			continue;
+		}
 		if (!pair_visit(w, pr, h))
 			return false;
 	}
@@ -1150,8 +1152,12 @@ static bool pass2_body(const body *b)
 /// moved (a pair looked at again next time gives no second event).
 static bool pair_pass_all(imp_world *w)
 {
-	bool narrow = w->def.narrow_phase;
-	for (pair_block *blk = w->blocks; blk != NULL; blk = blk->next) {
+	// Each pair is met once here: no stamps to read or write (the visits
+	// that change something stamp their pair, which nothing reads in this
+	// update).
+	bool narrow = w->def.narrow_phase, ok = true;
+	int32_t unchanged = 0;
+	for (pair_block *blk = w->blocks; blk != NULL && ok; blk = blk->next) {
 		for (int i = 0; i < PAIR_BLOCK; i++) {
 			pair_hot *h = &blk->hot[i];
 			// The bodies of a pair a few ahead, asked for now: the pairs
@@ -1162,18 +1168,23 @@ static bool pair_pass_all(imp_world *w)
 				imp_prefetch(&w->bodies[key_lo(k)]);
 				imp_prefetch(&w->bodies[key_hi(k)]);
 			}
-			if (!h->live || h->stamp == w->stamp)
+			if (!h->live)
 				continue;
 			const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
 			if (!pass2_body(a) && !pass2_body(c))
 				continue;
-			if (pair_unchanged(w, h, a, c, narrow))
+			if (pair_unchanged(h, a, c, narrow)) {
+				unchanged++;
 				continue;
-			if (!pair_visit(w, &blk->items[i], h))
-				return false;
+			}
+			if (!pair_visit(w, &blk->items[i], h)) {
+				ok = false;
+				break;
+			}
 		}
 	}
-	return true;
+	w->stats.box_tests += unchanged;
+	return ok;
 }
 
 imp_status imp_world_update(imp_world *w)
