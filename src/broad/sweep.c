@@ -121,14 +121,20 @@ static inline void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t 
 		b->fn(b->ctx, p, q, false);
 }
 
+// The insertions keep what the loop reads in locals (the places of axis k
+// as one pointer, the count of exchanges), so that the rare report through
+// the callback does not make the compiler reload them every exchange.
+
 static void sort_down(imp_broad *b, int k, int32_t i)
 {
 	sweep *sw = b->impl;
 	endpoint *a = sw->ep[k];
+	int32_t *place = sw->pos + 2 * k; ///< place[q * 6 + kind]: q's end-point on axis k
 	endpoint e = a[i];
 	int32_t p = e.id >> 1;
 	int e_max = e.id & 1;
 	bool p_static = b->proxy[p].state == PROXY_STATIC;
+	int32_t start = i;
 	while (i > 0 && ep_less(e, a[i - 1])) {
 		endpoint f = a[i - 1];
 		int f_max = f.id & 1;
@@ -139,23 +145,24 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 				may_begin(b, p_static, k, p, f.id >> 1);
 		}
 		a[i] = f;
-		*pos_of(sw, f.id >> 1, k, f_max) = i;
+		place[(f.id >> 1) * 6 + f_max] = i;
 		i--;
-		b->counters.swaps++;
 	}
 	a[i] = e;
-	*pos_of(sw, p, k, e_max) = i;
+	place[p * 6 + e_max] = i;
+	b->counters.swaps += (uint64_t)(start - i);
 }
 
 static void sort_up(imp_broad *b, int k, int32_t i)
 {
 	sweep *sw = b->impl;
 	endpoint *a = sw->ep[k];
+	int32_t *place = sw->pos + 2 * k;
 	endpoint e = a[i];
 	int32_t p = e.id >> 1;
 	int e_max = e.id & 1;
 	bool p_static = b->proxy[p].state == PROXY_STATIC;
-	int32_t last = sw->count - 1;
+	int32_t last = sw->count - 1, start = i;
 	while (i < last && ep_less(a[i + 1], e)) {
 		endpoint f = a[i + 1];
 		int f_max = f.id & 1;
@@ -166,12 +173,12 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 				ended(b, p_static, k, p, f.id >> 1);
 		}
 		a[i] = f;
-		*pos_of(sw, f.id >> 1, k, f_max) = i;
+		place[(f.id >> 1) * 6 + f_max] = i;
 		i++;
-		b->counters.swaps++;
 	}
 	a[i] = e;
-	*pos_of(sw, p, k, e_max) = i;
+	place[p * 6 + e_max] = i;
+	b->counters.swaps += (uint64_t)(i - start);
 }
 
 static void sort_endpoint(imp_broad *b, int k, int32_t i)
