@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "broad/broad_internal.h"
+#include "core/inline.h"
 #include "core/sort.h"
 
 typedef struct endpoint {
@@ -104,7 +105,7 @@ static inline bool overlap_others(const sweep *sw, int dim, int k, int32_t p, in
 /// stands.
 /// p_static: p is static (then a static q is not its pair); read once per
 /// sort, so that the common case reads nothing of q but its places.
-static inline void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+IMP_ALWAYS_INLINE void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
 {
 	if (p_static && b->proxy[q].state == PROXY_STATIC)
 		return;
@@ -115,7 +116,7 @@ static inline void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int3
 
 /// The overlap of p and q ended on axis k: reported only if they still
 /// overlap on the others (else it ended before, or never was).
-static inline void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+IMP_ALWAYS_INLINE void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
 {
 	if (!(p_static && b->proxy[q].state == PROXY_STATIC) && overlap_others(b->impl, b->dim, k, p, q))
 		b->fn(b->ctx, p, q, false);

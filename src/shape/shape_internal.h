@@ -8,17 +8,11 @@
 
 #include <math.h>
 
+#include "core/inline.h"
 #include "impact/shape.h"
 
 #define IMP_SHAPE_MAGIC 0x53504d49u /* "IMPS" */
 
-/// For the few small functions on the hot paths of the queries, where the
-/// compiler's own choice was measured to cost a call per support.
-#if defined(__GNUC__)
-#define IMP_ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define IMP_ALWAYS_INLINE static inline
-#endif
 
 /// Buckets of the pseudo-angle table that gives hill climbing its first
 /// vertex on large polygons (see support_table below).

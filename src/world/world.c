@@ -21,6 +21,7 @@
 
 #include "broad/broad.h"
 #include "core/alloc.h"
+#include "core/inline.h"
 #include "core/sort.h"
 #include "core/uthash_imp.h"
 #include "impact/collision.h"
@@ -1134,12 +1135,6 @@ static bool pair_pass(imp_world *w, int32_t s)
 
 #define PREFETCH_AHEAD 8
 
-#if defined(__GNUC__) || defined(__clang__)
-#define imp_prefetch(p) __builtin_prefetch(p)
-#else
-#define imp_prefetch(p) ((void)(p))
-#endif
-
 /// Whether pass 2 looks at a body's pairs.
 static bool pass2_body(const body *b)
 {
@@ -1165,8 +1160,8 @@ static bool pair_pass_all(imp_world *w)
 			// miss that this overlaps with the work on the pairs before.
 			if (i + PREFETCH_AHEAD < PAIR_BLOCK && blk->hot[i + PREFETCH_AHEAD].live) {
 				uint64_t k = blk->hot[i + PREFETCH_AHEAD].key;
-				imp_prefetch(&w->bodies[key_lo(k)]);
-				imp_prefetch(&w->bodies[key_hi(k)]);
+				IMP_PREFETCH(&w->bodies[key_lo(k)]);
+				IMP_PREFETCH(&w->bodies[key_hi(k)]);
 			}
 			if (!h->live)
 				continue;
