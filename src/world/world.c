@@ -1280,11 +1280,12 @@ imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *us
 	imp_world *mw = (imp_world *)w; // the world is never const underneath
 	mw->busy = true;
 	const touch_entry *e = w->touch, *end = w->touch + w->touch_count;
+	uint32_t serial = w->serial;
 	for (; e < end; e++) {
 		if (e->dead)
 			continue;
-		imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, w->serial};
-		imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, w->serial};
+		imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, serial};
+		imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, serial};
 		if (!fn(a, b, user))
 			break;
 	}
