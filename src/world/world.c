@@ -50,25 +50,27 @@ typedef struct pair {
 } pair;
 
 typedef struct body {
-	// First what pass 2 reads of the two bodies of every pair: the box and
-	// the flags side by side.
+	// First what every frame reads of every moved body: set_pose, pass 1 and
+	// pass 2 (the box and the flags) and set_pose (the shape, then the
+	// relative box, then the fat box to tell pass 1 whether it must move).
 	imp_box tight;           ///< the shape's box at its pose, enlarged by margin / 2
 	uint8_t alive;
 	uint8_t moved;           ///< in the moved list, to be looked at by the next update
 	uint8_t in_broad;
-	uint8_t type;
+	uint8_t refilter;
 	uint32_t generation;
-	imp_box fat;             ///< what the broad phase holds
-	imp_box rel;             ///< the shape's box at the pose's rotation, minus the position
 	const imp_shape *shape;
-	imp_pose2 pose2;
+	imp_box rel;             ///< the shape's box at the pose's rotation, minus the position
+	uint8_t inside;          ///< tight lies in fat (set by set_pose and pass 1)
+	uint8_t inserting;       ///< pass 1 of an update: to be inserted
+	uint8_t type;
+	int32_t next_free;
+	imp_box fat;             ///< what the broad phase holds
 	imp_pose3 pose3;
+	imp_pose2 pose2;
 	imp_filter filter;
 	void *user_data;
 	pair *pairs;
-	int32_t next_free;
-	uint8_t refilter;
-	uint8_t inserting;       ///< pass 1 of an update: to be inserted
 } body;
 
 #define PAIR_BLOCK 256
@@ -821,6 +823,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 		b->pose3 = *p3;
 	b->tight = tight;
 	b->rel = rel;
+	b->inside = imp_box_contains(&b->fat, &tight, w->dim);
 	mark_moved(w, s);
 	return IMP_OK;
 }
@@ -979,10 +982,11 @@ static imp_status broad_pass(imp_world *w, int32_t s)
 		b->inserting = 1;
 		return IMP_OK;
 	}
-	if (imp_box_contains(&b->fat, &b->tight, w->dim))
+	if (b->inside)
 		return IMP_OK;
 	w->oom = false;
 	b->fat = fatten(w, &b->tight);
+	b->inside = 1;
 	imp_status st = imp_broad_move(w->broad, s, &b->fat);
 	w->stats.broad_moves++;
 	if (st == IMP_OK && w->oom)
@@ -1011,6 +1015,7 @@ static imp_status insert_pass(imp_world *w, int32_t n)
 			continue;
 		w->oom = false;
 		b->fat = fatten(w, &b->tight);
+		b->inside = 1;
 		imp_status st = imp_broad_insert(w->broad, s, &b->fat, b->type == IMP_BODY_STATIC);
 		w->stats.broad_moves++;
 		if (st == IMP_OK && w->oom)
