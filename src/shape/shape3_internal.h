@@ -74,8 +74,9 @@ static inline const imp_shape3 *imp_shape3_of(const imp_shape *s)
 /// IMP_MAX_COORDINATE, |q|^2 within 1e-6 of 1; else why not.
 static inline imp_status imp_pose3_status(imp_pose3 t)
 {
-	if (!isfinite(t.p.x) || !isfinite(t.p.y) || !isfinite(t.p.z) || !isfinite(t.q.x) || !isfinite(t.q.y) ||
-	    !isfinite(t.q.z) || !isfinite(t.q.w))
+	// x * 0 is 0 for a finite x and NaN for an infinite or NaN one: one
+	// test for all seven.
+	if (t.p.x * 0.0 + t.p.y * 0.0 + t.p.z * 0.0 + t.q.x * 0.0 + t.q.y * 0.0 + t.q.z * 0.0 + t.q.w * 0.0 != 0.0)
 		return IMP_ERR_NOT_FINITE;
 	if (!(fabs(t.p.x) <= IMP_MAX_COORDINATE && fabs(t.p.y) <= IMP_MAX_COORDINATE &&
 	      fabs(t.p.z) <= IMP_MAX_COORDINATE))

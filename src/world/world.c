@@ -249,22 +249,24 @@ static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const im
 /// The tight box: the relative box placed at the position, enlarged by
 /// half the margin. The sum of its sides is finite exactly when every side
 /// is, and a box wider than DBL_MAX is out of range anyway.
-IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2, const imp_pose3 *p3,
-			    imp_box *out)
+/// imp_box_contains on all three axes without a branch (a 2D box has 0 for
+/// both z bounds).
+static inline bool box_contains_all(const imp_box *outer, const imp_box *inner)
+{
+	return (inner->lo[0] >= outer->lo[0]) & (inner->hi[0] <= outer->hi[0]) & (inner->lo[1] >= outer->lo[1]) &
+	       (inner->hi[1] <= outer->hi[1]) & (inner->lo[2] >= outer->lo[2]) & (inner->hi[2] <= outer->hi[2]);
+}
+
+IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
+				       const imp_pose3 *p3, imp_box *out)
 {
 	double h = 0.5 * w->def.margin;
-	double p[3] = {0.0, 0.0, 0.0};
 	if (w->dim == 2) {
-		p[0] = p2->p.x;
-		p[1] = p2->p.y;
+		*out = (imp_box){{(rel->lo[0] + p2->p.x) - h, (rel->lo[1] + p2->p.y) - h, 0.0},
+				 {(rel->hi[0] + p2->p.x) + h, (rel->hi[1] + p2->p.y) + h, 0.0}};
 	} else {
-		p[0] = p3->p.x;
-		p[1] = p3->p.y;
-		p[2] = p3->p.z;
-	}
-	for (int k = 0; k < 3; k++) {
-		out->lo[k] = k < w->dim ? (rel->lo[k] + p[k]) - h : 0.0;
-		out->hi[k] = k < w->dim ? (rel->hi[k] + p[k]) + h : 0.0;
+		*out = (imp_box){{(rel->lo[0] + p3->p.x) - h, (rel->lo[1] + p3->p.y) - h, (rel->lo[2] + p3->p.z) - h},
+				 {(rel->hi[0] + p3->p.x) + h, (rel->hi[1] + p3->p.y) + h, (rel->hi[2] + p3->p.z) + h}};
 	}
 	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
 	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
@@ -823,7 +825,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 		b->pose3 = *p3;
 	b->tight = tight;
 	b->rel = rel;
-	b->inside = imp_box_contains(&b->fat, &tight, w->dim);
+	b->inside = box_contains_all(&b->fat, &tight);
 	mark_moved(w, s);
 	return IMP_OK;
 }
