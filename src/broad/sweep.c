@@ -99,27 +99,62 @@ static inline bool overlap_others(const sweep *sw, int dim, int k, int32_t p, in
 	return overlap_axis(a, c, k == 0 ? 1 : 0) & overlap_axis(a, c, k == 2 ? 1 : 2);
 }
 
+/// One insertion of one of p's end-points on axis k, with what its
+/// exchanges read kept in locals: p's places on the other two axes (they do
+/// not change while axis k is sorted) and their offsets, so that testing
+/// another box q reads only q's four places. In 2D the one other axis is
+/// tested twice.
+typedef struct mover {
+	imp_broad *b;
+	const int32_t *pos;
+	int32_t p;
+	bool p_static;     ///< p is static: a static q is not its pair
+	int o1, o2;        ///< 2 * the other axes
+	int32_t lo1, hi1, lo2, hi2; ///< p's places there
+	uint64_t tests;
+} mover;
+
+static mover mover_make(imp_broad *b, int k, int32_t p)
+{
+	const sweep *sw = b->impl;
+	int j1 = b->dim == 2 ? 1 - k : k == 0 ? 1 : 0;
+	int j2 = b->dim == 2 ? j1 : k == 2 ? 1 : 2;
+	const int32_t *a = &sw->pos[p * 6];
+	mover m = {b, sw->pos, p, b->proxy[p].state == PROXY_STATIC, 2 * j1, 2 * j2,
+		   a[2 * j1], a[2 * j1 + 1], a[2 * j2], a[2 * j2 + 1], 0};
+	return m;
+}
+
+/// Whether p and q overlap on the other axes, read from the end-points'
+/// places (two different end-points never share a place). Axes sorted
+/// before k in this move are at their new places, those after at their
+/// old: a pair that overlapped before the move and first parts on axis k
+/// passes, so the test never hides an end.
+IMP_ALWAYS_INLINE bool mover_overlaps(const mover *m, int32_t q)
+{
+	const int32_t *c = m->pos + q * 6;
+	return (m->lo1 < c[m->o1 + 1]) & (c[m->o1] < m->hi1) & (m->lo2 < c[m->o2 + 1]) & (c[m->o2] < m->hi2);
+}
+
 /// The overlap of p and q may have begun on axis k: reported if they
 /// overlap on the others. An axis after k still holds p's old place: if p
 /// leaves q there, that axis's sort reports the end, and the last report
 /// stands.
-/// p_static: p is static (then a static q is not its pair); read once per
-/// sort, so that the common case reads nothing of q but its places.
-IMP_ALWAYS_INLINE void may_begin(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+IMP_ALWAYS_INLINE void may_begin(mover *m, int32_t q)
 {
-	if (p_static && b->proxy[q].state == PROXY_STATIC)
+	if (m->p_static && m->b->proxy[q].state == PROXY_STATIC)
 		return;
-	b->counters.box_tests++;
-	if (overlap_others(b->impl, b->dim, k, p, q))
-		b->fn(b->ctx, p, q, true);
+	m->tests++;
+	if (mover_overlaps(m, q))
+		m->b->fn(m->b->ctx, m->p, q, true);
 }
 
 /// The overlap of p and q ended on axis k: reported only if they still
 /// overlap on the others (else it ended before, or never was).
-IMP_ALWAYS_INLINE void ended(imp_broad *b, bool p_static, int k, int32_t p, int32_t q)
+IMP_ALWAYS_INLINE void ended(mover *m, int32_t q)
 {
-	if (!(p_static && b->proxy[q].state == PROXY_STATIC) && overlap_others(b->impl, b->dim, k, p, q))
-		b->fn(b->ctx, p, q, false);
+	if (!(m->p_static && m->b->proxy[q].state == PROXY_STATIC) && mover_overlaps(m, q))
+		m->b->fn(m->b->ctx, m->p, q, false);
 }
 
 // The insertions keep what the loop reads in locals (the places of axis k
@@ -132,26 +167,26 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 	endpoint *a = sw->ep[k];
 	int32_t *place = sw->pos + 2 * k; ///< place[q * 6 + kind]: q's end-point on axis k
 	endpoint e = a[i];
-	int32_t p = e.id >> 1;
 	int e_max = e.id & 1;
-	bool p_static = b->proxy[p].state == PROXY_STATIC;
+	mover m = mover_make(b, k, e.id >> 1);
 	int32_t start = i;
 	while (i > 0 && ep_less(e, a[i - 1])) {
 		endpoint f = a[i - 1];
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
 			if (e_max)
-				ended(b, p_static, k, p, f.id >> 1);
+				ended(&m, f.id >> 1);
 			else
-				may_begin(b, p_static, k, p, f.id >> 1);
+				may_begin(&m, f.id >> 1);
 		}
 		a[i] = f;
 		place[(f.id >> 1) * 6 + f_max] = i;
 		i--;
 	}
 	a[i] = e;
-	place[p * 6 + e_max] = i;
+	place[m.p * 6 + e_max] = i;
 	b->counters.swaps += (uint64_t)(start - i);
+	b->counters.box_tests += m.tests;
 }
 
 static void sort_up(imp_broad *b, int k, int32_t i)
@@ -160,26 +195,26 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 	endpoint *a = sw->ep[k];
 	int32_t *place = sw->pos + 2 * k;
 	endpoint e = a[i];
-	int32_t p = e.id >> 1;
 	int e_max = e.id & 1;
-	bool p_static = b->proxy[p].state == PROXY_STATIC;
+	mover m = mover_make(b, k, e.id >> 1);
 	int32_t last = sw->count - 1, start = i;
 	while (i < last && ep_less(a[i + 1], e)) {
 		endpoint f = a[i + 1];
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
 			if (e_max)
-				may_begin(b, p_static, k, p, f.id >> 1);
+				may_begin(&m, f.id >> 1);
 			else
-				ended(b, p_static, k, p, f.id >> 1);
+				ended(&m, f.id >> 1);
 		}
 		a[i] = f;
 		place[(f.id >> 1) * 6 + f_max] = i;
 		i++;
 	}
 	a[i] = e;
-	place[p * 6 + e_max] = i;
+	place[m.p * 6 + e_max] = i;
 	b->counters.swaps += (uint64_t)(i - start);
+	b->counters.box_tests += m.tests;
 }
 
 static void sort_endpoint(imp_broad *b, int k, int32_t i)
@@ -275,6 +310,17 @@ static void merge_axis(sweep *sw, int k, int32_t m)
 		*pos_of(sw, a[t].id >> 1, k, a[t].id & 1) = t;
 }
 
+/// A pair met in the flush's sweep along x: reported if the boxes overlap
+/// on the other axes (every place is final here).
+static void flush_pair(imp_broad *b, int32_t p, int32_t q)
+{
+	if (both_static(b, p, q))
+		return;
+	b->counters.box_tests++;
+	if (overlap_others(b->impl, b->dim, 0, p, q))
+		b->fn(b->ctx, p, q, true);
+}
+
 /// Stores the fresh proxies and reports their pairs: the new end-points
 /// sorted and merged axis by axis, then one sweep along x in which every
 /// interval opening meets the open ones (a fresh one meets all, an old one
@@ -305,10 +351,10 @@ static void flush(imp_broad *b)
 		int32_t *list = sw->open[f];
 		if ((a[t].id & 1) == 0) {
 			for (int32_t i = 0; i < n[1]; i++)
-				may_begin(b, b->proxy[p].state == PROXY_STATIC, 0, p, sw->open[1][i]);
+				flush_pair(b, p, sw->open[1][i]);
 			if (f)
 				for (int32_t i = 0; i < n[0]; i++)
-					may_begin(b, b->proxy[p].state == PROXY_STATIC, 0, p, sw->open[0][i]);
+					flush_pair(b, p, sw->open[0][i]);
 			sw->slot[p] = n[f];
 			list[n[f]++] = p;
 		} else {
