@@ -16,6 +16,7 @@
 // every axis.
 //
 // At equal values a min sorts before a max, so boxes that touch overlap.
+#include <math.h>
 #include <string.h>
 
 #include "broad/broad_internal.h"
@@ -24,11 +25,14 @@
 
 typedef struct endpoint {
 	double v;
-	int32_t id; ///< proxy * 2 + (1 for a max), -1 for a removed proxy's
+	int32_t id; ///< proxy * 2 + (1 for a max), -1 for a removed proxy's, -2 for a sentinel
 } endpoint;
 
+#define SENTINEL (-2)
+
 typedef struct sweep {
-	endpoint *ep[3];
+	endpoint *ep[3];  ///< ep[k][-1] is -inf and ep[k][count] +inf: insertions stop on them
+	                  ///< without testing the index (ep_cap + 2 entries allocated)
 	int32_t count;    ///< end-points per axis, dead ones included
 	int32_t ep_cap[3];
 	int32_t *pos;     ///< per proxy, per axis, min then max: index in ep[axis], -1 if not stored
@@ -69,7 +73,8 @@ void imp_sweep_destroy(imp_broad *b)
 {
 	sweep *sw = b->impl;
 	for (int k = 0; k < 3; k++)
-		imp_free(b->alloc, sw->ep[k], (size_t)sw->ep_cap[k] * sizeof(endpoint));
+		if (sw->ep[k] != NULL)
+			imp_free(b->alloc, sw->ep[k] - 1, (size_t)(sw->ep_cap[k] + 2) * sizeof(endpoint));
 	imp_free(b->alloc, sw->pos, (size_t)sw->pos_cap * 6 * sizeof(int32_t));
 	imp_free(b->alloc, sw->fresh, (size_t)sw->fresh_cap * sizeof *sw->fresh);
 	imp_free(b->alloc, sw->buf, (size_t)sw->buf_cap * sizeof *sw->buf);
@@ -170,7 +175,7 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 	int e_max = e.id & 1;
 	mover m = mover_make(b, k, e.id >> 1);
 	int32_t start = i;
-	while (i > 0 && ep_less(e, a[i - 1])) {
+	while (ep_less(e, a[i - 1])) {
 		endpoint f = a[i - 1];
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
@@ -197,8 +202,8 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 	endpoint e = a[i];
 	int e_max = e.id & 1;
 	mover m = mover_make(b, k, e.id >> 1);
-	int32_t last = sw->count - 1, start = i;
-	while (i < last && ep_less(a[i + 1], e)) {
+	int32_t start = i;
+	while (ep_less(a[i + 1], e)) {
 		endpoint f = a[i + 1];
 		int f_max = f.id & 1;
 		if (e_max != f_max) {
@@ -220,10 +225,42 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 static void sort_endpoint(imp_broad *b, int k, int32_t i)
 {
 	const endpoint *a = ((sweep *)b->impl)->ep[k];
-	if (i > 0 && ep_less(a[i], a[i - 1]))
+	if (ep_less(a[i], a[i - 1]))
 		sort_down(b, k, i);
 	else
 		sort_up(b, k, i);
+}
+
+/// Puts the sentinels around each axis's end-points.
+static void seal(sweep *sw, int dim)
+{
+	for (int k = 0; k < dim; k++) {
+		sw->ep[k][-1] = (endpoint){-INFINITY, SENTINEL};
+		sw->ep[k][sw->count] = (endpoint){INFINITY, SENTINEL};
+	}
+}
+
+/// Room for `need` end-points on axis k (doubling, from 16), the sentinels
+/// in place; false when out of memory, the axis as it was.
+static bool ep_reserve(imp_broad *b, sweep *sw, int k, int32_t need)
+{
+	if (need <= sw->ep_cap[k])
+		return true;
+	int64_t n = sw->ep_cap[k] > 0 ? sw->ep_cap[k] : 16;
+	while (n < need)
+		n *= 2;
+	if (n > INT32_MAX - 2)
+		return false;
+	endpoint *block = sw->ep[k] != NULL ? sw->ep[k] - 1 : NULL;
+	size_t old = sw->ep[k] != NULL ? (size_t)(sw->ep_cap[k] + 2) * sizeof(endpoint) : 0;
+	endpoint *nb = imp_realloc(b->alloc, block, old, (size_t)(n + 2) * sizeof(endpoint));
+	if (nb == NULL)
+		return false;
+	sw->ep[k] = nb + 1;
+	sw->ep_cap[k] = (int32_t)n;
+	sw->ep[k][-1] = (endpoint){-INFINITY, SENTINEL};
+	sw->ep[k][sw->count] = (endpoint){INFINITY, SENTINEL};
+	return true;
 }
 
 /// Drops the dead end-points of removed proxies, in one pass per axis.
@@ -244,6 +281,7 @@ static void compact(imp_broad *b)
 	}
 	sw->count = n;
 	sw->dead = 0;
+	seal(sw, b->dim);
 }
 
 /// Inserting is deferred to the next flush, which merges all the new
@@ -269,8 +307,7 @@ imp_status imp_sweep_insert(imp_broad *b, int32_t p)
 	int32_t stored = (sw->count - sw->dead) / 2 + sw->fresh_count + 1;
 	int32_t mark_old = sw->mark_cap;
 	for (int k = 0; k < b->dim; k++)
-		if (!imp_grow(b->alloc, (void **)&sw->ep[k], &sw->ep_cap[k], sw->count + 2 * sw->fresh_count + 2,
-			      sizeof(endpoint)))
+		if (!ep_reserve(b, sw, k, sw->count + 2 * sw->fresh_count + 2))
 			return IMP_ERR_OUT_OF_MEMORY;
 	if (!imp_grow(b->alloc, (void **)&sw->fresh, &sw->fresh_cap, sw->fresh_count + 1, sizeof *sw->fresh) ||
 	    !imp_grow(b->alloc, (void **)&sw->buf, &sw->buf_cap, 2 * sw->fresh_count + 2, sizeof *sw->buf) ||
@@ -343,6 +380,7 @@ static void flush(imp_broad *b)
 		merge_axis(sw, k, m);
 	}
 	sw->count += m;
+	seal(sw, b->dim);
 	int32_t n[2] = {0, 0};
 	const endpoint *a = sw->ep[0];
 	for (int32_t t = 0; t < sw->count; t++) {
