@@ -35,7 +35,7 @@ typedef struct sweep {
 	                  ///< without testing the index (ep_cap + 2 entries allocated)
 	int32_t count;    ///< end-points per axis, dead ones included
 	int32_t ep_cap[3];
-	int32_t *pos;     ///< per proxy, per axis, min then max: index in ep[axis], -1 if not stored
+	int32_t *pos;     ///< per end-point id (proxy * 2 + max), per axis: index in ep[axis], -1 if not stored
 	int32_t pos_cap;  ///< proxies
 	int32_t dead;     ///< dead end-points per axis
 	int32_t *fresh;   ///< proxies inserted since the last flush (not yet in ep)
@@ -56,7 +56,7 @@ static inline bool ep_less(endpoint a, endpoint b)
 
 static inline int32_t *pos_of(sweep *sw, int32_t p, int k, int is_max)
 {
-	return &sw->pos[p * 6 + k * 2 + is_max];
+	return &sw->pos[(p * 2 + is_max) * 3 + k];
 }
 
 imp_status imp_sweep_create(imp_broad *b)
@@ -93,7 +93,7 @@ void imp_sweep_destroy(imp_broad *b)
 static inline bool overlap_axis(const int32_t *a, const int32_t *c, int j)
 {
 	// Two different end-points never share a place.
-	return (a[2 * j] < c[2 * j + 1]) & (c[2 * j] < a[2 * j + 1]);
+	return (a[j] < c[3 + j]) & (c[j] < a[3 + j]);
 }
 
 static inline bool overlap_others(const sweep *sw, int dim, int k, int32_t p, int32_t q)
@@ -114,7 +114,7 @@ typedef struct mover {
 	const int32_t *pos;
 	int32_t p;
 	bool p_static;     ///< p is static: a static q is not its pair
-	int o1, o2;        ///< 2 * the other axes
+	int o1, o2;        ///< the other axes
 	int32_t lo1, hi1, lo2, hi2; ///< p's places there
 	uint64_t tests;
 } mover;
@@ -125,8 +125,7 @@ static mover mover_make(imp_broad *b, int k, int32_t p)
 	int j1 = b->dim == 2 ? 1 - k : k == 0 ? 1 : 0;
 	int j2 = b->dim == 2 ? j1 : k == 2 ? 1 : 2;
 	const int32_t *a = &sw->pos[p * 6];
-	mover m = {b, sw->pos, p, b->proxy[p].state == PROXY_STATIC, 2 * j1, 2 * j2,
-		   a[2 * j1], a[2 * j1 + 1], a[2 * j2], a[2 * j2 + 1], 0};
+	mover m = {b, sw->pos, p, b->proxy[p].state == PROXY_STATIC, j1, j2, a[j1], a[3 + j1], a[j2], a[3 + j2], 0};
 	return m;
 }
 
@@ -138,7 +137,7 @@ static mover mover_make(imp_broad *b, int k, int32_t p)
 IMP_ALWAYS_INLINE bool mover_overlaps(const mover *m, int32_t q)
 {
 	const int32_t *c = m->pos + q * 6;
-	return (m->lo1 < c[m->o1 + 1]) & (c[m->o1] < m->hi1) & (m->lo2 < c[m->o2 + 1]) & (c[m->o2] < m->hi2);
+	return (m->lo1 < c[3 + m->o1]) & (c[m->o1] < m->hi1) & (m->lo2 < c[3 + m->o2]) & (c[m->o2] < m->hi2);
 }
 
 /// The overlap of p and q may have begun on axis k: reported if they
@@ -170,7 +169,7 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 {
 	sweep *sw = b->impl;
 	endpoint *a = sw->ep[k];
-	int32_t *place = sw->pos + 2 * k; ///< place[q * 6 + kind]: q's end-point on axis k
+	int32_t *place = sw->pos + k; ///< place[id * 3]: the place of end-point id on axis k
 	endpoint e = a[i];
 	int e_max = e.id & 1;
 	mover m = mover_make(b, k, e.id >> 1);
@@ -185,11 +184,11 @@ static void sort_down(imp_broad *b, int k, int32_t i)
 				may_begin(&m, f.id >> 1);
 		}
 		a[i] = f;
-		place[(f.id >> 1) * 6 + f_max] = i;
+		place[f.id * 3] = i;
 		i--;
 	}
 	a[i] = e;
-	place[m.p * 6 + e_max] = i;
+	place[e.id * 3] = i;
 	b->counters.swaps += (uint64_t)(start - i);
 	b->counters.box_tests += m.tests;
 }
@@ -198,7 +197,7 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 {
 	sweep *sw = b->impl;
 	endpoint *a = sw->ep[k];
-	int32_t *place = sw->pos + 2 * k;
+	int32_t *place = sw->pos + k;
 	endpoint e = a[i];
 	int e_max = e.id & 1;
 	mover m = mover_make(b, k, e.id >> 1);
@@ -213,11 +212,11 @@ static void sort_up(imp_broad *b, int k, int32_t i)
 				ended(&m, f.id >> 1);
 		}
 		a[i] = f;
-		place[(f.id >> 1) * 6 + f_max] = i;
+		place[f.id * 3] = i;
 		i++;
 	}
 	a[i] = e;
-	place[m.p * 6 + e_max] = i;
+	place[e.id * 3] = i;
 	b->counters.swaps += (uint64_t)(i - start);
 	b->counters.box_tests += m.tests;
 }
