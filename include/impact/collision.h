@@ -173,6 +173,84 @@ IMP_API double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_s
 				   imp_simplex_cache *cache, const imp_query_options *options,
 				   int *iterations, imp_query_state *state);
 
+/* ---- time of impact (pairwise) ---- */
+
+/// A rigid motion from t = 0: the pose at 0, and a constant linear velocity
+/// of the shape's origin and angular velocity about it (world frame; 2D:
+/// radians per unit time, counter-clockwise; 3D: a rotation vector).
+typedef struct imp_motion2 {
+	imp_pose2 pose;
+	imp_vec2 v;
+	double w;
+} imp_motion2;
+
+typedef struct imp_motion3 {
+	imp_pose3 pose;
+	imp_vec3 v;
+	imp_vec3 w;
+} imp_motion3;
+
+/// How a time-of-impact query ended.
+typedef enum imp_toi_state {
+	IMP_TOI_SEPARATED = 0,   ///< no contact in [0, t_max]; t = t_max
+	IMP_TOI_HIT,             ///< first contact at t: the distance fell within the tolerance
+	IMP_TOI_OVERLAPPED,      ///< already within the tolerance (or overlapping) at t = 0
+	IMP_TOI_ITERATION_LIMIT, ///< stopped at the iteration limit; no contact before t
+	IMP_TOI_FAILED,          ///< a distance query failed (a user support returned a non-finite point)
+} imp_toi_state;
+
+/// Options of the time-of-impact queries.
+typedef struct imp_toi_options {
+	double tolerance;   ///< contact when the distance is at most this; 0: 1e-6 x the sum of the shapes' bound radii
+	int max_iterations; ///< conservative-advancement steps, at least 1
+} imp_toi_options;
+
+/// tolerance 0 (automatic), 64 iterations.
+IMP_API imp_toi_options imp_default_toi_options(void);
+
+typedef struct imp_toi2_result {
+	imp_toi_state state;
+	double t;          ///< the time of impact, or how far the query got (see state)
+	double distance;   ///< the distance at the last query: at t (SEPARATED: the last time looked at, before t_max)
+	imp_vec2 point_a;  ///< witness on a at that time (world)
+	imp_vec2 point_b;  ///< witness on b at that time (world)
+	imp_vec2 normal;   ///< unit, from a to b, at that time
+	int iterations;    ///< distance queries made
+} imp_toi2_result;
+
+typedef struct imp_toi3_result {
+	imp_toi_state state;
+	double t;
+	double distance;
+	imp_vec3 point_a;
+	imp_vec3 point_b;
+	imp_vec3 normal;
+	int iterations;
+} imp_toi3_result;
+
+/// The first time in [0, t_max] at which shapes a and b, moving rigidly,
+/// come within the tolerance of each other: conservative advancement
+/// (Mirtich 1996; ALGORITHMS.md §8). Every step advances by a lower bound
+/// on the time the separation along the current closest direction needs to
+/// fall to half the tolerance (the relative speed along it, plus |w| times
+/// each shape's bound radius), so no contact is ever stepped over, however
+/// fast the motion. The answer is no later than the first contact, and
+/// within the tolerance of it in distance. Errors: NULL, a shape of the
+/// wrong dimension, an invalid pose, non-finite velocities, t_max negative
+/// or not finite, bad options; *out is then untouched.
+IMP_API imp_status imp_time_of_impact2(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
+				       double t_max, imp_toi2_result *out);
+IMP_API imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
+					  double t_max, const imp_toi_options *options, imp_toi2_result *out);
+IMP_API imp_status imp_time_of_impact3(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
+				       double t_max, imp_toi3_result *out);
+IMP_API imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
+					  double t_max, const imp_toi_options *options, imp_toi3_result *out);
+
+/// The pose of a motion at time t.
+IMP_API imp_pose2 imp_motion2_at(imp_motion2 m, double t);
+IMP_API imp_pose3 imp_motion3_at(imp_motion3 m, double t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// Pairwise time of impact by conservative advancement (Mirtich 1996;
+// ALGORITHMS.md §8). At time t the closest points give the distance d and
+// the unit direction n from a to b. The separation of the two shapes along
+// the fixed axis n is a lower bound on their distance at every time, equal
+// to d at t; it falls at most at the rate
+//     rate = (v_a - v_b) . n + |w_a| r_a + |w_b| r_b
+// (r: the largest distance of a shape's point from its origin, about which
+// it turns). So no contact happens before t + (d - target) / rate, where the
+// separation could first reach `target` = tolerance / 2, and the query
+// steps there. A non-positive rate means the separation never falls: no
+// contact at all. The steps shrink as d approaches the target, and the
+// query stops once d is within the tolerance.
+#include <math.h>
+#include <string.h>
+
+#include "impact/collision.h"
+#include "shape/shape3_internal.h"
+#include "shape/shape_internal.h"
+
+imp_toi_options imp_default_toi_options(void)
+{
+	imp_toi_options o = {0.0, 64};
+	return o;
+}
+
+imp_pose2 imp_motion2_at(imp_motion2 m, double t)
+{
+	imp_pose2 p;
+	p.p = imp_vec2_make(m.pose.p.x + m.v.x * t, m.pose.p.y + m.v.y * t);
+	p.q = m.w != 0.0 ? imp_rot2_mul(imp_rot2_make(m.w * t), m.pose.q) : m.pose.q;
+	return p;
+}
+
+imp_pose3 imp_motion3_at(imp_motion3 m, double t)
+{
+	imp_pose3 p;
+	p.p = imp_vec3_make(m.pose.p.x + m.v.x * t, m.pose.p.y + m.v.y * t, m.pose.p.z + m.v.z * t);
+	double speed = imp_vec3_length(m.w);
+	p.q = speed > 0.0 ? imp_quat_mul(imp_quat_from_axis_angle(m.w, speed * t), m.pose.q) : m.pose.q;
+	return p;
+}
+
+/// The largest distance of a point of the (rounded) shape from its origin,
+/// or a bound on it: user shapes by the corners of their box, whose faces
+/// their supports give exactly.
+static double reach2(const imp_shape *s)
+{
+	if (s->kind != IMP_SHAPE_USER2)
+		return s->bound_radius;
+	imp_aabb2 box;
+	if (imp_shape2_aabb_rel(s, imp_rot2_make(0.0), &box) != IMP_OK)
+		return INFINITY;
+	double x = fmax(fabs(box.lo.x), fabs(box.hi.x)), y = fmax(fabs(box.lo.y), fabs(box.hi.y));
+	return sqrt(x * x + y * y);
+}
+
+static double reach3(const imp_shape *s)
+{
+	if (s->kind != IMP_SHAPE_USER3)
+		return imp_shape3_of(s)->bound_radius;
+	imp_aabb3 box;
+	if (imp_shape3_aabb_rel(s, imp_quat_identity(), &box) != IMP_OK)
+		return INFINITY;
+	double x = fmax(fabs(box.lo.x), fabs(box.hi.x)), y = fmax(fabs(box.lo.y), fabs(box.hi.y));
+	double z = fmax(fabs(box.lo.z), fabs(box.hi.z));
+	return sqrt(x * x + y * y + z * z);
+}
+
+static imp_status check_options(const imp_toi_options *o)
+{
+	if (o == NULL)
+		return IMP_OK;
+	if (!isfinite(o->tolerance) || o->tolerance < 0.0 || o->tolerance > IMP_MAX_COORDINATE ||
+	    o->max_iterations < 1)
+		return IMP_ERR_BAD_OPTIONS;
+	return IMP_OK;
+}
+
+static bool finite_within(double x)
+{
+	return fabs(x) <= IMP_MAX_COORDINATE; // false for NaN and infinities
+}
+
+/// Whether the motion's position stays within range over [0, t_max].
+static bool reach_ok2(const imp_motion2 *m, double t_max)
+{
+	return finite_within(m->v.x) && finite_within(m->v.y) && finite_within(m->w) &&
+	       finite_within(m->pose.p.x + m->v.x * t_max) && finite_within(m->pose.p.y + m->v.y * t_max);
+}
+
+static bool reach_ok3(const imp_motion3 *m, double t_max)
+{
+	return finite_within(m->v.x) && finite_within(m->v.y) && finite_within(m->v.z) && finite_within(m->w.x) &&
+	       finite_within(m->w.y) && finite_within(m->w.z) && finite_within(m->pose.p.x + m->v.x * t_max) &&
+	       finite_within(m->pose.p.y + m->v.y * t_max) && finite_within(m->pose.p.z + m->v.z * t_max);
+}
+
+/// What the loop needs of one distance query at time t: the distance and
+/// the rate at which the separation along the closest direction can fall
+/// at most; the caller keeps the rest (witness points, normal).
+typedef struct toi_probe {
+	bool ok;
+	double distance;
+	double rate;
+} toi_probe;
+
+typedef toi_probe toi_query(void *ctx, double t);
+
+/// Conservative advancement over [0, t_max] (see the top of the file).
+/// Writes the time the last query was made at (t_max when separated) and
+/// the number of queries.
+static imp_toi_state advance_loop(toi_query *query, void *ctx, double tol, double t_max, int max_iterations,
+				  double *t_out, int *iterations)
+{
+	double target = 0.5 * tol, t = 0.0;
+	for (int it = 1;; it++) {
+		toi_probe p = query(ctx, t);
+		*iterations = it;
+		*t_out = t;
+		if (!p.ok)
+			return IMP_TOI_FAILED;
+		if (p.distance <= tol)
+			return t == 0.0 ? IMP_TOI_OVERLAPPED : IMP_TOI_HIT;
+		// A rate that is not positive: the separation never falls.
+		double dt = p.rate > 0.0 ? (p.distance - target) / p.rate : INFINITY;
+		if (!(t + dt <= t_max)) {
+			*t_out = t_max;
+			return IMP_TOI_SEPARATED;
+		}
+		if (it >= max_iterations)
+			return IMP_TOI_ITERATION_LIMIT;
+		t += dt;
+	}
+}
+
+typedef struct toi2_ctx {
+	const imp_shape *a, *b;
+	imp_motion2 ma, mb;
+	double spin;
+	imp_simplex_cache cache;
+	imp_closest2_result c;
+} toi2_ctx;
+
+static toi_probe query2(void *ctx, double t)
+{
+	toi2_ctx *q = ctx;
+	toi_probe p = {false, 0.0, 0.0};
+	if (imp_closest2(q->a, imp_motion2_at(q->ma, t), q->b, imp_motion2_at(q->mb, t), &q->cache, &q->c) != IMP_OK ||
+	    q->c.state == IMP_STATE_DEGENERATE)
+		return p;
+	p.ok = true;
+	p.distance = q->c.distance;
+	p.rate = (q->ma.v.x - q->mb.v.x) * q->c.normal.x + (q->ma.v.y - q->mb.v.y) * q->c.normal.y + q->spin;
+	return p;
+}
+
+imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
+				  double t_max, const imp_toi_options *options, imp_toi2_result *out)
+{
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	imp_status st = imp_shape_check(a, 2);
+	if (st == IMP_OK)
+		st = imp_shape_check(b, 2);
+	if (st == IMP_OK)
+		st = imp_pose2_status(ma.pose);
+	if (st == IMP_OK)
+		st = imp_pose2_status(mb.pose);
+	if (st == IMP_OK)
+		st = check_options(options);
+	if (st != IMP_OK)
+		return st;
+	if (!(t_max >= 0.0) || !isfinite(t_max) || !reach_ok2(&ma, t_max) || !reach_ok2(&mb, t_max))
+		return IMP_ERR_OUT_OF_RANGE;
+	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
+	double ra = reach2(a), rb = reach2(b);
+	toi2_ctx q;
+	memset(&q, 0, sizeof q);
+	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
+	q.spin = fabs(ma.w) * ra + fabs(mb.w) * rb;
+	imp_toi2_result r;
+	memset(&r, 0, sizeof r);
+	r.state = advance_loop(query2, &q, o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), t_max,
+			       o.max_iterations, &r.t, &r.iterations);
+	r.distance = q.c.distance;
+	r.point_a = q.c.point_a;
+	r.point_b = q.c.point_b;
+	r.normal = q.c.normal;
+	*out = r;
+	return IMP_OK;
+}
+
+imp_status imp_time_of_impact2(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
+			       double t_max, imp_toi2_result *out)
+{
+	return imp_time_of_impact2_ex(a, ma, b, mb, t_max, NULL, out);
+}
+
+typedef struct toi3_ctx {
+	const imp_shape *a, *b;
+	imp_motion3 ma, mb;
+	double spin;
+	imp_simplex_cache cache;
+	imp_closest3_result c;
+} toi3_ctx;
+
+static toi_probe query3(void *ctx, double t)
+{
+	toi3_ctx *q = ctx;
+	toi_probe p = {false, 0.0, 0.0};
+	if (imp_closest3(q->a, imp_motion3_at(q->ma, t), q->b, imp_motion3_at(q->mb, t), &q->cache, &q->c) != IMP_OK ||
+	    q->c.state == IMP_STATE_DEGENERATE)
+		return p;
+	p.ok = true;
+	p.distance = q->c.distance;
+	p.rate = imp_vec3_dot(imp_vec3_sub(q->ma.v, q->mb.v), q->c.normal) + q->spin;
+	return p;
+}
+
+imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
+				  double t_max, const imp_toi_options *options, imp_toi3_result *out)
+{
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	imp_status st = imp_shape_check(a, 3);
+	if (st == IMP_OK)
+		st = imp_shape_check(b, 3);
+	if (st == IMP_OK)
+		st = imp_pose3_status(ma.pose);
+	if (st == IMP_OK)
+		st = imp_pose3_status(mb.pose);
+	if (st == IMP_OK)
+		st = check_options(options);
+	if (st != IMP_OK)
+		return st;
+	if (!(t_max >= 0.0) || !isfinite(t_max) || !reach_ok3(&ma, t_max) || !reach_ok3(&mb, t_max))
+		return IMP_ERR_OUT_OF_RANGE;
+	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
+	double ra = reach3(a), rb = reach3(b);
+	toi3_ctx q;
+	memset(&q, 0, sizeof q);
+	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
+	q.spin = imp_vec3_length(ma.w) * ra + imp_vec3_length(mb.w) * rb;
+	imp_toi3_result r;
+	memset(&r, 0, sizeof r);
+	r.state = advance_loop(query3, &q, o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), t_max,
+			       o.max_iterations, &r.t, &r.iterations);
+	r.distance = q.c.distance;
+	r.point_a = q.c.point_a;
+	r.point_b = q.c.point_b;
+	r.normal = q.c.normal;
+	*out = r;
+	return IMP_OK;
+}
+
+imp_status imp_time_of_impact3(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
+			       double t_max, imp_toi3_result *out)
+{
+	return imp_time_of_impact3_ex(a, ma, b, mb, t_max, NULL, out);
+}

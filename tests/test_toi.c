@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+// Pairwise time of impact (imp_time_of_impact2/3) against independent
+// oracles: the closed form for discs and spheres moving linearly; the
+// closed form for a small body shot at a thin wall at speeds from 1 to
+// 10^6, with and without spin; and, for random polygons and polytopes
+// moving and spinning, a dense scan of the distance (imp_distance at 4,000
+// times) refined by bisection. The answer must never come after a contact
+// the scan sees, and the distance at the answer must be within the
+// tolerance. Plus separated, parallel and already-touching motions, and
+// every error path.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <impact/impact.h>
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static double rng_range(uint64_t *s, double lo, double hi)
+{
+	return lo + (hi - lo) * ((double)(rng_next(s) >> 11) * 0x1p-53);
+}
+
+/// The first t >= 0 with |p + v t| = r, or INFINITY.
+static double first_root(double px, double py, double pz, double vx, double vy, double vz, double r)
+{
+	double a = vx * vx + vy * vy + vz * vz, b = 2.0 * (px * vx + py * vy + pz * vz);
+	double c = px * px + py * py + pz * pz - r * r;
+	if (c <= 0.0)
+		return 0.0;
+	if (a == 0.0)
+		return INFINITY;
+	double disc = b * b - 4.0 * a * c;
+	if (disc < 0.0)
+		return INFINITY;
+	double t = (-b - sqrt(disc)) / (2.0 * a);
+	return t >= 0.0 ? t : INFINITY;
+}
+
+static void test_discs_and_spheres_closed_form(void **state)
+{
+	(void)state;
+	uint64_t s = 11;
+	imp_toi_options o = imp_default_toi_options();
+	o.tolerance = 1e-9;
+	for (int i = 0; i < 2000; i++) {
+		double ra = rng_range(&s, 0.01, 2.0), rb = rng_range(&s, 0.01, 2.0);
+		imp_vec3 pa = {rng_range(&s, -10, 10), rng_range(&s, -10, 10), rng_range(&s, -10, 10)};
+		imp_vec3 pb = {rng_range(&s, -10, 10), rng_range(&s, -10, 10), rng_range(&s, -10, 10)};
+		imp_vec3 va = {rng_range(&s, -5, 5), rng_range(&s, -5, 5), rng_range(&s, -5, 5)};
+		imp_vec3 vb = {rng_range(&s, -5, 5), rng_range(&s, -5, 5), rng_range(&s, -5, 5)};
+		double t_max = 4.0;
+		for (int dim = 2; dim <= 3; dim++) {
+			double z = dim == 3 ? 1.0 : 0.0;
+			double t_true = first_root(pb.x - pa.x, pb.y - pa.y, z * (pb.z - pa.z), vb.x - va.x, vb.y - va.y,
+						   z * (vb.z - va.z), ra + rb);
+			double speed = sqrt((vb.x - va.x) * (vb.x - va.x) + (vb.y - va.y) * (vb.y - va.y) +
+					    z * (vb.z - va.z) * (vb.z - va.z));
+			double t, d;
+			imp_toi_state st;
+			if (dim == 2) {
+				imp_shape *a = NULL, *b = NULL;
+				imp_vec2 o2 = {0, 0};
+				assert_int_equal(imp_shape_polygon(&o2, 1, ra, &a), IMP_OK);
+				assert_int_equal(imp_shape_polygon(&o2, 1, rb, &b), IMP_OK);
+				imp_motion2 ma = {imp_pose2_make(pa.x, pa.y, 0.3), {va.x, va.y}, 0.0};
+				imp_motion2 mb = {imp_pose2_make(pb.x, pb.y, -1.0), {vb.x, vb.y}, 0.0};
+				imp_toi2_result r;
+				assert_int_equal(imp_time_of_impact2_ex(a, ma, b, mb, t_max, &o, &r), IMP_OK);
+				t = r.t, d = r.distance, st = r.state;
+				imp_shape_destroy(a);
+				imp_shape_destroy(b);
+			} else {
+				imp_shape *a = NULL, *b = NULL;
+				assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), ra, &a), IMP_OK);
+				assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), rb, &b), IMP_OK);
+				imp_motion3 ma = {{pa, imp_quat_identity()}, va, {0, 0, 0}};
+				imp_motion3 mb = {{pb, imp_quat_identity()}, vb, {0, 0, 0}};
+				imp_toi3_result r;
+				assert_int_equal(imp_time_of_impact3_ex(a, ma, b, mb, t_max, &o, &r), IMP_OK);
+				t = r.t, d = r.distance, st = r.state;
+				imp_shape_destroy(a);
+				imp_shape_destroy(b);
+			}
+			if (t_true == 0.0) {
+				assert_int_equal(st, IMP_TOI_OVERLAPPED);
+			} else if (t_true > t_max) {
+				assert_int_equal(st, IMP_TOI_SEPARATED);
+				assert_true(t == t_max);
+			} else {
+				assert_int_equal(st, IMP_TOI_HIT);
+				assert_true(t <= t_true + 1e-12);
+				assert_true(d <= o.tolerance && d >= -1e-12);
+				// The distance at t by the closed form: within the tolerance.
+				double gx = pb.x - pa.x + (vb.x - va.x) * t, gy = pb.y - pa.y + (vb.y - va.y) * t;
+				double gz = z * (pb.z - pa.z + (vb.z - va.z) * t);
+				double exact = sqrt(gx * gx + gy * gy + gz * gz) - (ra + rb);
+				assert_true(exact >= -1e-12 * (1.0 + speed) && exact <= o.tolerance + 1e-12 * (1.0 + speed));
+			}
+		}
+	}
+}
+
+/// A 0.01-thick wall and a small body shot at it at 1 to 10^6 per unit time
+/// over one unit of time: the hit is always found, at the time the body's
+/// face meets the wall's, within the tolerance.
+static void test_thin_wall_no_tunnelling(void **state)
+{
+	(void)state;
+	imp_shape *wall2 = NULL, *body2 = NULL, *wall3 = NULL, *body3 = NULL;
+	assert_int_equal(imp_shape_box2(0.005, 5.0, 0.0, &wall2), IMP_OK);
+	assert_int_equal(imp_shape_box2(0.05, 0.05, 0.0, &body2), IMP_OK);
+	assert_int_equal(imp_shape_box3(0.005, 5.0, 5.0, 0.0, &wall3), IMP_OK);
+	assert_int_equal(imp_shape_box3(0.05, 0.05, 0.05, 0.0, &body3), IMP_OK);
+	imp_toi_options o = imp_default_toi_options();
+	o.tolerance = 1e-7;
+	o.max_iterations = 200;
+	for (double speed = 1.0; speed <= 1e6; speed *= 3.7) {
+		for (int spin = 0; spin < 2; spin++) {
+			double x0 = -0.3 * speed; // the wall at 0, reached at about t = 0.3
+			double w = spin ? 50.0 : 0.0;
+			// Without spin the body's face meets the wall at x0 + v t + 0.05 = -0.005.
+			double t_face = (-0.005 - 0.05 - x0) / speed;
+			imp_motion2 mw2 = {imp_pose2_make(0, 0, 0), {0, 0}, 0.0};
+			imp_motion2 mb2 = {imp_pose2_make(x0, 0.01, 0), {speed, 0}, w};
+			imp_toi2_result r2;
+			assert_int_equal(imp_time_of_impact2_ex(wall2, mw2, body2, mb2, 1.0, &o, &r2), IMP_OK);
+			assert_int_equal(r2.state, IMP_TOI_HIT);
+			assert_true(r2.distance <= o.tolerance);
+			// A spinning square reaches further (its half-diagonal): no later than
+			// the flat face, no earlier than the corner could.
+			double t_corner = (-0.005 - 0.05 * sqrt(2.0) - x0) / speed;
+			assert_true(r2.t <= t_face + 1e-12);
+			assert_true(r2.t >= (spin ? t_corner : t_face - o.tolerance / speed) - 1e-9);
+			imp_motion3 mw3 = {{{0, 0, 0}, imp_quat_identity()}, {0, 0, 0}, {0, 0, 0}};
+			imp_motion3 mb3 = {{{x0, 0.01, -0.02}, imp_quat_identity()}, {speed, 0, 0}, {0, w, w * 0.5}};
+			imp_toi3_result r3;
+			assert_int_equal(imp_time_of_impact3_ex(wall3, mw3, body3, mb3, 1.0, &o, &r3), IMP_OK);
+			assert_int_equal(r3.state, IMP_TOI_HIT);
+			assert_true(r3.distance <= o.tolerance);
+			assert_true(r3.t <= t_face + 1e-12);
+			t_corner = (-0.005 - 0.05 * sqrt(3.0) - x0) / speed;
+			assert_true(r3.t >= (spin ? t_corner : t_face - o.tolerance / speed) - 1e-9);
+		}
+	}
+	imp_shape_destroy(wall2);
+	imp_shape_destroy(body2);
+	imp_shape_destroy(wall3);
+	imp_shape_destroy(body3);
+}
+
+enum { SCAN = 4000 };
+
+/// The distance of the pair at time t.
+typedef double distance_at(const void *pair, double t);
+
+typedef struct pair2 {
+	const imp_shape *a, *b;
+	imp_motion2 ma, mb;
+} pair2;
+
+typedef struct pair3 {
+	const imp_shape *a, *b;
+	imp_motion3 ma, mb;
+} pair3;
+
+static double distance2_at(const void *pair, double t)
+{
+	const pair2 *p = pair;
+	return imp_distance2(p->a, imp_motion2_at(p->ma, t), p->b, imp_motion2_at(p->mb, t), NULL);
+}
+
+static double distance3_at(const void *pair, double t)
+{
+	const pair3 *p = pair;
+	return imp_distance3(p->a, imp_motion3_at(p->ma, t), p->b, imp_motion3_at(p->mb, t), NULL);
+}
+
+/// The scan oracle: the first of SCAN + 1 evenly spaced times in [0, t_max]
+/// at which the distance is at most 0, refined by bisection to 1e-12 of
+/// t_max; INFINITY when no sample touches.
+static double scan(distance_at *d, const void *pair, double t_max)
+{
+	double prev = 0.0;
+	for (int i = 0; i <= SCAN; i++) {
+		double t = t_max * i / SCAN;
+		if (d(pair, t) <= 0.0) {
+			if (i == 0)
+				return 0.0;
+			double lo = prev, hi = t;
+			while (hi - lo > 1e-12 * t_max) {
+				double mid = 0.5 * (lo + hi);
+				if (d(pair, mid) <= 0.0)
+					hi = mid;
+				else
+					lo = mid;
+			}
+			return hi;
+		}
+		prev = t;
+	}
+	return INFINITY;
+}
+
+static void test_random_motions_against_scan(void **state)
+{
+	(void)state;
+	uint64_t s = 0x701;
+	imp_toi_options o = imp_default_toi_options();
+	o.tolerance = 1e-8;
+	o.max_iterations = 500;
+	int hits[2] = {0, 0};
+	for (int i = 0; i < 150; i++) {
+		// 2D: random polygons (some rounded).
+		imp_vec2 pts[6];
+		imp_shape *a2 = NULL, *b2 = NULL;
+		for (int k = 0; k < 6; k++)
+			pts[k] = (imp_vec2){rng_range(&s, -1, 1), rng_range(&s, -0.5, 0.5)};
+		assert_int_equal(imp_shape_polygon(pts, 6, i % 3 ? 0.0 : 0.1, &a2), IMP_OK);
+		for (int k = 0; k < 6; k++)
+			pts[k] = (imp_vec2){rng_range(&s, -0.7, 0.7), rng_range(&s, -0.7, 0.7)};
+		assert_int_equal(imp_shape_polygon(pts, 6, i % 4 ? 0.0 : 0.05, &b2), IMP_OK);
+		imp_motion2 ma = {imp_pose2_make(rng_range(&s, -4, -2), rng_range(&s, -1, 1), rng_range(&s, -3, 3)),
+				  {rng_range(&s, 0, 3), rng_range(&s, -1, 1)}, rng_range(&s, -6, 6)};
+		imp_motion2 mb = {imp_pose2_make(rng_range(&s, 2, 4), rng_range(&s, -1, 1), rng_range(&s, -3, 3)),
+				  {rng_range(&s, -3, 0), rng_range(&s, -1, 1)}, rng_range(&s, -6, 6)};
+		imp_toi2_result r2;
+		assert_int_equal(imp_time_of_impact2_ex(a2, ma, b2, mb, 2.0, &o, &r2), IMP_OK);
+		pair2 p2 = {a2, b2, ma, mb};
+		double t2 = scan(distance2_at, &p2, 2.0);
+		assert_true(r2.state == IMP_TOI_HIT || r2.state == IMP_TOI_SEPARATED);
+		if (isfinite(t2)) {
+			assert_int_equal(r2.state, IMP_TOI_HIT);
+			assert_true(r2.t <= t2 + 1e-9);
+			hits[0]++;
+		}
+		if (r2.state == IMP_TOI_HIT) {
+			assert_true(r2.distance <= o.tolerance);
+			double d = imp_distance2(a2, imp_motion2_at(ma, r2.t), b2, imp_motion2_at(mb, r2.t), NULL);
+			assert_true(fabs(d - fmax(r2.distance, 0.0)) <= 1e-12);
+		}
+		imp_shape_destroy(a2);
+		imp_shape_destroy(b2);
+
+		// 3D: random polytopes.
+		imp_vec3 q[8];
+		imp_shape *a3 = NULL, *b3 = NULL;
+		for (int k = 0; k < 8; k++)
+			q[k] = imp_vec3_make(rng_range(&s, -1, 1), rng_range(&s, -0.5, 0.5), rng_range(&s, -0.5, 0.5));
+		assert_int_equal(imp_shape_polytope(q, 8, i % 3 ? 0.0 : 0.1, &a3), IMP_OK);
+		for (int k = 0; k < 8; k++)
+			q[k] = imp_vec3_make(rng_range(&s, -0.6, 0.6), rng_range(&s, -0.6, 0.6), rng_range(&s, -0.6, 0.6));
+		assert_int_equal(imp_shape_polytope(q, 8, 0.0, &b3), IMP_OK);
+		imp_motion3 na = {{{rng_range(&s, -4, -2), rng_range(&s, -0.4, 0.4), rng_range(&s, -0.4, 0.4)},
+				   imp_quat_from_axis_angle(imp_vec3_make(1, 2, 3), rng_range(&s, -3, 3))},
+				  {rng_range(&s, 0, 3), rng_range(&s, -0.3, 0.3), rng_range(&s, -0.3, 0.3)},
+				  {rng_range(&s, -5, 5), rng_range(&s, -5, 5), rng_range(&s, -5, 5)}};
+		imp_motion3 nb = {{{rng_range(&s, 2, 4), rng_range(&s, -0.4, 0.4), rng_range(&s, -0.4, 0.4)}, imp_quat_identity()},
+				  {rng_range(&s, -3, 0), rng_range(&s, -0.3, 0.3), rng_range(&s, -0.3, 0.3)},
+				  {rng_range(&s, -5, 5), 0.0, rng_range(&s, -5, 5)}};
+		imp_toi3_result r3;
+		assert_int_equal(imp_time_of_impact3_ex(a3, na, b3, nb, 2.0, &o, &r3), IMP_OK);
+		pair3 p3 = {a3, b3, na, nb};
+		double t3 = scan(distance3_at, &p3, 2.0);
+		assert_true(r3.state == IMP_TOI_HIT || r3.state == IMP_TOI_SEPARATED);
+		if (isfinite(t3)) {
+			assert_int_equal(r3.state, IMP_TOI_HIT);
+			assert_true(r3.t <= t3 + 1e-9);
+			hits[1]++;
+		}
+		if (r3.state == IMP_TOI_HIT)
+			assert_true(r3.distance <= o.tolerance);
+		imp_shape_destroy(a3);
+		imp_shape_destroy(b3);
+	}
+	// The scenes are made to collide often, so that the oracle has
+	// something to compare with.
+	print_message("scan oracle contacts: %d of 150 in 2D, %d of 150 in 3D\n", hits[0], hits[1]);
+	assert_true(hits[0] > 40);
+	assert_true(hits[1] > 40);
+}
+
+static void test_separated_parallel_and_touching(void **state)
+{
+	(void)state;
+	imp_shape *a = NULL, *b = NULL;
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &a), IMP_OK);
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &b), IMP_OK);
+	imp_toi2_result r;
+	// Apart and moving apart.
+	imp_motion2 ma = {imp_pose2_make(0, 0, 0), {-1, 0}, 0.0}, mb = {imp_pose2_make(3, 0, 0), {1, 0}, 0.0};
+	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 10.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_SEPARATED);
+	assert_true(r.t == 10.0);
+	assert_true(r.iterations == 1); // the separation never falls: one query
+	// Sliding past side by side, never closer than 1.
+	ma.v = (imp_vec2){0, 0};
+	mb = (imp_motion2){imp_pose2_make(-5, 2, 0), {10, 0}, 0.0};
+	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 1.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_SEPARATED);
+	// Touching at the start.
+	mb = (imp_motion2){imp_pose2_make(1, 0, 0), {0, 0}, 0.0};
+	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 1.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_OVERLAPPED);
+	assert_true(r.t == 0.0);
+	// t_max 0: only the start is looked at.
+	mb = (imp_motion2){imp_pose2_make(3, 0, 0), {-100, 0}, 0.0};
+	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 0.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_SEPARATED);
+	assert_true(r.t == 0.0);
+	// An iteration limit of 1 stops at once with a lower bound.
+	imp_toi_options o = imp_default_toi_options();
+	o.max_iterations = 1;
+	assert_int_equal(imp_time_of_impact2_ex(a, ma, b, mb, 1.0, &o, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_ITERATION_LIMIT);
+	assert_true(r.t == 0.0);
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	imp_shape *a2 = NULL, *a3 = NULL;
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &a2), IMP_OK);
+	assert_int_equal(imp_shape_box3(0.5, 0.5, 0.5, 0.0, &a3), IMP_OK);
+	imp_motion2 m2 = {imp_pose2_make(0, 0, 0), {1, 0}, 0.0};
+	imp_motion3 m3 = {{{0, 0, 0}, imp_quat_identity()}, {1, 0, 0}, {0, 0, 0}};
+	imp_toi2_result r2, keep2;
+	imp_toi3_result r3, keep3;
+	memset(&r2, 0x5a, sizeof r2);
+	memset(&r3, 0x5a, sizeof r3);
+	keep2 = r2;
+	keep3 = r3;
+	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, 1.0, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_time_of_impact2(NULL, m2, a2, m2, 1.0, &r2), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_time_of_impact2(a3, m2, a2, m2, 1.0, &r2), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_time_of_impact3(a2, m3, a3, m3, 1.0, &r3), IMP_ERR_DIMENSION_MISMATCH);
+	imp_motion2 bad2 = m2;
+	bad2.v.y = NAN;
+	assert_int_equal(imp_time_of_impact2(a2, bad2, a2, m2, 1.0, &r2), IMP_ERR_OUT_OF_RANGE);
+	bad2 = m2;
+	bad2.w = INFINITY;
+	assert_int_equal(imp_time_of_impact2(a2, m2, a2, bad2, 1.0, &r2), IMP_ERR_OUT_OF_RANGE);
+	bad2 = m2;
+	bad2.pose.q.c = 2.0;
+	assert_int_equal(imp_time_of_impact2(a2, bad2, a2, m2, 1.0, &r2), IMP_ERR_BAD_ROTATION);
+	bad2 = m2;
+	bad2.v.x = 1e149;
+	assert_int_equal(imp_time_of_impact2(a2, bad2, a2, m2, 100.0, &r2), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, -1.0, &r2), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, NAN, &r2), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, INFINITY, &r2), IMP_ERR_OUT_OF_RANGE);
+	imp_toi_options o = imp_default_toi_options();
+	o.tolerance = -1.0;
+	assert_int_equal(imp_time_of_impact2_ex(a2, m2, a2, m2, 1.0, &o, &r2), IMP_ERR_BAD_OPTIONS);
+	o = imp_default_toi_options();
+	o.max_iterations = 0;
+	assert_int_equal(imp_time_of_impact3_ex(a3, m3, a3, m3, 1.0, &o, &r3), IMP_ERR_BAD_OPTIONS);
+	imp_motion3 bad3 = m3;
+	bad3.w.z = NAN;
+	assert_int_equal(imp_time_of_impact3(a3, bad3, a3, m3, 1.0, &r3), IMP_ERR_OUT_OF_RANGE);
+	bad3 = m3;
+	bad3.pose.q.w = 0.5;
+	assert_int_equal(imp_time_of_impact3(a3, m3, a3, bad3, 1.0, &r3), IMP_ERR_BAD_ROTATION);
+	assert_memory_equal(&r2, &keep2, sizeof r2);
+	assert_memory_equal(&r3, &keep3, sizeof r3);
+	imp_shape_destroy(a2);
+	imp_shape_destroy(a3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_discs_and_spheres_closed_form),
+		cmocka_unit_test(test_thin_wall_no_tunnelling),
+		cmocka_unit_test(test_random_motions_against_scan),
+		cmocka_unit_test(test_separated_parallel_and_touching),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
