@@ -220,6 +220,141 @@ IMP_API imp_world_stats imp_world_get_stats(const imp_world *world);
 /// NULL.
 IMP_API uint64_t imp_world_state_hash(const imp_world *world);
 
+
+// ---------------------------------------------------------------------------
+// Motion and the time-of-impact step (Mirtich's scheduling, ALGORITHMS.md §8).
+//
+// Kinematic and dynamic bodies carry a motion: a linear velocity of their
+// origin and an angular velocity about it (a scalar in 2D, a vector in 3D),
+// or a target pose to reach at the end of the next step. imp_world_step()
+// advances the world by dt: the broad phase takes each moving body's box
+// swept over the step, every pair that survives goes into a priority queue
+// keyed by a lower bound on its time of impact, and the queue is processed
+// in time order: a pair is looked at (Level 3, with its simplex cache) only
+// when it can have come within the contact tolerance. Contacts therefore
+// come out in time order and none is stepped over, however fast a body is.
+// docs/toi.md describes the method and its guarantees.
+
+/// Sets a body's motion: the velocity of its origin and its angular
+/// velocity (radians per unit time, counter-clockwise) about the origin; it
+/// holds from now until changed, and drops a target pose. Allowed inside the
+/// contact callback of imp_world_step (the change takes effect at the
+/// contact's time). Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
+/// IMP_ERR_DIMENSION_MISMATCH (a 3D world), IMP_ERR_BAD_OPTIONS (a static
+/// body), IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a component beyond
+/// IMP_MAX_COORDINATE).
+IMP_API imp_status imp_body_set_velocity2(imp_world *world, imp_body_id id, imp_vec2 linear, double angular);
+/// The 3D form: `angular` is the rotation axis times the rate (radians per
+/// unit time, right-handed).
+IMP_API imp_status imp_body_set_velocity3(imp_world *world, imp_body_id id, imp_vec3 linear, imp_vec3 angular);
+
+/// A body's velocity as set (during a step towards a target pose: the
+/// velocity that reaches it). Either output may be NULL, not both.
+IMP_API imp_status imp_body_get_velocity2(const imp_world *world, imp_body_id id, imp_vec2 *linear,
+					  double *angular);
+IMP_API imp_status imp_body_get_velocity3(const imp_world *world, imp_body_id id, imp_vec3 *linear,
+					  imp_vec3 *angular);
+
+/// Gives a kinematic or dynamic body the pose it must reach at the end of
+/// the next step with dt > 0 (a planner's path, one waypoint a step): over
+/// that step its origin moves on the straight segment and it turns about
+/// its origin at a constant rate through the smaller angle (2D: at most pi;
+/// 3D: the shorter arc), and it ends exactly on the target. Then it stops
+/// (velocity zero) until given another target or a velocity. A velocity set
+/// later drops the target. Errors: as imp_body_set_velocity2/3, plus the
+/// pose's (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE).
+/// Not allowed inside the contact callback (IMP_ERR_BUSY).
+IMP_API imp_status imp_body_set_target_pose2(imp_world *world, imp_body_id id, imp_pose2 target);
+IMP_API imp_status imp_body_set_target_pose3(imp_world *world, imp_body_id id, imp_pose3 target);
+
+/// A contact found by a step: the first time in the step at which a pair
+/// came within the contact tolerance (or the step's start, for a pair that
+/// was already within it).
+typedef struct imp_contact_event {
+	imp_body_id a, b;     ///< a's index below b's
+	double t;             ///< time of impact from the step's start, in [0, dt]
+	double time;          ///< the same on the world's clock (imp_world_time before the step + t)
+	double distance;      ///< the distance then (at most the tolerance; negative when overlapping)
+	imp_vec3 point_a;     ///< witness point on a then (world frame; z = 0 in 2D)
+	imp_vec3 point_b;     ///< witness point on b then
+	imp_vec3 normal;      ///< unit, from a to b (z = 0 in 2D)
+	double normal_speed;  ///< (velocity of b's point - velocity of a's point) . normal, from the
+	                      ///< bodies' motions then: negative when they approach
+} imp_contact_event;
+
+/// Called for each contact, in time order, during the step. It may change
+/// the velocities of any bodies (imp_body_set_velocity2/3: the Impulse loop);
+/// the pairs of a body whose motion changed are scheduled again from the
+/// contact's time, so the queue stays correct. Calls that add, remove,
+/// teleport or re-filter bodies, or step or update the world, return
+/// IMP_ERR_BUSY.
+typedef void imp_contact_fn(const imp_contact_event *event, void *user);
+
+/// Options of a step: fill from imp_default_step_opts().
+typedef struct imp_step_opts {
+	double tolerance;       ///< contact when the distance is at most this; 0: 1e-6 x the sum of the
+	                        ///< two shapes' bound radii (per pair); 0 <= tolerance <= IMP_MAX_COORDINATE
+	int max_pair_calls;     ///< narrow-phase calls one pair may take in one step, >= 1; a pair that
+	                        ///< reaches the cap is left for the rest of the step (see imp_step_stats)
+	imp_contact_fn *on_contact; ///< optional
+	void *user;             ///< passed to on_contact
+} imp_step_opts;
+
+/// tolerance 0 (automatic), 64 narrow-phase calls per pair, no callback.
+IMP_API imp_step_opts imp_default_step_opts(void);
+
+/// How a step ended.
+typedef enum imp_step_state {
+	IMP_STEP_COMPLETE = 0,  ///< every pair processed to the end of the step
+	IMP_STEP_PAIR_CAPPED,   ///< some pairs reached max_pair_calls: a contact of theirs may be missing
+} imp_step_state;
+
+/// What the last step did.
+typedef struct imp_step_stats {
+	imp_step_state state;
+	int moving;          ///< bodies with a motion in the step
+	int candidates;      ///< pairs whose swept boxes overlap (at least one body moving)
+	int queued;          ///< pairs put in the queue (the others had a time of impact past the step)
+	int queue_peak;      ///< the most pairs in the queue at once
+	int narrow_calls;    ///< narrow-phase queries (Level 3)
+	int64_t heap_ops;    ///< pushes, pops, removals and key changes of the queue
+	int events;          ///< contact events
+	int rescheduled;     ///< pairs scheduled again after a motion changed in the callback
+	int capped_pairs;    ///< pairs that reached max_pair_calls
+	int broad_moves;     ///< bodies whose enlarged box had to change in the broad phase
+} imp_step_stats;
+
+/// Advances the world by dt >= 0 (see the top of this section). Bodies end
+/// at their poses at t + dt; the contacts of the step are then in
+/// imp_world_get_contacts(), in nondecreasing time order, the order in which
+/// they were found and given to opts->on_contact (NULL opts: the defaults);
+/// equal times come out in a fixed order, the same on every run. A pair whose contact was reported is
+/// not reported again in the step until it has separated to twice the
+/// tolerance; a pair that stays within the tolerance (resting contact) is
+/// reported once per step. Pairs neither of whose bodies moves are not
+/// looked at. The touching pairs of imp_world_update() are brought up to
+/// date at the next update (the moved bodies are marked moved).
+/// Errors (the world as it was: poses, motions, clock): IMP_ERR_NULL_ARGUMENT,
+/// IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt), IMP_ERR_OUT_OF_RANGE (dt beyond
+/// IMP_MAX_COORDINATE, or a body that would leave the coordinate range),
+/// IMP_ERR_BAD_OPTIONS, IMP_ERR_OUT_OF_MEMORY (the callback may have been
+/// called for contacts before the failure).
+IMP_API imp_status imp_world_step(imp_world *world, double dt, const imp_step_opts *opts);
+
+/// The contacts of the last step (empty for NULL); valid until the next
+/// step.
+typedef struct imp_contact_events {
+	const imp_contact_event *items;
+	int count;
+} imp_contact_events;
+IMP_API imp_contact_events imp_world_get_contacts(const imp_world *world);
+
+/// Zeroed for NULL.
+IMP_API imp_step_stats imp_world_get_step_stats(const imp_world *world);
+
+/// The world's clock: the sum of the dt of the steps taken (0 for NULL).
+IMP_API double imp_world_time(const imp_world *world);
+
 #ifdef __cplusplus
 }
 #endif

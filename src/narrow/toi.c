@@ -41,22 +41,17 @@ imp_pose3 imp_motion3_at(imp_motion3 m, double t)
 	return p;
 }
 
-/// The largest distance of a point of the (rounded) shape from its origin,
-/// or a bound on it: user shapes by the corners of their box, whose faces
-/// their supports give exactly.
-static double reach2(const imp_shape *s)
+double imp_shape_reach(const imp_shape *s)
 {
-	if (s->kind != IMP_SHAPE_USER2)
-		return s->bound_radius;
-	imp_aabb2 box;
-	if (imp_shape2_aabb_rel(s, imp_rot2_make(0.0), &box) != IMP_OK)
-		return INFINITY;
-	double x = fmax(fabs(box.lo.x), fabs(box.hi.x)), y = fmax(fabs(box.lo.y), fabs(box.hi.y));
-	return sqrt(x * x + y * y);
-}
-
-static double reach3(const imp_shape *s)
-{
+	if (s->dim == 2) {
+		if (s->kind != IMP_SHAPE_USER2)
+			return s->bound_radius;
+		imp_aabb2 box;
+		if (imp_shape2_aabb_rel(s, imp_rot2_make(0.0), &box) != IMP_OK)
+			return INFINITY;
+		double x = fmax(fabs(box.lo.x), fabs(box.hi.x)), y = fmax(fabs(box.lo.y), fabs(box.hi.y));
+		return sqrt(x * x + y * y);
+	}
 	if (s->kind != IMP_SHAPE_USER3)
 		return imp_shape3_of(s)->bound_radius;
 	imp_aabb3 box;
@@ -174,7 +169,7 @@ imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_
 	if (!(t_max >= 0.0) || !isfinite(t_max) || !reach_ok2(&ma, t_max) || !reach_ok2(&mb, t_max))
 		return IMP_ERR_OUT_OF_RANGE;
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
-	double ra = reach2(a), rb = reach2(b);
+	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);
 	toi2_ctx q;
 	memset(&q, 0, sizeof q);
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
@@ -237,7 +232,7 @@ imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_
 	if (!(t_max >= 0.0) || !isfinite(t_max) || !reach_ok3(&ma, t_max) || !reach_ok3(&mb, t_max))
 		return IMP_ERR_OUT_OF_RANGE;
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
-	double ra = reach3(a), rb = reach3(b);
+	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);
 	toi3_ctx q;
 	memset(&q, 0, sizeof q);
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;

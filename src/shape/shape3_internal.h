@@ -249,4 +249,10 @@ static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_p
 	return IMP_OK;
 }
 
+/// The largest distance of a point of a checked shape (2D or 3D, rounded)
+/// from its origin, about which a body turns: the bound radius, or for a
+/// user shape the farthest corner of its box (whose faces its supports give
+/// exactly); +inf when a user support is not finite. In narrow/toi.c.
+double imp_shape_reach(const imp_shape *s);
+
 #endif

@@ -79,6 +79,13 @@ void imp_heap_clear(imp_heap *h)
 	imp_heap_init(h, h->alloc);
 }
 
+void imp_heap_empty(imp_heap *h)
+{
+	h->count = 0;
+	h->handles = 0;
+	h->free_handle = -1;
+}
+
 imp_status imp_heap_reserve(imp_heap *h, int32_t n)
 {
 	if (h == NULL)

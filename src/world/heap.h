@@ -41,6 +41,9 @@ void imp_heap_init(imp_heap *h, const imp_allocator *alloc);
 /// Frees the heap's memory; the heap is then empty and can be used again.
 void imp_heap_clear(imp_heap *h);
 
+/// Drops every entry (their handles become free), keeping the memory.
+void imp_heap_empty(imp_heap *h);
+
 /// Room for `n` entries without allocating.
 imp_status imp_heap_reserve(imp_heap *h, int32_t n);
 

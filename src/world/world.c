@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "broad/broad.h"
+#include "world/heap.h"
 #include "core/alloc.h"
 #include "core/inline.h"
 #include "core/sort.h"
@@ -46,8 +47,38 @@ typedef struct pair {
 	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
 	struct pair *prev[2];
 	imp_simplex_cache cache;
+	// The time-of-impact step (imp_world_step):
+	double toi;              ///< world time before which the pair cannot come within the tolerance
+	uint32_t toi_serial[2];  ///< the lower and higher body's motion serials toi was found with
+	uint32_t step;           ///< the step that last queued it
+	int32_t slot;            ///< its place in the step's queued array
+	int32_t handle;          ///< its queue handle, while queued
+	uint32_t calls;          ///< narrow-phase calls in that step
+	uint8_t toi_ok;          ///< toi holds (while the serials match)
+	uint8_t contact;         ///< reported, and not yet apart by twice the tolerance
+	uint8_t queued;          ///< in the queue now
 	UT_hash_handle hh;
 } pair;
+
+/// A body's motion (one per slot, beside the bodies, so that the update's
+/// walks over bodies read none of it).
+typedef struct motion {
+	imp_vec3 v, w;           ///< as set (2D: v.x, v.y and w.z)
+	imp_pose2 target2;
+	imp_pose3 target3;
+	double reach;            ///< the shape's largest distance from its origin
+	uint32_t serial;         ///< changes with every change of motion and every teleport
+	uint8_t has_target;
+	uint8_t listed;          ///< in the movers list
+	uint8_t changed;         ///< in the step's list of motions changed by the callback
+	uint8_t started;         ///< began moving inside the step's callback
+	// The step in progress (when step is the world's step stamp):
+	uint32_t step;
+	double t0;               ///< the step time of the base pose
+	imp_pose2 base2;
+	imp_pose3 base3;
+	imp_vec3 sv, sw;         ///< the velocity from t0 on
+} motion;
 
 typedef struct body {
 	// First what every frame reads of every moved body: set_pose, pass 1 and
@@ -129,6 +160,27 @@ struct imp_world {
 
 	imp_broad *broad;
 	imp_world_stats stats;
+
+	// Motion and the time-of-impact step.
+	motion *motions;         ///< per slot, room for body_cap
+	int32_t motion_cap;
+	int32_t *movers;         ///< slots that may have a motion (lazily pruned at each step)
+	int32_t mover_count, mover_cap;
+	double time;
+	uint32_t step_stamp;
+	bool in_step;            ///< the step's callback is running: velocities may change
+	double step_now;         ///< the time of the contact being reported
+	double step_dt;
+	int32_t *step_bodies;    ///< the bodies moving in this step
+	int32_t step_body_count, step_body_cap;
+	int32_t *changed;        ///< bodies whose motion the callback changed
+	int32_t changed_count, changed_cap;
+	pair **queued;           ///< the pairs the step looked at; queue values index this
+	int32_t queued_count, queued_cap;
+	imp_heap queue;
+	imp_contact_event *contacts;
+	int32_t contact_count, contact_cap;
+	imp_step_stats step_stats;
 };
 
 static atomic_uint world_serial = 1;
@@ -603,6 +655,13 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->pending_end.items, (size_t)w->pending_end.cap * sizeof *w->pending_end.items);
 	imp_free(a, w->touch, (size_t)w->touch_cap * sizeof *w->touch);
 	imp_free(a, w->touch_new, (size_t)w->touch_new_cap * sizeof *w->touch_new);
+	imp_free(a, w->motions, (size_t)w->motion_cap * sizeof *w->motions);
+	imp_free(a, w->movers, (size_t)w->mover_cap * sizeof *w->movers);
+	imp_free(a, w->step_bodies, (size_t)w->step_body_cap * sizeof *w->step_bodies);
+	imp_free(a, w->changed, (size_t)w->changed_cap * sizeof *w->changed);
+	imp_free(a, w->queued, (size_t)w->queued_cap * sizeof *w->queued);
+	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
+	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;
 		imp_free(a, b, sizeof *b);
@@ -625,11 +684,13 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 	w->alloc = def->allocator;
 	w->dim = def->dim;
 	w->free_head = -1;
+	imp_heap_init(&w->queue, &w->alloc);
 	w->serial = atomic_fetch_add(&world_serial, 1u);
 	if (w->serial == 0)
 		w->serial = atomic_fetch_add(&world_serial, 1u);
 	bool ok = imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, def->body_capacity, sizeof *w->bodies) &&
-		imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, def->body_capacity, sizeof *w->moved);
+		imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, def->body_capacity, sizeof *w->moved) &&
+		imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, def->body_capacity, sizeof *w->motions);
 	for (int32_t i = 0; ok && i < def->pair_capacity; i += PAIR_BLOCK) {
 		pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
 		if (blk == NULL) {
@@ -724,7 +785,8 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	if (s < 0) {
 		if (w->body_high == INT32_MAX - 1)
 			return IMP_ERR_OUT_OF_MEMORY;
-		if (!imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, w->body_high + 1, sizeof *w->bodies))
+		if (!imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, w->body_high + 1, sizeof *w->bodies) ||
+		    !imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, w->body_high + 1, sizeof *w->motions))
 			return IMP_ERR_OUT_OF_MEMORY;
 	}
 	if (!reserve_moved(w))
@@ -735,7 +797,15 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 		generation = w->bodies[s].generation;
 	} else {
 		s = w->body_high++;
+		memset(&w->motions[s], 0, sizeof w->motions[s]);
 	}
+	motion *m = &w->motions[s];
+	uint32_t serial = m->serial + 1u;
+	uint8_t listed = m->listed;
+	memset(m, 0, sizeof *m);
+	m->serial = serial;
+	m->listed = listed; // a stale entry in the movers list stays until the next step prunes it
+	m->reach = imp_shape_reach(def->shape);
 	body *b = &w->bodies[s];
 	memset(b, 0, sizeof *b);
 	b->generation = generation;
@@ -778,6 +848,10 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 	}
 	if (b->in_broad)
 		imp_broad_remove(w->broad, s);
+	motion *m = &w->motions[s];
+	m->v = m->w = imp_vec3_make(0.0, 0.0, 0.0);
+	m->has_target = 0;
+	m->serial++;
 	b->alive = 0;
 	b->in_broad = 0;
 	b->moved = 0; // a stale entry in the moved list is skipped
@@ -826,6 +900,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 	b->tight = tight;
 	b->rel = rel;
 	b->inside = box_contains_all(&b->fat, &tight);
+	w->motions[s].serial++;
 	mark_moved(w, s);
 	return IMP_OK;
 }
@@ -1051,6 +1126,28 @@ static imp_status insert_pass(imp_world *w, int32_t n)
 	return w->oom ? IMP_ERR_OUT_OF_MEMORY : result;
 }
 
+/// Pass 1 over the moved list: the broad phase told of every body whose box
+/// left its enlarged box, and of the bodies to insert. Out of memory leaves
+/// the bodies it concerns for the next time.
+static imp_status broad_update(imp_world *w)
+{
+	imp_status result = IMP_OK;
+	int32_t n = w->moved_count, inserts = 0;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t s = w->moved[i];
+		body *b = &w->bodies[s];
+		if (!b->alive || !b->moved)
+			continue;
+		w->stats.moved++;
+		if (broad_pass(w, s) != IMP_OK)
+			result = IMP_ERR_OUT_OF_MEMORY;
+		inserts += b->inserting;
+	}
+	if (inserts > 0 && insert_pass(w, n) != IMP_OK)
+		result = IMP_ERR_OUT_OF_MEMORY;
+	return result;
+}
+
 /// Whether the pair touches now. Reads pr (its simplex cache) only for the
 /// narrow phase.
 static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h)
@@ -1214,19 +1311,8 @@ imp_status imp_world_update(imp_world *w)
 	imp_status result = IMP_OK;
 
 	// Pass 1. Bodies the broad phase could not take stay for next time.
-	int32_t n = w->moved_count, inserts = 0;
-	for (int32_t i = 0; i < n; i++) {
-		int32_t s = w->moved[i];
-		body *b = &w->bodies[s];
-		if (!b->alive || !b->moved)
-			continue;
-		w->stats.moved++;
-		if (broad_pass(w, s) != IMP_OK)
-			result = IMP_ERR_OUT_OF_MEMORY;
-		inserts += b->inserting;
-	}
-	if (inserts > 0 && insert_pass(w, n) != IMP_OK)
-		result = IMP_ERR_OUT_OF_MEMORY;
+	int32_t n = w->moved_count;
+	result = broad_update(w);
 	// Pass 2; the moved list keeps what is not done. The pairs are visited
 	// through the moved bodies' lists, or, when a quarter of the bodies or
 	// more moved, by one walk over all of them in memory order.
@@ -1378,4 +1464,843 @@ uint64_t imp_world_state_hash(const imp_world *w)
 	for (int32_t i = 0; i < w->pending_end.count; i++)
 		h = mix(h, (uint64_t)w->pending_end.items[i].a.index << 32 | w->pending_end.items[i].b.index);
 	return h;
+}
+
+/* ---- motion ---- */
+
+static bool within_range(double x)
+{
+	return fabs(x) <= IMP_MAX_COORDINATE; // false for NaN and infinities
+}
+
+static imp_status vec3_status(imp_vec3 v)
+{
+	if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z))
+		return IMP_ERR_NOT_FINITE;
+	return within_range(v.x) && within_range(v.y) && within_range(v.z) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
+}
+
+static bool vec3_is_zero(imp_vec3 v)
+{
+	return v.x == 0.0 && v.y == 0.0 && v.z == 0.0;
+}
+
+static bool has_motion(const motion *m)
+{
+	return m->has_target || !vec3_is_zero(m->v) || !vec3_is_zero(m->w);
+}
+
+/// Whether slot s moves in the step in progress.
+static bool in_step(const imp_world *w, int32_t s)
+{
+	return w->motions[s].step == w->step_stamp && w->step_stamp != 0;
+}
+
+/// The body's pose at step time t: its base pose moved by the step's
+/// velocity over t - t0 (imp_motion2/3_at), or its pose when it does not
+/// move in this step.
+static void pose_at(const imp_world *w, int32_t s, double t, imp_pose2 *p2, imp_pose3 *p3)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	if (!in_step(w, s)) {
+		*p2 = b->pose2;
+		*p3 = b->pose3;
+		return;
+	}
+	if (w->dim == 2) {
+		imp_motion2 mo = {m->base2, imp_vec2_make(m->sv.x, m->sv.y), m->sw.z};
+		*p2 = imp_motion2_at(mo, t - m->t0);
+	} else {
+		imp_motion3 mo = {m->base3, m->sv, m->sw};
+		*p3 = imp_motion3_at(mo, t - m->t0);
+	}
+}
+
+/// The position of a pose of the world's dimension (z = 0 in 2D).
+static imp_vec3 position_of(const imp_world *w, const imp_pose2 *p2, const imp_pose3 *p3)
+{
+	return w->dim == 2 ? imp_vec3_make(p2->p.x, p2->p.y, 0.0) : p3->p;
+}
+
+/// Whether a body at position p moving at v from step time t0 stays within
+/// the coordinate range up to step time t1.
+static bool path_in_range(imp_vec3 p, imp_vec3 v, double span)
+{
+	return within_range(p.x + v.x * span) && within_range(p.y + v.y * span) && within_range(p.z + v.z * span);
+}
+
+/// Common checks of the motion setters; the slot, or -1 with *st set.
+static int32_t motion_slot(imp_world *w, imp_body_id id, int dim, imp_status *st)
+{
+	*st = IMP_OK;
+	if (w == NULL) {
+		*st = IMP_ERR_NULL_ARGUMENT;
+		return -1;
+	}
+	if (w->dim != dim) {
+		*st = IMP_ERR_DIMENSION_MISMATCH;
+		return -1;
+	}
+	int32_t s = slot_of(w, id);
+	if (s < 0) {
+		*st = IMP_ERR_BAD_ID;
+		return -1;
+	}
+	if (w->bodies[s].type == IMP_BODY_STATIC)
+		*st = IMP_ERR_BAD_OPTIONS;
+	return *st == IMP_OK ? s : -1;
+}
+
+/// Puts a body with a motion in the movers list.
+static bool list_mover(imp_world *w, int32_t s)
+{
+	motion *m = &w->motions[s];
+	if (m->listed)
+		return true;
+	if (!imp_grow(&w->alloc, (void **)&w->movers, &w->mover_cap, w->mover_count + 1, sizeof *w->movers))
+		return false;
+	w->movers[w->mover_count++] = s;
+	m->listed = 1;
+	return true;
+}
+
+static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
+{
+	motion *m = &w->motions[s];
+	if (w->in_step) {
+		// Inside the step's callback: the new motion starts at the
+		// contact's time from where the body is then. Room for the lists
+		// was made when the step began.
+		double now = w->step_now;
+		imp_pose2 p2;
+		imp_pose3 p3;
+		pose_at(w, s, now, &p2, &p3);
+		if (!path_in_range(position_of(w, &p2, &p3), v, w->step_dt - now))
+			return IMP_ERR_OUT_OF_RANGE;
+		if (!in_step(w, s)) {
+			m->step = w->step_stamp;
+			m->started = 1;
+			w->step_bodies[w->step_body_count++] = s;
+		}
+		m->t0 = now;
+		m->base2 = p2;
+		m->base3 = p3;
+		m->sv = v;
+		m->sw = av;
+		if (!m->changed) {
+			m->changed = 1;
+			w->changed[w->changed_count++] = s;
+		}
+		list_mover(w, s);
+	} else if (!list_mover(w, s)) {
+		return IMP_ERR_OUT_OF_MEMORY;
+	}
+	m->v = v;
+	m->w = av;
+	m->has_target = 0;
+	m->serial++;
+	return IMP_OK;
+}
+
+imp_status imp_body_set_velocity2(imp_world *w, imp_body_id id, imp_vec2 linear, double angular)
+{
+	imp_status st;
+	int32_t s = motion_slot(w, id, 2, &st);
+	if (s < 0)
+		return st;
+	imp_vec3 v = imp_vec3_make(linear.x, linear.y, 0.0), av = imp_vec3_make(0.0, 0.0, angular);
+	if ((st = vec3_status(v)) != IMP_OK || (st = vec3_status(av)) != IMP_OK)
+		return st;
+	return set_velocity(w, s, v, av);
+}
+
+imp_status imp_body_set_velocity3(imp_world *w, imp_body_id id, imp_vec3 linear, imp_vec3 angular)
+{
+	imp_status st;
+	int32_t s = motion_slot(w, id, 3, &st);
+	if (s < 0)
+		return st;
+	if ((st = vec3_status(linear)) != IMP_OK || (st = vec3_status(angular)) != IMP_OK)
+		return st;
+	return set_velocity(w, s, linear, angular);
+}
+
+/// The velocity in effect: the step's while the body moves in a step, else
+/// the one set.
+static void velocity_of(const imp_world *w, int32_t s, imp_vec3 *v, imp_vec3 *av)
+{
+	const motion *m = &w->motions[s];
+	if (in_step(w, s)) {
+		*v = m->sv;
+		*av = m->sw;
+	} else {
+		*v = m->v;
+		*av = m->w;
+	}
+}
+
+/// The getters' common part: the velocity in effect for a body of a world
+/// of dimension `dim`.
+static imp_status get_velocity(const imp_world *w, imp_body_id id, int dim, bool any_out, imp_vec3 *v,
+			       imp_vec3 *av)
+{
+	if (w == NULL || !any_out)
+		return IMP_ERR_NULL_ARGUMENT;
+	int32_t s = slot_of(w, id);
+	if (s < 0)
+		return IMP_ERR_BAD_ID;
+	if (w->dim != dim)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	velocity_of(w, s, v, av);
+	return IMP_OK;
+}
+
+imp_status imp_body_get_velocity2(const imp_world *w, imp_body_id id, imp_vec2 *linear, double *angular)
+{
+	imp_vec3 v, av;
+	imp_status st = get_velocity(w, id, 2, linear != NULL || angular != NULL, &v, &av);
+	if (st == IMP_OK && linear != NULL)
+		*linear = imp_vec2_make(v.x, v.y);
+	if (st == IMP_OK && angular != NULL)
+		*angular = av.z;
+	return st;
+}
+
+imp_status imp_body_get_velocity3(const imp_world *w, imp_body_id id, imp_vec3 *linear, imp_vec3 *angular)
+{
+	imp_vec3 v, av;
+	imp_status st = get_velocity(w, id, 3, linear != NULL || angular != NULL, &v, &av);
+	if (st == IMP_OK && linear != NULL)
+		*linear = v;
+	if (st == IMP_OK && angular != NULL)
+		*angular = av;
+	return st;
+}
+
+static imp_status set_target(imp_world *w, imp_body_id id, const imp_pose2 *p2, const imp_pose3 *p3)
+{
+	if (w != NULL && w->busy)
+		return IMP_ERR_BUSY;
+	imp_status st;
+	int32_t s = motion_slot(w, id, p2 != NULL ? 2 : 3, &st);
+	if (s < 0)
+		return st;
+	st = p2 != NULL ? imp_pose2_status(*p2) : imp_pose3_status(*p3);
+	if (st != IMP_OK)
+		return st;
+	if (!list_mover(w, s))
+		return IMP_ERR_OUT_OF_MEMORY;
+	motion *m = &w->motions[s];
+	if (p2 != NULL)
+		m->target2 = *p2;
+	else
+		m->target3 = *p3;
+	m->has_target = 1;
+	m->serial++;
+	return IMP_OK;
+}
+
+imp_status imp_body_set_target_pose2(imp_world *w, imp_body_id id, imp_pose2 target)
+{
+	return set_target(w, id, &target, NULL);
+}
+
+imp_status imp_body_set_target_pose3(imp_world *w, imp_body_id id, imp_pose3 target)
+{
+	return set_target(w, id, NULL, &target);
+}
+
+/// The velocity that takes a body from its pose to its target in dt > 0:
+/// the straight segment, and the smaller turn.
+static void target_velocity(const imp_world *w, int32_t s, double dt, imp_vec3 *v, imp_vec3 *av)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	if (w->dim == 2) {
+		imp_rot2 d = imp_rot2_mul_inv(b->pose2.q, m->target2.q);
+		*v = imp_vec3_make((m->target2.p.x - b->pose2.p.x) / dt, (m->target2.p.y - b->pose2.p.y) / dt, 0.0);
+		*av = imp_vec3_make(0.0, 0.0, atan2(d.s, d.c) / dt);
+		return;
+	}
+	imp_quat d = imp_quat_mul(m->target3.q, imp_quat_conj(b->pose3.q));
+	if (d.w < 0.0)
+		d = (imp_quat){-d.x, -d.y, -d.z, -d.w};
+	double sn = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+	double angle = 2.0 * atan2(sn, d.w);
+	*v = imp_vec3_scale(1.0 / dt, imp_vec3_sub(m->target3.p, b->pose3.p));
+	*av = sn > 0.0 ? imp_vec3_scale(angle / (sn * dt), imp_vec3_make(d.x, d.y, d.z)) : imp_vec3_make(0.0, 0.0, 0.0);
+}
+
+/* ---- the time-of-impact step ---- */
+
+imp_step_opts imp_default_step_opts(void)
+{
+	imp_step_opts o;
+	memset(&o, 0, sizeof o);
+	o.max_pair_calls = 64;
+	return o;
+}
+
+static imp_status check_step_opts(const imp_step_opts *o)
+{
+	if (!isfinite(o->tolerance) || o->tolerance < 0.0 || o->tolerance > IMP_MAX_COORDINATE ||
+	    o->max_pair_calls < 1)
+		return IMP_ERR_BAD_OPTIONS;
+	return IMP_OK;
+}
+
+/// What the step keeps while it runs.
+typedef struct step_ctx {
+	double dt;
+	double tolerance;     ///< the option: 0 automatic
+	int max_calls;
+	imp_contact_fn *fn;
+	void *user;
+} step_ctx;
+
+/// The contact tolerance of a pair: the option, or 1e-6 times the smaller
+/// of the two bound diameters (the larger when one is a point).
+static double pair_tolerance(const imp_world *w, const step_ctx *c, int32_t p, int32_t q)
+{
+	if (c->tolerance > 0.0)
+		return c->tolerance;
+	double ra = w->motions[p].reach, rb = w->motions[q].reach;
+	double r = imp_min(ra, rb) > 0.0 ? imp_min(ra, rb) : imp_max(ra, rb);
+	return r > 0.0 ? 2e-6 * r : 1e-300;
+}
+
+/// How far a moving body's swept box reaches beyond its shape, so that every
+/// pair within its tolerance has overlapping boxes: the option, or the
+/// largest automatic tolerance the body can have in a pair.
+static double sweep_grow(const imp_world *w, const step_ctx *c, int32_t s)
+{
+	return c->tolerance > 0.0 ? c->tolerance : 2e-6 * w->motions[s].reach + 1e-300;
+}
+
+static imp_box box_union(const imp_box *a, const imp_box *b)
+{
+	imp_box u;
+	for (int k = 0; k < 3; k++) {
+		u.lo[k] = imp_min(a->lo[k], b->lo[k]);
+		u.hi[k] = imp_max(a->hi[k], b->hi[k]);
+	}
+	return u;
+}
+
+/// The box of body s over step times [ta, tb] with its step motion,
+/// enlarged by its margin and `grow`: exact for a body that only
+/// translates (a convex set swept along a segment is boxed by its two
+/// ends), else the box of the ball of its reach about its origin's path.
+/// `rel` is the relative box at the base pose's rotation when known (NULL:
+/// computed).
+static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, const imp_box *rel, double grow)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	imp_pose2 a2, b2;
+	imp_pose3 a3, b3;
+	pose_at(w, s, ta, &a2, &a3);
+	pose_at(w, s, tb, &b2, &b3);
+	double h = 0.5 * w->def.margin + grow;
+	imp_box box;
+	imp_box r;
+	if (vec3_is_zero(m->sw) && (rel != NULL || shape_rel_box(w, b->shape, &a2, &a3, &r) == IMP_OK)) {
+		if (rel != NULL)
+			r = *rel;
+		imp_box x, y;
+		place_box(w, &r, &a2, &a3, &x);
+		place_box(w, &r, &b2, &b3, &y);
+		box = box_union(&x, &y);
+		for (int k = 0; k < w->dim; k++) {
+			box.lo[k] -= grow;
+			box.hi[k] += grow;
+		}
+		return box;
+	}
+	imp_vec3 pa = position_of(w, &a2, &a3), pb = position_of(w, &b2, &b3);
+	double e = m->reach + h;
+	box = (imp_box){{imp_min(pa.x, pb.x) - e, imp_min(pa.y, pb.y) - e, imp_min(pa.z, pb.z) - e},
+			{imp_max(pa.x, pb.x) + e, imp_max(pa.y, pb.y) + e, imp_max(pa.z, pb.z) + e}};
+	if (w->dim == 2)
+		box.lo[2] = box.hi[2] = 0.0;
+	return box;
+}
+
+/// One look at a pair at step time t.
+typedef struct probe {
+	double distance;
+	imp_vec3 point_a, point_b, normal;
+	double approach;     ///< (v_a - v_b) . n: the rate at which the translations close the gap along n
+	double spin;         ///< |w_a| r_a + |w_b| r_b: the most the turns can add to it
+	double normal_speed; ///< relative normal velocity of the witness points
+} probe;
+
+static imp_vec3 point_velocity(imp_vec3 v, imp_vec3 av, imp_vec3 origin, imp_vec3 p)
+{
+	return imp_vec3_add(v, imp_vec3_cross(av, imp_vec3_sub(p, origin)));
+}
+
+/// The narrow phase on a pair at step time t (Level 3, with the pair's
+/// simplex cache). False when the query failed (a user support that is not
+/// finite).
+static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
+{
+	int32_t sa = key_lo(pr->key), sb = key_hi(pr->key);
+	const body *a = &w->bodies[sa], *b = &w->bodies[sb];
+	imp_pose2 a2, b2;
+	imp_pose3 a3, b3;
+	pose_at(w, sa, t, &a2, &a3);
+	pose_at(w, sb, t, &b2, &b3);
+	w->step_stats.narrow_calls++;
+	if (w->dim == 2) {
+		imp_closest2_result r;
+		if (imp_closest2(a->shape, a2, b->shape, b2, &pr->cache, &r) != IMP_OK ||
+		    r.state == IMP_STATE_DEGENERATE || !isfinite(r.distance))
+			return false;
+		out->distance = r.distance;
+		out->point_a = imp_vec3_make(r.point_a.x, r.point_a.y, 0.0);
+		out->point_b = imp_vec3_make(r.point_b.x, r.point_b.y, 0.0);
+		out->normal = imp_vec3_make(r.normal.x, r.normal.y, 0.0);
+	} else {
+		imp_closest3_result r;
+		if (imp_closest3(a->shape, a3, b->shape, b3, &pr->cache, &r) != IMP_OK ||
+		    r.state == IMP_STATE_DEGENERATE || !isfinite(r.distance))
+			return false;
+		out->distance = r.distance;
+		out->point_a = r.point_a;
+		out->point_b = r.point_b;
+		out->normal = r.normal;
+	}
+	imp_vec3 va, wa, vb, wb;
+	velocity_of(w, sa, &va, &wa);
+	velocity_of(w, sb, &vb, &wb);
+	out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
+	out->spin = imp_vec3_length(wa) * w->motions[sa].reach + imp_vec3_length(wb) * w->motions[sb].reach;
+	imp_vec3 pva = point_velocity(va, wa, position_of(w, &a2, &a3), out->point_a);
+	imp_vec3 pvb = point_velocity(vb, wb, position_of(w, &b2, &b3), out->point_b);
+	out->normal_speed = imp_vec3_dot(imp_vec3_sub(pvb, pva), out->normal);
+	return true;
+}
+
+/// Queues a pair at step time t (or moves it there if queued).
+static void queue_at(imp_world *w, pair *pr, double t)
+{
+	if (pr->queued) {
+		imp_heap_update(&w->queue, pr->handle, t);
+		return;
+	}
+	// Room was reserved for every pair of the world; new pairs made by a
+	// callback's motion reserve theirs in reschedule().
+	imp_status st = imp_heap_push(&w->queue, t, pr->slot, &pr->handle);
+	assert(st == IMP_OK);
+	(void)st;
+	pr->queued = 1;
+	if (imp_heap_count(&w->queue) > w->step_stats.queue_peak)
+		w->step_stats.queue_peak = imp_heap_count(&w->queue);
+}
+
+/// Records a bound: no contact before step time t, while the two bodies'
+/// motions hold; queued when t falls within the step.
+static void schedule(imp_world *w, pair *pr, double t)
+{
+	pr->toi = w->time + t;
+	pr->toi_ok = 1;
+	pr->toi_serial[0] = w->motions[key_lo(pr->key)].serial;
+	pr->toi_serial[1] = w->motions[key_hi(pr->key)].serial;
+	if (t <= w->step_dt)
+		queue_at(w, pr, t);
+}
+
+/// A pair that was reported and has not yet separated: looked at again when
+/// its separation along the normal must have grown to twice the tolerance
+/// (then it can be reported again), or not in this step when nothing makes
+/// it grow (resting contact: reported once a step).
+static void schedule_apart(imp_world *w, pair *pr, const probe *p, double t, double tol)
+{
+	double grows = -p->approach - p->spin;
+	if (grows > 0.0)
+		schedule(w, pr, t + (2.0 * tol - p->distance) / grows);
+	else
+		pr->toi_ok = 0;
+}
+
+/// A pair apart by more than the tolerance: conservative advancement
+/// (ALGORITHMS.md §8) to where the gap could first be half the tolerance.
+static void schedule_advance(imp_world *w, pair *pr, const probe *p, double t, double tol)
+{
+	double rate = p->approach + p->spin;
+	schedule(w, pr, rate > 0.0 ? t + (p->distance - 0.5 * tol) / rate : INFINITY);
+}
+
+static bool bound_holds(const imp_world *w, const pair *pr);
+
+/// Makes pr one of the step's pairs (its slot in the queued array, its
+/// call count); room reserved by the caller. A pair whose bound no longer
+/// holds is looked at afresh: a contact it had is reported again.
+static void enlist(imp_world *w, pair *pr)
+{
+	if (!bound_holds(w, pr))
+		pr->contact = 0;
+	pr->step = w->step_stamp;
+	pr->calls = 0;
+	pr->queued = 0;
+	pr->slot = w->queued_count;
+	w->queued[w->queued_count++] = pr;
+}
+
+/// Whether a pair's bound still holds: found with the motions the bodies
+/// have now.
+static bool bound_holds(const imp_world *w, const pair *pr)
+{
+	return pr->toi_ok && pr->toi_serial[0] == w->motions[key_lo(pr->key)].serial &&
+	       pr->toi_serial[1] == w->motions[key_hi(pr->key)].serial;
+}
+
+/// After the callback: each body whose motion it changed gets its box swept
+/// over the rest of the step (the broad phase told when it leaves its
+/// enlarged box) and each of its pairs is looked at again from time t.
+static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
+{
+	for (int32_t i = 0; i < w->changed_count; i++) {
+		int32_t s = w->changed[i];
+		body *b = &w->bodies[s];
+		w->motions[s].changed = 0;
+		imp_box rest = swept_box(w, s, t, c->dt, NULL, sweep_grow(w, c, s));
+		b->tight = box_union(&b->tight, &rest);
+		if (b->in_broad && !box_contains_all(&b->fat, &b->tight)) {
+			w->oom = false;
+			b->fat = fatten(w, &b->tight);
+			imp_status st = imp_broad_move(w->broad, s, &b->fat);
+			w->step_stats.broad_moves++;
+			if (st != IMP_OK || w->oom) {
+				imp_broad_remove(w->broad, s);
+				b->in_broad = 0;
+				return IMP_ERR_OUT_OF_MEMORY;
+			}
+		}
+		if (!imp_grow(&w->alloc, (void **)&w->queued, &w->queued_cap, w->queued_count + w->pair_count,
+			      sizeof *w->queued) ||
+		    imp_heap_reserve(&w->queue, w->pair_count) != IMP_OK)
+			return IMP_ERR_OUT_OF_MEMORY;
+		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s)) {
+			if (pr->step != w->step_stamp)
+				enlist(w, pr);
+			queue_at(w, pr, t);
+			w->step_stats.rescheduled++;
+		}
+	}
+	w->changed_count = 0;
+	return IMP_OK;
+}
+
+/// A contact: stored, given to the callback, and the motions it changed
+/// taken into account.
+static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe *p, double t)
+{
+	if (w->contact_count == w->contact_cap &&
+	    !imp_grow(&w->alloc, (void **)&w->contacts, &w->contact_cap, w->contact_count + 1, sizeof *w->contacts))
+		return IMP_ERR_OUT_OF_MEMORY;
+	imp_contact_event *e = &w->contacts[w->contact_count++];
+	e->a = id_of(w, key_lo(pr->key));
+	e->b = id_of(w, key_hi(pr->key));
+	e->t = t;
+	e->time = w->time + t;
+	e->distance = p->distance;
+	e->point_a = p->point_a;
+	e->point_b = p->point_b;
+	e->normal = p->normal;
+	e->normal_speed = p->normal_speed;
+	w->step_stats.events++;
+	if (c->fn == NULL)
+		return IMP_OK;
+	w->busy = true;
+	w->in_step = true;
+	w->step_now = t;
+	c->fn(e, c->user);
+	w->in_step = false;
+	w->busy = false;
+	return w->changed_count > 0 ? reschedule(w, c, t) : IMP_OK;
+}
+
+/// The queue processed in time order to the end of the step.
+static imp_status run_queue(imp_world *w, const step_ctx *c)
+{
+	imp_heap_entry e;
+	while (imp_heap_peek(&w->queue, &e) && e.key <= c->dt) {
+		imp_heap_pop(&w->queue, &e);
+		pair *pr = w->queued[e.value];
+		pr->queued = 0;
+		double t = e.key;
+		if (pr->calls >= (uint32_t)c->max_calls) {
+			if (pr->calls == (uint32_t)c->max_calls)
+				w->step_stats.capped_pairs++;
+			pr->calls = (uint32_t)c->max_calls + 1u;
+			pr->toi_ok = 0;
+			continue;
+		}
+		pr->calls++;
+		probe p;
+		if (!probe_pair(w, pr, t, &p)) {
+			pr->toi_ok = 0; // a user support failed: looked at again next step
+			continue;
+		}
+		double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
+		if (pr->contact && p.distance > tol)
+			pr->contact = 0;
+		if (pr->contact) {
+			schedule_apart(w, pr, &p, t, tol);
+		} else if (p.distance <= tol) {
+			pr->contact = 1;
+			schedule_apart(w, pr, &p, t, tol);
+			imp_status st = report(w, c, pr, &p, t);
+			if (st != IMP_OK)
+				return st;
+		} else {
+			schedule_advance(w, pr, &p, t, tol);
+		}
+	}
+	return IMP_OK;
+}
+
+/// Room for everything the step can need apart from new pairs and
+/// contacts: every body may move, every pair be queued.
+static bool step_reserve(imp_world *w)
+{
+	int32_t n = w->body_high;
+	return imp_grow(&w->alloc, (void **)&w->step_bodies, &w->step_body_cap, n, sizeof *w->step_bodies) &&
+	       imp_grow(&w->alloc, (void **)&w->changed, &w->changed_cap, n, sizeof *w->changed) &&
+	       imp_grow(&w->alloc, (void **)&w->movers, &w->mover_cap, n, sizeof *w->movers) &&
+	       imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, w->moved_count + n, sizeof *w->moved) &&
+	       imp_grow(&w->alloc, (void **)&w->queued, &w->queued_cap, w->pair_count, sizeof *w->queued) &&
+	       imp_heap_reserve(&w->queue, w->pair_count) == IMP_OK;
+}
+
+/// The movers list pruned of bodies without a motion, and each left checked
+/// for the step: its end position within range.
+static imp_status step_check(imp_world *w, double dt)
+{
+	int32_t kept = 0;
+	imp_status result = IMP_OK;
+	for (int32_t i = 0; i < w->mover_count; i++) {
+		int32_t s = w->movers[i];
+		motion *m = &w->motions[s];
+		const body *b = &w->bodies[s];
+		if (!b->alive || b->type == IMP_BODY_STATIC || !has_motion(m)) {
+			m->listed = 0;
+			continue;
+		}
+		w->movers[kept++] = s;
+		if (m->has_target || result != IMP_OK)
+			continue; // a target is within range
+		imp_vec3 p = w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
+		if (!path_in_range(p, m->v, dt) || !(m->reach <= IMP_MAX_COORDINATE))
+			result = IMP_ERR_OUT_OF_RANGE;
+	}
+	w->mover_count = kept;
+	return result;
+}
+
+/// The step's start: each moving body's step motion (a target turned into
+/// the velocity that reaches it) and its box swept over the step in place
+/// of its box, for the broad phase.
+static void step_begin(imp_world *w, const step_ctx *c)
+{
+	w->step_body_count = 0;
+	for (int32_t i = 0; i < w->mover_count; i++) {
+		int32_t s = w->movers[i];
+		motion *m = &w->motions[s];
+		body *b = &w->bodies[s];
+		if (m->has_target && c->dt == 0.0)
+			continue; // a target waits for a step that has time
+		m->step = w->step_stamp;
+		m->started = 0;
+		m->changed = 0;
+		m->t0 = 0.0;
+		m->base2 = b->pose2;
+		m->base3 = b->pose3;
+		if (m->has_target) {
+			target_velocity(w, s, c->dt, &m->sv, &m->sw);
+			m->serial++; // a new velocity each step
+		} else {
+			m->sv = m->v;
+			m->sw = m->w;
+		}
+		w->step_bodies[w->step_body_count++] = s;
+		b->tight = swept_box(w, s, 0.0, c->dt, &b->rel, sweep_grow(w, c, s));
+		b->inside = box_contains_all(&b->fat, &b->tight);
+		mark_moved(w, s);
+	}
+}
+
+/// Puts back each moving body's box at its pose (the step failed: the poses
+/// are the ones it began with).
+static void step_undo(imp_world *w)
+{
+	for (int32_t i = 0; i < w->step_body_count; i++) {
+		int32_t s = w->step_bodies[i];
+		body *b = &w->bodies[s];
+		motion *m = &w->motions[s];
+		place_box(w, &b->rel, &b->pose2, &b->pose3, &b->tight);
+		b->inside = box_contains_all(&b->fat, &b->tight);
+		m->step = 0;
+		m->changed = 0;
+		m->serial++; // bounds found in the failed step do not hold
+	}
+	w->changed_count = 0;
+	w->step_body_count = 0;
+	w->contact_count = 0;
+	imp_heap_empty(&w->queue);
+}
+
+/// The step's end: each moving body at its pose at dt (a target exactly),
+/// its box there, marked moved for the next update.
+static void step_commit(imp_world *w, const step_ctx *c)
+{
+	for (int32_t i = 0; i < w->step_body_count; i++) {
+		int32_t s = w->step_bodies[i];
+		body *b = &w->bodies[s];
+		motion *m = &w->motions[s];
+		imp_pose2 p2;
+		imp_pose3 p3;
+		bool target = m->has_target; // a velocity set in the callback drops it
+		if (target) {
+			p2 = m->target2;
+			p3 = m->target3;
+			m->has_target = 0;
+			m->v = m->w = imp_vec3_make(0.0, 0.0, 0.0);
+			m->serial++;
+		} else {
+			pose_at(w, s, c->dt, &p2, &p3);
+		}
+		bool turned = !vec3_is_zero(m->sw) || target;
+		if (w->dim == 2) {
+			double l = sqrt(p2.q.c * p2.q.c + p2.q.s * p2.q.s);
+			p2.q.c /= l;
+			p2.q.s /= l;
+			b->pose2 = p2;
+		} else {
+			p3.q = imp_quat_normalize(p3.q);
+			b->pose3 = p3;
+		}
+		m->step = 0;
+		imp_box rel;
+		if (turned && shape_rel_box(w, b->shape, &b->pose2, &b->pose3, &rel) == IMP_OK)
+			b->rel = rel;
+		else if (turned) // a user support that failed: the ball of the reach
+			b->rel = (imp_box){{-m->reach, -m->reach, w->dim == 3 ? -m->reach : 0.0},
+					   {m->reach, m->reach, w->dim == 3 ? m->reach : 0.0}};
+		place_box(w, &b->rel, &b->pose2, &b->pose3, &b->tight);
+		b->inside = box_contains_all(&b->fat, &b->tight);
+		mark_moved(w, s);
+	}
+	w->step_body_count = 0;
+}
+
+/// The pairs of the moving bodies whose swept boxes overlap, queued at the
+/// bound they keep from earlier steps (skipped when it lies past the step)
+/// or at the step's start.
+static void step_candidates(imp_world *w, const step_ctx *c)
+{
+	for (int32_t i = 0; i < w->step_body_count; i++) {
+		int32_t s = w->step_bodies[i];
+		for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = list_next(pr, s)) {
+			if (pr->step == w->step_stamp || pr->hot->doomed)
+				continue;
+			enlist(w, pr);
+			const body *a = &w->bodies[key_lo(pr->key)], *b = &w->bodies[key_hi(pr->key)];
+			if (!box_overlap_all(&a->tight, &b->tight))
+				continue;
+			w->step_stats.candidates++;
+			double t = 0.0;
+			if (bound_holds(w, pr)) {
+				t = imp_max(pr->toi - w->time, 0.0);
+				if (t > c->dt)
+					continue;
+			}
+			queue_at(w, pr, t);
+			w->step_stats.queued++;
+		}
+	}
+}
+
+imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (w->busy)
+		return IMP_ERR_BUSY;
+	if (isnan(dt) || isinf(dt))
+		return IMP_ERR_NOT_FINITE;
+	if (dt < 0.0 || dt > IMP_MAX_COORDINATE)
+		return IMP_ERR_OUT_OF_RANGE;
+	imp_step_opts o = opts != NULL ? *opts : imp_default_step_opts();
+	imp_status st = check_step_opts(&o);
+	if (st != IMP_OK)
+		return st;
+	if ((st = step_check(w, dt)) != IMP_OK)
+		return st;
+	if (!step_reserve(w))
+		return IMP_ERR_OUT_OF_MEMORY;
+	step_ctx c = {dt, o.tolerance, o.max_pair_calls, o.on_contact, o.user};
+	memset(&w->step_stats, 0, sizeof w->step_stats);
+	w->contact_count = 0;
+	w->changed_count = 0;
+	w->queued_count = 0;
+	w->step_dt = dt;
+	if (++w->step_stamp == 0)
+		w->step_stamp = 1;
+	uint64_t ops0 = w->queue.ops;
+	imp_heap_empty(&w->queue);
+
+	// The broad phase over the swept boxes (pass 1 of an update), its
+	// statistics kept apart from the update's.
+	step_begin(w, &c);
+	w->step_stats.moving = w->step_body_count;
+	imp_world_stats saved = w->stats;
+	st = broad_update(w);
+	w->step_stats.broad_moves += w->stats.broad_moves - saved.broad_moves;
+	w->stats = saved;
+	if (st == IMP_OK && !step_reserve(w)) // the pass may have made pairs
+		st = IMP_ERR_OUT_OF_MEMORY;
+	if (st != IMP_OK) {
+		step_undo(w);
+		return st;
+	}
+	step_candidates(w, &c);
+	st = run_queue(w, &c);
+	w->step_stats.heap_ops = (int64_t)(w->queue.ops - ops0);
+	imp_heap_empty(&w->queue);
+	for (int32_t i = 0; i < w->queued_count; i++)
+		w->queued[i]->queued = 0;
+	if (st != IMP_OK) {
+		step_undo(w);
+		return st;
+	}
+	step_commit(w, &c);
+	w->time += dt;
+	w->step_stats.state = w->step_stats.capped_pairs > 0 ? IMP_STEP_PAIR_CAPPED : IMP_STEP_COMPLETE;
+	return IMP_OK;
+}
+
+imp_contact_events imp_world_get_contacts(const imp_world *w)
+{
+	imp_contact_events e = {NULL, 0};
+	if (w != NULL) {
+		e.items = w->contacts;
+		e.count = w->contact_count;
+	}
+	return e;
+}
+
+imp_step_stats imp_world_get_step_stats(const imp_world *w)
+{
+	imp_step_stats s;
+	memset(&s, 0, sizeof s);
+	return w != NULL ? w->step_stats : s;
+}
+
+double imp_world_time(const imp_world *w)
+{
+	return w != NULL ? w->time : 0.0;
 }
