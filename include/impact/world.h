@@ -214,8 +214,8 @@ typedef struct imp_world_stats {
 /// Zeroed for NULL.
 IMP_API imp_world_stats imp_world_get_stats(const imp_world *world);
 
-/// A 64-bit hash of the world's state: every body (id, type, filter, pose
-/// and box bits) and every touching pair, in index order. Pointers (shapes,
+/// A 64-bit hash of the world's state: every body (id, type, filter, pose,
+/// box bits and motion), the clock and every touching pair, in index order. Pointers (shapes,
 /// user data) are left out, so equal scenes hash equal across runs. 0 for
 /// NULL.
 IMP_API uint64_t imp_world_state_hash(const imp_world *world);
