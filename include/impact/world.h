@@ -292,8 +292,9 @@ typedef void imp_contact_fn(const imp_contact_event *event, void *user);
 
 /// Options of a step: fill from imp_default_step_opts().
 typedef struct imp_step_opts {
-	double tolerance;       ///< contact when the distance is at most this; 0: 1e-6 x the sum of the
-	                        ///< two shapes' bound radii (per pair); 0 <= tolerance <= IMP_MAX_COORDINATE
+	double tolerance;       ///< contact when the distance is at most this; 0: 1e-6 x the smaller of
+	                        ///< the two shapes' bound diameters (the larger when one is a point), per
+	                        ///< pair; 0 <= tolerance <= IMP_MAX_COORDINATE
 	int max_pair_calls;     ///< narrow-phase calls one pair may take in one step, >= 1; a pair that
 	                        ///< reaches the cap is left for the rest of the step (see imp_step_stats)
 	imp_contact_fn *on_contact; ///< optional
@@ -335,8 +336,9 @@ typedef struct imp_step_stats {
 /// looked at. The touching pairs of imp_world_update() are brought up to
 /// date at the next update (the moved bodies are marked moved).
 /// Errors (the world as it was: poses, motions, clock): IMP_ERR_NULL_ARGUMENT,
-/// IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt), IMP_ERR_OUT_OF_RANGE (dt beyond
-/// IMP_MAX_COORDINATE, or a body that would leave the coordinate range),
+/// IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt), IMP_ERR_OUT_OF_RANGE (dt negative
+/// or beyond IMP_MAX_COORDINATE, or a body that would leave the coordinate
+/// range),
 /// IMP_ERR_BAD_OPTIONS, IMP_ERR_OUT_OF_MEMORY (the callback may have been
 /// called for contacts before the failure).
 IMP_API imp_status imp_world_step(imp_world *world, double dt, const imp_step_opts *opts);

@@ -1960,20 +1960,20 @@ static void schedule_advance(imp_world *w, pair *pr, const probe *p, double t, d
 	schedule(w, pr, rate > 0.0 ? t + (p->distance - 0.5 * tol) / rate : INFINITY);
 }
 
-static bool bound_holds(const imp_world *w, const pair *pr);
-
 /// Makes pr one of the step's pairs (its slot in the queued array, its
-/// call count); room reserved by the caller. A pair whose bound no longer
-/// holds is looked at afresh: a contact it had is reported again.
-static void enlist(imp_world *w, pair *pr)
+/// call count); room reserved by the caller. A pair reported in an earlier
+/// step is looked at afresh from this step's start (so a contact that lasts
+/// is reported once a step): true if so.
+static bool enlist(imp_world *w, pair *pr)
 {
-	if (!bound_holds(w, pr))
-		pr->contact = 0;
+	bool was_contact = pr->contact;
+	pr->contact = 0;
 	pr->step = w->step_stamp;
 	pr->calls = 0;
 	pr->queued = 0;
 	pr->slot = w->queued_count;
 	w->queued[w->queued_count++] = pr;
+	return was_contact;
 }
 
 /// Whether a pair's bound still holds: found with the motions the bodies
@@ -2201,15 +2201,19 @@ static void step_commit(imp_world *w, const step_ctx *c)
 			pose_at(w, s, c->dt, &p2, &p3);
 		}
 		bool turned = !vec3_is_zero(m->sw) || target;
-		if (w->dim == 2) {
+		// A computed rotation renormalised, so that rounding cannot pile
+		// up over many steps; a target is the user's, bit for bit.
+		if (w->dim == 2 && !target) {
 			double l = sqrt(p2.q.c * p2.q.c + p2.q.s * p2.q.s);
 			p2.q.c /= l;
 			p2.q.s /= l;
-			b->pose2 = p2;
-		} else {
+		} else if (!target) {
 			p3.q = imp_quat_normalize(p3.q);
-			b->pose3 = p3;
 		}
+		if (w->dim == 2)
+			b->pose2 = p2;
+		else
+			b->pose3 = p3;
 		m->step = 0;
 		imp_box rel;
 		if (turned && shape_rel_box(w, b->shape, &b->pose2, &b->pose3, &rel) == IMP_OK)
@@ -2244,13 +2248,13 @@ static void step_candidates(imp_world *w, const step_ctx *c)
 					pair_delete(w, pr);
 				continue;
 			}
-			enlist(w, pr);
+			bool was_contact = enlist(w, pr);
 			const body *a = &w->bodies[key_lo(pr->key)], *b = &w->bodies[key_hi(pr->key)];
 			if (!box_overlap_all(&a->tight, &b->tight))
 				continue;
 			w->step_stats.candidates++;
 			double t = 0.0;
-			if (bound_holds(w, pr)) {
+			if (!was_contact && bound_holds(w, pr)) {
 				t = imp_max(pr->toi - w->time, 0.0);
 				if (t > c->dt)
 					continue;
