@@ -177,6 +177,55 @@ static void run_sequence(uint64_t seed, int ops, int style, bool invariants)
 	free(o.e);
 }
 
+/// Emptying: every entry gone and every handle free (none names an entry),
+/// the memory kept (no allocation for as many pushes again), and the heap
+/// as good as new: a second round of pushes and pops against the oracle.
+static void test_empty(void **state)
+{
+	(void)state;
+	counting ca = {0, 0, 0, 0, -1, 0, false};
+	imp_allocator a = counting_allocator(&ca);
+	imp_heap h;
+	imp_heap_init(&h, &a);
+	uint64_t seed = 0x5eed;
+	int32_t handles[500];
+	for (int round = 0; round < 3; round++) {
+		oracle o = {NULL, 0, 0};
+		for (int i = 0; i < 500; i++) {
+			imp_heap_entry e = {random_key(&seed, round), (int32_t)(rng_next(&seed) % 7), 0};
+			assert_int_equal(imp_heap_push(&h, e.key, e.value, &handles[i]), IMP_OK);
+			e.handle = handles[i];
+			oracle_add(&o, e);
+			check_invariants(&h);
+		}
+		for (int i = 0; i < 200; i++) {
+			imp_heap_entry got;
+			assert_true(imp_heap_pop(&h, &got));
+			int m = oracle_min(&o);
+			assert_true(got.key == o.e[m].key);
+			assert_int_equal(got.value, o.e[m].value);
+			assert_int_equal(got.handle, o.e[m].handle);
+			oracle_drop(&o, m);
+		}
+		long calls = ca.calls;
+		imp_heap_empty(&h);
+		assert_int_equal(imp_heap_count(&h), 0);
+		assert_false(imp_heap_peek(&h, NULL));
+		for (int i = 0; i < 500; i++)
+			assert_false(imp_heap_contains(&h, handles[i]));
+		// As many pushes again need no memory.
+		int32_t hd;
+		for (int i = 0; i < 500; i++)
+			assert_int_equal(imp_heap_push(&h, (double)(i % 13), i, &hd), IMP_OK);
+		assert_int_equal(ca.calls, calls);
+		imp_heap_empty(&h);
+		free(o.e);
+	}
+	imp_heap_clear(&h);
+	assert_int_equal(ca.live, 0);
+	assert_false(ca.size_mismatch);
+}
+
 static void test_random_sequences(void **state)
 {
 	(void)state;
@@ -301,6 +350,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_sequences),
 		cmocka_unit_test(test_large_in_order),
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_out_of_memory),
 	};
