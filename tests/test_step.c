@@ -1976,6 +1976,8 @@ static void test_pair_cap(void **state)
 	assert_true(st.capped_pairs > 0);
 	assert_true(st.narrow_calls <= st.queued);
 	imp_world_destroy(w);
+	imp_shape_destroy(wall);
+	imp_shape_destroy(box);
 	// The same with the default cap: complete, the contact found.
 	w = spinning_approach(&wall, &box, &bid);
 	o = imp_default_step_opts();
