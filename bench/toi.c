@@ -682,6 +682,7 @@ typedef struct toi_result {
 	long pairs; ///< contact pairs, summed over the frames
 	long candidates, queued, heap_ops, capped, rescheduled;
 	int queue_peak;
+	int most_pair_calls;      ///< the most calls one pair took in a step
 	int capped_frames;
 	bool calls_vary;          ///< the repetitions disagreed on the narrow calls
 	double pose_dev;          ///< the largest difference of a body's pose from the motion's
@@ -805,6 +806,7 @@ static double toi_rep(const scene *s, imp_broad_kind kind, bool check, toi_resul
 		tr->capped += ss.capped_pairs;
 		tr->rescheduled += ss.rescheduled;
 		tr->queue_peak = ss.queue_peak > tr->queue_peak ? ss.queue_peak : tr->queue_peak;
+		tr->most_pair_calls = ss.most_pair_calls > tr->most_pair_calls ? ss.most_pair_calls : tr->most_pair_calls;
 		if (ss.state != IMP_STEP_COMPLETE)
 			tr->capped_frames++;
 		tr->capped_in[f] = ss.capped_pairs;
@@ -1701,11 +1703,11 @@ static void print_scene(FILE *f, const scene_result *r, bool md)
 			continue;
 		fprintf(f,
 			"%s%s: TOI over %d frames: %ld events, %ld candidates, %ld queued, queue peak %d, %ld heap "
-			"ops, %ld capped pairs (%d frames not complete)%s; poses within %.1e of the motions'; "
+			"ops, %ld capped pairs (%d frames not complete), at most %d calls for a pair%s; poses within %.1e of the motions'; "
 			"oracle: %ld pairs within tol/2, %ld missed (%ld within it at the frame's start, %ld later "
 			"in the frame, %ld of these in a step that capped pairs); %ld bad events\n",
 			md ? "- " : "", k_broad_names[r->broad[b]], r->frames, tr->events, tr->candidates, tr->queued,
-			tr->queue_peak, tr->heap_ops, tr->capped, tr->capped_frames,
+			tr->queue_peak, tr->heap_ops, tr->capped, tr->capped_frames, tr->most_pair_calls,
 			tr->calls_vary ? "; narrow calls differ between repetitions" : "", tr->pose_dev,
 			tr->oracle_deep, tr->oracle_missed, tr->missed_at_start, tr->missed_later,
 			tr->missed_later_capped, tr->bad_events);

@@ -350,7 +350,7 @@ static bool wall_case(int dim, bool round, double speed, double spin, double tol
 	rec_init(&rec, w);
 	imp_step_opts o = rec_opts(&rec, tol);
 	// A slow spinning body needs more conservative-advancement calls than
-	// the default cap (64) allows, and the step then says so
+	// the cap may allow, and the step then says so
 	// (IMP_STEP_PAIR_CAPPED, test_pair_cap); here the cap is out of the way.
 	o.max_pair_calls = 1 << 20;
 	imp_contact_events c = step_checked(w, 1.0, &o, &rec, tol_eff);
@@ -2004,7 +2004,7 @@ static void test_stats_and_clock(void **state)
 	assert_int_equal(imp_world_get_contacts(NULL).count, 0);
 	assert_true(imp_world_time(NULL) == 0.0);
 	imp_step_opts d = imp_default_step_opts();
-	assert_true(d.tolerance == 0.0 && d.max_pair_calls == 64 && d.on_contact == NULL && d.user == NULL);
+	assert_true(d.tolerance == 0.0 && d.max_pair_calls == 256 && d.on_contact == NULL && d.user == NULL);
 
 	imp_shape *wall = NULL, *box = NULL;
 	imp_body_id bid;

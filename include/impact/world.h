@@ -301,7 +301,7 @@ typedef struct imp_step_opts {
 	void *user;             ///< passed to on_contact
 } imp_step_opts;
 
-/// tolerance 0 (automatic), 64 narrow-phase calls per pair, no callback.
+/// tolerance 0 (automatic), 256 narrow-phase calls per pair, no callback.
 IMP_API imp_step_opts imp_default_step_opts(void);
 
 /// How a step ended.
@@ -322,6 +322,7 @@ typedef struct imp_step_stats {
 	int events;          ///< contact events
 	int rescheduled;     ///< pairs scheduled again after a motion changed in the callback
 	int capped_pairs;    ///< pairs that reached max_pair_calls
+	int most_pair_calls; ///< the most narrow-phase calls one pair took (to set max_pair_calls by)
 	int broad_moves;     ///< bodies whose enlarged box had to change in the broad phase
 } imp_step_stats;
 

@@ -5,10 +5,11 @@
 // the fixed axis n is a lower bound on their distance at every time, equal
 // to d at t; it falls at most at the rate
 //     rate = (v_a - v_b) . n + |w_a| r_a + |w_b| r_b
-// (r: the largest distance of a shape's point from its origin, about which
-// it turns). So no contact happens before t + (d - target) / rate, where the
-// separation could first reach `target` = tolerance / 2, and the query
-// steps there. A non-positive rate means the separation never falls: no
+// (r: the largest distance of a point of the shape's core from its origin,
+// about which it turns: the rounding adds a ball, whose point farthest
+// along n is the core's plus radius x n whatever the turn). So no contact
+// happens before t + (d - target) / rate, where the separation could first
+// reach `target` = tolerance / 2, and the query steps there. A non-positive rate means the separation never falls: no
 // contact at all. The steps shrink as d approaches the target, and the
 // query stops once d is within the tolerance.
 #include <math.h>
@@ -41,25 +42,47 @@ imp_pose3 imp_motion3_at(imp_motion3 m, double t)
 	return p;
 }
 
-double imp_shape_reach(const imp_shape *s)
+/// The farthest corner of a user shape's box (whose faces its supports give
+/// exactly) from its origin, the box shrunk by `shrink` on every side; +inf
+/// when a support is not finite.
+static double user_reach(const imp_shape *s, double shrink)
 {
+	double x, y, z = 0.0;
 	if (s->dim == 2) {
-		if (s->kind != IMP_SHAPE_USER2)
-			return s->bound_radius;
 		imp_aabb2 box;
 		if (imp_shape2_aabb_rel(s, imp_rot2_make(0.0), &box) != IMP_OK)
 			return INFINITY;
-		double x = fmax(fabs(box.lo.x), fabs(box.hi.x)), y = fmax(fabs(box.lo.y), fabs(box.hi.y));
-		return sqrt(x * x + y * y);
+		x = fmax(fabs(box.lo.x + shrink), fabs(box.hi.x - shrink));
+		y = fmax(fabs(box.lo.y + shrink), fabs(box.hi.y - shrink));
+	} else {
+		imp_aabb3 box;
+		if (imp_shape3_aabb_rel(s, imp_quat_identity(), &box) != IMP_OK)
+			return INFINITY;
+		x = fmax(fabs(box.lo.x + shrink), fabs(box.hi.x - shrink));
+		y = fmax(fabs(box.lo.y + shrink), fabs(box.hi.y - shrink));
+		z = fmax(fabs(box.lo.z + shrink), fabs(box.hi.z - shrink));
 	}
-	if (s->kind != IMP_SHAPE_USER3)
-		return imp_shape3_of(s)->bound_radius;
-	imp_aabb3 box;
-	if (imp_shape3_aabb_rel(s, imp_quat_identity(), &box) != IMP_OK)
-		return INFINITY;
-	double x = fmax(fabs(box.lo.x), fabs(box.hi.x)), y = fmax(fabs(box.lo.y), fabs(box.hi.y));
-	double z = fmax(fabs(box.lo.z), fabs(box.hi.z));
 	return sqrt(x * x + y * y + z * z);
+}
+
+static bool is_user(const imp_shape *s)
+{
+	return s->kind == (s->dim == 2 ? IMP_SHAPE_USER2 : IMP_SHAPE_USER3);
+}
+
+double imp_shape_reach(const imp_shape *s)
+{
+	if (is_user(s))
+		return user_reach(s, 0.0);
+	return s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius;
+}
+
+double imp_shape_core_reach(const imp_shape *s)
+{
+	double r = s->dim == 2 ? s->radius : imp_shape3_of(s)->radius;
+	if (is_user(s))
+		return user_reach(s, r);
+	return fmax((s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius) - r, 0.0);
 }
 
 static imp_status check_options(const imp_toi_options *o)
@@ -173,7 +196,7 @@ imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_
 	toi2_ctx q;
 	memset(&q, 0, sizeof q);
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
-	q.spin = fabs(ma.w) * ra + fabs(mb.w) * rb;
+	q.spin = fabs(ma.w) * imp_shape_core_reach(a) + fabs(mb.w) * imp_shape_core_reach(b);
 	imp_toi2_result r;
 	memset(&r, 0, sizeof r);
 	r.state = advance_loop(query2, &q, o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), t_max,
@@ -236,7 +259,7 @@ imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_
 	toi3_ctx q;
 	memset(&q, 0, sizeof q);
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
-	q.spin = imp_vec3_length(ma.w) * ra + imp_vec3_length(mb.w) * rb;
+	q.spin = imp_vec3_length(ma.w) * imp_shape_core_reach(a) + imp_vec3_length(mb.w) * imp_shape_core_reach(b);
 	imp_toi3_result r;
 	memset(&r, 0, sizeof r);
 	r.state = advance_loop(query3, &q, o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), t_max,

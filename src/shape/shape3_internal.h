@@ -255,4 +255,10 @@ static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_p
 /// exactly); +inf when a user support is not finite. In narrow/toi.c.
 double imp_shape_reach(const imp_shape *s);
 
+/// The same for the core (the shape without its rounding radius): what a
+/// turn about the origin moves. Its rounding adds radius x n to the core's
+/// point farthest along any n, so the separation along n of two shapes
+/// changes with their turns at most at |w| times this. In narrow/toi.c.
+double imp_shape_core_reach(const imp_shape *s);
+
 #endif

@@ -67,6 +67,7 @@ typedef struct motion {
 	imp_pose2 target2;
 	imp_pose3 target3;
 	double reach;            ///< the shape's largest distance from its origin
+	double core_reach;       ///< the same for its core (what a turn moves)
 	uint32_t serial;         ///< changes with every change of motion and every teleport
 	uint8_t has_target;
 	uint8_t listed;          ///< in the movers list
@@ -806,6 +807,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	m->serial = serial;
 	m->listed = listed; // a stale entry in the movers list stays until the next step prunes it
 	m->reach = imp_shape_reach(def->shape);
+	m->core_reach = imp_shape_core_reach(def->shape);
 	body *b = &w->bodies[s];
 	memset(b, 0, sizeof *b);
 	b->generation = generation;
@@ -1761,7 +1763,7 @@ imp_step_opts imp_default_step_opts(void)
 {
 	imp_step_opts o;
 	memset(&o, 0, sizeof o);
-	o.max_pair_calls = 64;
+	o.max_pair_calls = 256;
 	return o;
 }
 
@@ -1859,7 +1861,7 @@ typedef struct probe {
 	double distance;
 	imp_vec3 point_a, point_b, normal;
 	double approach;     ///< (v_a - v_b) . n: the rate at which the translations close the gap along n
-	double spin;         ///< |w_a| r_a + |w_b| r_b: the most the turns can add to it
+	double spin;         ///< |w_a| r_a + |w_b| r_b (r: core reach): the most the turns can add to it
 	double normal_speed; ///< relative normal velocity of the witness points
 } probe;
 
@@ -1903,7 +1905,7 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 	velocity_of(w, sa, &va, &wa);
 	velocity_of(w, sb, &vb, &wb);
 	out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
-	out->spin = imp_vec3_length(wa) * w->motions[sa].reach + imp_vec3_length(wb) * w->motions[sb].reach;
+	out->spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
 	imp_vec3 pva = point_velocity(va, wa, position_of(w, &a2, &a3), out->point_a);
 	imp_vec3 pvb = point_velocity(vb, wb, position_of(w, &b2, &b3), out->point_b);
 	out->normal_speed = imp_vec3_dot(imp_vec3_sub(pvb, pva), out->normal);
@@ -2067,6 +2069,8 @@ static imp_status run_queue(imp_world *w, const step_ctx *c)
 			continue;
 		}
 		pr->calls++;
+		if ((int)pr->calls > w->step_stats.most_pair_calls)
+			w->step_stats.most_pair_calls = (int)pr->calls;
 		probe p;
 		if (!probe_pair(w, pr, t, &p)) {
 			pr->toi_ok = 0; // a user support failed: looked at again next step
