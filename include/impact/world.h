@@ -268,8 +268,11 @@ IMP_API imp_status imp_body_set_target_pose2(imp_world *world, imp_body_id id, i
 IMP_API imp_status imp_body_set_target_pose3(imp_world *world, imp_body_id id, imp_pose3 target);
 
 /// A contact found by a step: the first time in the step at which a pair
-/// came within the contact tolerance (or the step's start, for a pair that
-/// was already within it).
+/// was found within the contact tolerance (or the step's start, for a pair
+/// that was already within it). Every pair whose distance comes within half
+/// the tolerance is reported, no later than that moment; a pair that only
+/// grazes, its distance between half the tolerance and the tolerance, may
+/// or may not be.
 typedef struct imp_contact_event {
 	imp_body_id a, b;     ///< a's index below b's
 	double t;             ///< time of impact from the step's start, in [0, dt]
