@@ -304,7 +304,19 @@ static void test_separated_parallel_and_touching(void **state)
 	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 10.0, &r), IMP_OK);
 	assert_int_equal(r.state, IMP_TOI_SEPARATED);
 	assert_true(r.t == 10.0);
-	assert_true(r.iterations == 1); // the separation never falls: one query
+	// The balls of the boxes' reach never come within the tolerance: no
+	// query, and the balls' gap where the centres pass closest (at t = 0).
+	assert_true(r.iterations == 0);
+	assert_true(fabs(r.distance - (3.0 - sqrt(2.0))) <= 1e-15);
+	assert_true(r.normal.x == 1.0 && r.normal.y == 0.0);
+	assert_true(fabs(r.point_a.x - sqrt(0.5)) <= 1e-15 && fabs(r.point_b.x - (3.0 - sqrt(0.5))) <= 1e-15);
+	// Moving apart but with balls that overlap: one query, whose
+	// separation never falls.
+	mb.pose = imp_pose2_make(1.2, 0, 0);
+	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 10.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_SEPARATED);
+	assert_true(r.iterations == 1);
+	mb.pose = imp_pose2_make(3, 0, 0);
 	// Sliding past side by side, never closer than 1.
 	ma.v = (imp_vec2){0, 0};
 	mb = (imp_motion2){imp_pose2_make(-5, 2, 0), {10, 0}, 0.0};
@@ -320,12 +332,17 @@ static void test_separated_parallel_and_touching(void **state)
 	assert_int_equal(imp_time_of_impact2(a, ma, b, mb, 0.0, &r), IMP_OK);
 	assert_int_equal(r.state, IMP_TOI_SEPARATED);
 	assert_true(r.t == 0.0);
-	// An iteration limit of 1 stops at once with a lower bound.
+	// An iteration limit of 1 stops at once with a lower bound: the time
+	// the balls of reach sqrt(0.5) come within the tolerance (2e-6 x
+	// sqrt(0.5) here), where the one query is made; the faces touch at
+	// 0.02.
 	imp_toi_options o = imp_default_toi_options();
 	o.max_iterations = 1;
 	assert_int_equal(imp_time_of_impact2_ex(a, ma, b, mb, 1.0, &o, &r), IMP_OK);
 	assert_int_equal(r.state, IMP_TOI_ITERATION_LIMIT);
-	assert_true(r.t == 0.0);
+	double t_balls = (3.0 - sqrt(2.0) - 1e-6 * sqrt(0.5)) / 100.0;
+	assert_true(r.t <= t_balls && r.t >= t_balls * (1.0 - 1e-8));
+	assert_true(r.t < 0.02);
 	imp_shape_destroy(a);
 	imp_shape_destroy(b);
 }

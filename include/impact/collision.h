@@ -215,7 +215,9 @@ typedef struct imp_toi2_result {
 	imp_vec2 point_a;  ///< witness on a at that time (world)
 	imp_vec2 point_b;  ///< witness on b at that time (world)
 	imp_vec2 normal;   ///< unit, from a to b, at that time
-	int iterations;    ///< distance queries made
+	int iterations;    ///< distance queries made; 0 when the balls of the shapes' reach about their origins
+	                   ///< never come within the tolerance: SEPARATED, and distance, points and normal
+	                   ///< are those balls' where their centres pass closest (a lower bound on the distance)
 } imp_toi2_result;
 
 typedef struct imp_toi3_result {
@@ -230,7 +232,10 @@ typedef struct imp_toi3_result {
 
 /// The first time in [0, t_max] at which shapes a and b, moving rigidly,
 /// come within the tolerance of each other: conservative advancement
-/// (Mirtich 1996; ALGORITHMS.md §8). Every step advances by a lower bound
+/// (Mirtich 1996; ALGORITHMS.md §8), from the first time the balls of their
+/// reach about their origins (which hold them however they turn) come
+/// within the tolerance, found in closed form: a pair whose balls never do
+/// needs no distance query at all. Every step advances by a lower bound
 /// on the time the separation along the current closest direction needs to
 /// fall to half the tolerance (the relative speed along it, plus |w| times
 /// each shape's bound radius), so no contact is ever stepped over, however

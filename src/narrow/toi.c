@@ -114,6 +114,27 @@ static bool reach_ok3(const imp_motion3 *m, double t_max)
 	       finite_within(m->pose.p.y + m->v.y * t_max) && finite_within(m->pose.p.z + m->v.z * t_max);
 }
 
+double imp_ball_sweep(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest)
+{
+	double a = imp_vec3_dot(u, u), b = imp_vec3_dot(c, u), cc = imp_vec3_dot(c, c);
+	// The time in [0, t_max] when the centres are closest, and their gap.
+	double tc = a > 0.0 && b < 0.0 ? imp_min(-b / a, t_max) : 0.0;
+	*closest = tc;
+	// Rounding of the squares and the root below is far under this margin.
+	double r2 = r * (1.0 + 1e-9);
+	r2 *= r2;
+	if (cc <= r2)
+		return 0.0;
+	imp_vec3 m = imp_vec3_add(c, imp_vec3_scale(tc, u));
+	if (!(imp_vec3_dot(m, m) <= r2))
+		return INFINITY; // never within r over [0, t_max] (NaN: never either)
+	// |c + u t|^2 = r2 has a root before tc: the first, in the form that
+	// does not cancel (b < 0 here).
+	double disc = b * b - a * (cc - r2);
+	double t = (cc - r2) / (-b + sqrt(imp_max(disc, 0.0)));
+	return imp_max(0.0, t * (1.0 - 1e-9));
+}
+
 /// What the loop needs of one distance query at time t: the distance and
 /// the rate at which the separation along the closest direction can fall
 /// at most; the caller keeps the rest (witness points, normal).
@@ -128,10 +149,10 @@ typedef toi_probe toi_query(void *ctx, double t);
 /// Conservative advancement over [0, t_max] (see the top of the file).
 /// Writes the time the last query was made at (t_max when separated) and
 /// the number of queries.
-static imp_toi_state advance_loop(toi_query *query, void *ctx, double tol, double t_max, int max_iterations,
-				  double *t_out, int *iterations)
+static imp_toi_state advance_loop(toi_query *query, void *ctx, double tol, double t_start, double t_max,
+				  int max_iterations, double *t_out, int *iterations)
 {
-	double target = 0.5 * tol, t = 0.0;
+	double target = 0.5 * tol, t = t_start;
 	for (int it = 1;; it++) {
 		toi_probe p = query(ctx, t);
 		*iterations = it;
@@ -150,6 +171,28 @@ static imp_toi_state advance_loop(toi_query *query, void *ctx, double tol, doubl
 			return IMP_TOI_ITERATION_LIMIT;
 		t += dt;
 	}
+}
+
+/// The answer when the shapes' balls (their reach about their origins)
+/// never come within the tolerance: no query needed. The gap of the balls
+/// where their centres are closest, a lower bound on the shapes' distance
+/// over the whole interval, with the balls' closest points there.
+typedef struct ball_answer {
+	double distance;
+	imp_vec3 point_a, point_b, normal;
+} ball_answer;
+
+static ball_answer ball_gap(imp_vec3 pa, imp_vec3 va, double ra, imp_vec3 pb, imp_vec3 vb, double rb, double t)
+{
+	ball_answer r;
+	imp_vec3 ca = imp_vec3_add(pa, imp_vec3_scale(t, va)), cb = imp_vec3_add(pb, imp_vec3_scale(t, vb));
+	imp_vec3 d = imp_vec3_sub(cb, ca);
+	double len = imp_vec3_length(d);
+	r.normal = imp_vec3_scale(1.0 / len, d);
+	r.distance = len - ra - rb;
+	r.point_a = imp_vec3_add(ca, imp_vec3_scale(ra, r.normal));
+	r.point_b = imp_vec3_sub(cb, imp_vec3_scale(rb, r.normal));
+	return r;
 }
 
 typedef struct toi2_ctx {
@@ -199,8 +242,22 @@ imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_
 	q.spin = fabs(ma.w) * imp_shape_core_reach(a) + fabs(mb.w) * imp_shape_core_reach(b);
 	imp_toi2_result r;
 	memset(&r, 0, sizeof r);
-	r.state = advance_loop(query2, &q, o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), t_max,
-			       o.max_iterations, &r.t, &r.iterations);
+	double tol = o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), tc;
+	imp_vec3 pa = imp_vec3_make(ma.pose.p.x, ma.pose.p.y, 0.0), pb = imp_vec3_make(mb.pose.p.x, mb.pose.p.y, 0.0);
+	imp_vec3 va = imp_vec3_make(ma.v.x, ma.v.y, 0.0), vb = imp_vec3_make(mb.v.x, mb.v.y, 0.0);
+	double t0 = imp_ball_sweep(imp_vec3_sub(pb, pa), imp_vec3_sub(vb, va), ra + rb + 0.5 * tol, t_max, &tc);
+	if (!(t0 <= t_max)) {
+		ball_answer g = ball_gap(pa, va, ra, pb, vb, rb, tc);
+		r.state = IMP_TOI_SEPARATED;
+		r.t = t_max;
+		r.distance = g.distance;
+		r.point_a = imp_vec2_make(g.point_a.x, g.point_a.y);
+		r.point_b = imp_vec2_make(g.point_b.x, g.point_b.y);
+		r.normal = imp_vec2_make(g.normal.x, g.normal.y);
+		*out = r;
+		return IMP_OK;
+	}
+	r.state = advance_loop(query2, &q, tol, t0, t_max, o.max_iterations, &r.t, &r.iterations);
 	r.distance = q.c.distance;
 	r.point_a = q.c.point_a;
 	r.point_b = q.c.point_b;
@@ -262,8 +319,21 @@ imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_
 	q.spin = imp_vec3_length(ma.w) * imp_shape_core_reach(a) + imp_vec3_length(mb.w) * imp_shape_core_reach(b);
 	imp_toi3_result r;
 	memset(&r, 0, sizeof r);
-	r.state = advance_loop(query3, &q, o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), t_max,
-			       o.max_iterations, &r.t, &r.iterations);
+	double tol = o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), tc;
+	double t0 = imp_ball_sweep(imp_vec3_sub(mb.pose.p, ma.pose.p), imp_vec3_sub(mb.v, ma.v), ra + rb + 0.5 * tol,
+				   t_max, &tc);
+	if (!(t0 <= t_max)) {
+		ball_answer g = ball_gap(ma.pose.p, ma.v, ra, mb.pose.p, mb.v, rb, tc);
+		r.state = IMP_TOI_SEPARATED;
+		r.t = t_max;
+		r.distance = g.distance;
+		r.point_a = g.point_a;
+		r.point_b = g.point_b;
+		r.normal = g.normal;
+		*out = r;
+		return IMP_OK;
+	}
+	r.state = advance_loop(query3, &q, tol, t0, t_max, o.max_iterations, &r.t, &r.iterations);
 	r.distance = q.c.distance;
 	r.point_a = q.c.point_a;
 	r.point_b = q.c.point_b;

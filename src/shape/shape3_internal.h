@@ -261,4 +261,13 @@ double imp_shape_reach(const imp_shape *s);
 /// changes with their turns at most at |w| times this. In narrow/toi.c.
 double imp_shape_core_reach(const imp_shape *s);
 
+/// Two balls whose centres are c apart (b's minus a's) at time 0 and move
+/// apart at velocity u: the first time in [0, t_max] when the centres are
+/// within r of each other (0 when they are already), or +inf when they are
+/// not within r at any time of [0, t_max]; rounding can only make it
+/// earlier. *closest: the time in [0, t_max] at which the centres are
+/// closest. The shapes inside the balls of their reach about their origins,
+/// however they turn, cannot touch before it. In narrow/toi.c.
+double imp_ball_sweep(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest);
+
 #endif
