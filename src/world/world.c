@@ -1628,6 +1628,16 @@ static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
 	return IMP_OK;
 }
 
+/// The velocity a body moves at in the step in progress: zero for a body
+/// that does not move in it (at rest, or with a target and a step of dt 0).
+static void step_velocity(const imp_world *w, int32_t s, imp_vec3 *v, imp_vec3 *av)
+{
+	const motion *m = &w->motions[s];
+	bool moving = in_step(w, s);
+	*v = moving ? m->sv : imp_vec3_make(0.0, 0.0, 0.0);
+	*av = moving ? m->sw : imp_vec3_make(0.0, 0.0, 0.0);
+}
+
 imp_status imp_body_set_velocity2(imp_world *w, imp_body_id id, imp_vec2 linear, double angular)
 {
 	imp_status st;
@@ -1902,8 +1912,8 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 		out->normal = r.normal;
 	}
 	imp_vec3 va, wa, vb, wb;
-	velocity_of(w, sa, &va, &wa);
-	velocity_of(w, sb, &vb, &wb);
+	step_velocity(w, sa, &va, &wa);
+	step_velocity(w, sb, &vb, &wb);
 	out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
 	out->spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
 	imp_vec3 pva = point_velocity(va, wa, position_of(w, &a2, &a3), out->point_a);
@@ -1939,6 +1949,47 @@ static void schedule(imp_world *w, pair *pr, double t)
 	pr->toi_serial[1] = w->motions[key_hi(pr->key)].serial;
 	if (t <= w->step_dt)
 		queue_at(w, pr, t);
+}
+
+/// The position of body s's origin at step time t.
+static imp_vec3 position_at(const imp_world *w, int32_t s, double t)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	if (!in_step(w, s))
+		return w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
+	imp_vec3 o = w->dim == 2 ? imp_vec3_make(m->base2.p.x, m->base2.p.y, 0.0) : m->base3.p;
+	return imp_vec3_add(o, imp_vec3_scale(t - m->t0, m->sv));
+}
+
+/// A bound found without the narrow phase: the first step time from t on
+/// at which the balls of the two bodies' reach about their origins (which
+/// hold them however they turn) come within the tolerance, in closed form
+/// (+inf: never, with these motions).
+static double ball_bound(const imp_world *w, const pair *pr, double t, double tol)
+{
+	int32_t sa = key_lo(pr->key), sb = key_hi(pr->key);
+	imp_vec3 va, wa, vb, wb, pa = position_at(w, sa, t), pb = position_at(w, sb, t);
+	step_velocity(w, sa, &va, &wa);
+	step_velocity(w, sb, &vb, &wb);
+	double closest;
+	double r = w->motions[sa].reach + w->motions[sb].reach + tol;
+	return t + imp_ball_sweep(imp_vec3_sub(pb, pa), imp_vec3_sub(vb, va), r, INFINITY, &closest);
+}
+
+/// Gives a pair of the step the key t: queued there when t falls within the
+/// step, else out of the queue with t kept as its bound.
+static void rekey(imp_world *w, pair *pr, double t)
+{
+	if (t <= w->step_dt) {
+		queue_at(w, pr, t);
+		return;
+	}
+	if (pr->queued) {
+		imp_heap_remove(&w->queue, pr->handle);
+		pr->queued = 0;
+	}
+	schedule(w, pr, t);
 }
 
 /// A pair that was reported and has not yet separated: looked at again when
@@ -2015,7 +2066,7 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s)) {
 			if (pr->step != w->step_stamp)
 				enlist(w, pr);
-			queue_at(w, pr, t);
+			rekey(w, pr, ball_bound(w, pr, t, pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key))));
 			w->step_stats.rescheduled++;
 		}
 	}
@@ -2257,12 +2308,18 @@ static void step_candidates(imp_world *w, const step_ctx *c)
 			if (!box_overlap_all(&a->tight, &b->tight))
 				continue;
 			w->step_stats.candidates++;
-			double t = 0.0;
+			double t;
 			if (!was_contact && bound_holds(w, pr)) {
 				t = imp_max(pr->toi - w->time, 0.0);
-				if (t > c->dt)
+			} else {
+				t = ball_bound(w, pr, 0.0, pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key)));
+				if (t > c->dt) {
+					schedule(w, pr, t); // kept for the steps to come
 					continue;
+				}
 			}
+			if (t > c->dt)
+				continue;
 			queue_at(w, pr, t);
 			w->step_stats.queued++;
 		}
