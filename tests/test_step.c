@@ -2441,6 +2441,156 @@ static void test_out_of_memory(void **state)
 	}
 }
 
+/// Pairs touching after an update, as "lo hi" slot pairs in a small array.
+static bool collect_pair(imp_body_id a, imp_body_id b, void *user)
+{
+	int *p = user;
+	p[1 + 2 * p[0]] = (int)a.index;
+	p[2 + 2 * p[0]] = (int)b.index;
+	p[0]++;
+	return p[0] < 8;
+}
+
+/// Out of memory inside the callback's work: a ball hits a ball at rest,
+/// the callback swaps their velocities, and the struck ball (which starts
+/// moving mid-step, far beyond its enlarged box) must be swept again and
+/// moved in the broad phase, where it meets a wall it had no pair with.
+/// Every allocation of the step fails in turn: the step returns
+/// IMP_ERR_OUT_OF_MEMORY with the poses and the clock as they were; the
+/// velocities are set back and the step tried again; once it succeeds its
+/// contacts are the analytic ones, and an update then finds the pairs a
+/// world that never failed finds.
+/// One world of test_out_of_memory_in_callback: balls a (moving) and b (at
+/// rest) and a wall, updated once so that nothing is left in the moved list.
+static imp_world *oom_world(int dim, const imp_allocator *alloc, const imp_shape *ball, const imp_shape *wall,
+			    imp_body_id *a, imp_body_id *b)
+{
+	imp_world_def def = imp_default_world_def();
+	def.dim = dim;
+	def.broad_phase = IMP_BROAD_HASH; // it allocates cells as the struck ball moves
+	if (alloc != NULL)
+		def.allocator = *alloc;
+	imp_world *w = NULL;
+	assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+	*a = add_at(w, dim, ball, IMP_BODY_DYNAMIC, 0.0);
+	*b = add_at(w, dim, ball, IMP_BODY_DYNAMIC, 2.0);
+	add_at(w, dim, wall, IMP_BODY_STATIC, 9.0);
+	set_vel(w, dim, *a, V3(10, 0, 0));
+	assert_int_equal(imp_world_update(w), IMP_OK);
+	return w;
+}
+
+/// Out of memory inside the callback's work: a ball hits a ball at rest,
+/// the callback swaps their velocities, and the struck ball (which starts
+/// moving mid-step, far beyond its enlarged box) must be swept again and
+/// moved in the broad phase, where it meets a wall it had no pair with.
+/// For each k, a fresh world whose k-th allocation of the step fails (the
+/// hash's move itself allocates nothing here: its cells come from pools): the
+/// step returns IMP_ERR_OUT_OF_MEMORY with the poses and the clock as they
+/// were; with the velocities set back, the step then gives the contacts of
+/// a world that never failed, and the struck ball is still in the broad
+/// phase (moved onto a body made afterwards, it touches it after an
+/// update).
+static void test_out_of_memory_in_callback(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; ++dim) {
+		const double r = 0.25, tol = 1e-6;
+		imp_shape *ball = NULL, *wall = NULL;
+		if (dim == 2) {
+			assert_int_equal(imp_shape_circle(V2(0, 0), r, &ball), IMP_OK);
+			assert_int_equal(imp_shape_box2(0.05, 2.0, 0.0, &wall), IMP_OK);
+		} else {
+			assert_int_equal(imp_shape_sphere(V3(0, 0, 0), r, &ball), IMP_OK);
+			assert_int_equal(imp_shape_box3(0.05, 2.0, 2.0, 0.0, &wall), IMP_OK);
+		}
+		swapper sw = {dim, 0, {{0, 0, 0}}};
+		imp_body_id ra, rb;
+		imp_world *ref = oom_world(dim, NULL, ball, wall, &ra, &rb);
+		recorder rec;
+		rec_init(&rec, ref);
+		rec.react = swap_react;
+		rec.ctx = &sw;
+		imp_step_opts ro = rec_opts(&rec, tol);
+		assert_int_equal(imp_world_step(ref, 1.0, &ro), IMP_OK);
+		imp_contact_events want = imp_world_get_contacts(ref);
+		// a reaches b at (2 - 2r) / 10; b then reaches the wall at x = 9 - 0.05.
+		assert_int_equal(want.count, 2);
+		double t1 = (2.0 - 2.0 * r) / 10.0, t2 = t1 + (9.0 - 0.05 - r - 2.0) / 10.0;
+		assert_true(want.items[0].t <= t1 && want.items[0].t >= t1 - tol);
+		assert_true(want.items[1].t <= t2 && want.items[1].t >= t2 - 2.0 * tol);
+		add_at(ref, dim, wall, IMP_BODY_STATIC, -20.0);
+		if (dim == 2)
+			assert_int_equal(imp_body_set_pose2(ref, rb, imp_pose2_make(-20.2, 0, 0)), IMP_OK);
+		else
+			assert_int_equal(imp_body_set_pose3(ref, rb, pose3_at(-20.2, 0, 0)), IMP_OK);
+		assert_int_equal(imp_world_update(ref), IMP_OK);
+		int pr[17] = {0};
+		assert_int_equal(imp_world_for_each_pair(ref, collect_pair, pr), IMP_OK);
+		assert_int_equal(pr[0], 1);
+
+		int failures = 0;
+		for (long k = 0;; ++k) {
+			counting cnt;
+			memset(&cnt, 0, sizeof cnt);
+			cnt.fail_at = -1;
+			imp_allocator al = counting_allocator(&cnt);
+			imp_body_id a, b;
+			imp_world *w = oom_world(dim, &al, ball, wall, &a, &b);
+			recorder rw;
+			rec_init(&rw, w);
+			rw.react = swap_react;
+			rw.ctx = &sw;
+			imp_step_opts wo = rec_opts(&rw, tol);
+			imp_vec3 pa = body_pos(w, dim, a), pb = body_pos(w, dim, b);
+			cnt.fail_at = cnt.calls + k;
+			imp_status st = imp_world_step(w, 1.0, &wo);
+			cnt.fail_at = -1;
+			bool done = st == IMP_OK;
+			if (!done) {
+				EXPECT(st, IMP_ERR_OUT_OF_MEMORY);
+				failures++;
+				imp_vec3 qa = body_pos(w, dim, a), qb = body_pos(w, dim, b);
+				assert_true(qa.x == pa.x && qb.x == pb.x && imp_world_time(w) == 0.0);
+				assert_int_equal(imp_world_get_contacts(w).count, 0);
+				// The callback may have run: the velocities as they were.
+				set_vel(w, dim, a, V3(10, 0, 0));
+				set_vel(w, dim, b, V3(0, 0, 0));
+				assert_int_equal(imp_world_step(w, 1.0, &wo), IMP_OK);
+			}
+			imp_contact_events got = imp_world_get_contacts(w);
+			assert_int_equal(got.count, want.count);
+			for (int i = 0; i < got.count; ++i) {
+				assert_true(got.items[i].a.index == want.items[i].a.index &&
+					    got.items[i].b.index == want.items[i].b.index);
+				assert_true(fabs(got.items[i].t - want.items[i].t) <= 1e-12);
+			}
+			add_at(w, dim, wall, IMP_BODY_STATIC, -20.0);
+			if (dim == 2)
+				assert_int_equal(imp_body_set_pose2(w, b, imp_pose2_make(-20.2, 0, 0)), IMP_OK);
+			else
+				assert_int_equal(imp_body_set_pose3(w, b, pose3_at(-20.2, 0, 0)), IMP_OK);
+			assert_int_equal(imp_world_update(w), IMP_OK);
+			int pw[17] = {0};
+			assert_int_equal(imp_world_for_each_pair(w, collect_pair, pw), IMP_OK);
+			assert_memory_equal(pr, pw, sizeof pr);
+			rec_free(&rw);
+			imp_world_destroy(w);
+			assert_int_equal(cnt.live, 0);
+			assert_false(cnt.size_mismatch);
+			if (done)
+				break;
+			assert_true(k < 10000);
+		}
+		print_message("%dD: the step with a callback failed cleanly at each of %d allocations\n", dim, failures);
+		assert_true(failures > 0);
+		rec_free(&rec);
+		imp_world_destroy(ref);
+		imp_shape_destroy(ball);
+		imp_shape_destroy(wall);
+	}
+}
+
 // ---------------------------------------------------------------------------
 // 10. Determinism.
 
@@ -2578,6 +2728,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_busy_inside_callback),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_out_of_memory_in_callback),
 		cmocka_unit_test(test_determinism),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

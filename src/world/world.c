@@ -2054,8 +2054,11 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 			imp_status st = imp_broad_move(w->broad, s, &b->fat);
 			w->step_stats.broad_moves++;
 			if (st != IMP_OK || w->oom) {
+				// Out of the broad phase: the next update inserts it again
+				// (room in the moved list was made when the step began).
 				imp_broad_remove(w->broad, s);
 				b->in_broad = 0;
+				mark_moved(w, s);
 				return IMP_ERR_OUT_OF_MEMORY;
 			}
 		}
