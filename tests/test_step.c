@@ -2485,7 +2485,8 @@ static imp_world *oom_world(int dim, const imp_allocator *alloc, const imp_shape
 /// moving mid-step, far beyond its enlarged box) must be swept again and
 /// moved in the broad phase, where it meets a wall it had no pair with.
 /// For each k, a fresh world whose k-th allocation of the step fails (the
-/// hash's move itself allocates nothing here: its cells come from pools): the
+/// hash's move allocates nothing here: the cells the struck ball's swept
+/// box enters hold the moving ball's already): the
 /// step returns IMP_ERR_OUT_OF_MEMORY with the poses and the clock as they
 /// were; with the velocities set back, the step then gives the contacts of
 /// a world that never failed, and the struck ball is still in the broad
