@@ -215,11 +215,10 @@ typedef struct imp_world_stats {
 IMP_API imp_world_stats imp_world_get_stats(const imp_world *world);
 
 /// A 64-bit hash of the world's state: every body (id, type, filter, pose,
-/// box bits and motion), the clock and every touching pair, in index order. Pointers (shapes,
-/// user data) are left out, so equal scenes hash equal across runs. 0 for
-/// NULL.
+/// box bits and motion), the clock and every touching pair, in index order.
+/// Pointers (shapes, user data) are left out, so equal scenes hash equal
+/// across runs. 0 for NULL.
 IMP_API uint64_t imp_world_state_hash(const imp_world *world);
-
 
 // ---------------------------------------------------------------------------
 // Motion and the time-of-impact step (Mirtich's scheduling, ALGORITHMS.md §8).
@@ -333,18 +332,19 @@ typedef struct imp_step_stats {
 /// at their poses at t + dt; the contacts of the step are then in
 /// imp_world_get_contacts(), in nondecreasing time order, the order in which
 /// they were found and given to opts->on_contact (NULL opts: the defaults);
-/// equal times come out in a fixed order, the same on every run. A pair whose contact was reported is
-/// not reported again in the step until it has separated to twice the
-/// tolerance; a pair that stays within the tolerance (resting contact) is
-/// reported once per step. Pairs neither of whose bodies moves are not
-/// looked at. The touching pairs of imp_world_update() are brought up to
-/// date at the next update (the moved bodies are marked moved).
-/// Errors (the world as it was: poses, motions, clock): IMP_ERR_NULL_ARGUMENT,
-/// IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt), IMP_ERR_OUT_OF_RANGE (dt negative
-/// or beyond IMP_MAX_COORDINATE, or a body that would leave the coordinate
-/// range),
-/// IMP_ERR_BAD_OPTIONS, IMP_ERR_OUT_OF_MEMORY (the callback may have been
-/// called for contacts before the failure).
+/// equal times come out in a fixed order, the same on every run. A pair
+/// whose contact was reported is not reported again in the step until it
+/// has separated to twice the tolerance; a pair that stays within the
+/// tolerance (resting contact) is reported once per step. Pairs neither of
+/// whose bodies moves are not looked at. The touching pairs of
+/// imp_world_update() are brought up to date at the next update (the moved
+/// bodies are marked moved).
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt),
+/// IMP_ERR_OUT_OF_RANGE (dt negative or beyond IMP_MAX_COORDINATE, or a body
+/// that would leave the coordinate range), IMP_ERR_BAD_OPTIONS: nothing
+/// changed. IMP_ERR_OUT_OF_MEMORY: the poses, boxes and clock as they were
+/// and no contacts; the callback may have been called for contacts before
+/// the failure, and velocities it set stay set.
 IMP_API imp_status imp_world_step(imp_world *world, double dt, const imp_step_opts *opts);
 
 /// The contacts of the last step (empty for NULL); valid until the next
