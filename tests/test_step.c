@@ -995,21 +995,46 @@ static int check_scene_step(rscene *sc, imp_world *w, const imp_body_id *ids, do
 	return failures;
 }
 
-static int random_scene_run(int dim, int n, double extent, uint64_t seed, imp_broad_kind kind)
+/// Between steps: a new random velocity for about a quarter of the dynamic
+/// and kinematic bodies that do not follow a target (some set to rest,
+/// some bodies at rest set moving), so that the bounds the step keeps
+/// across steps must be given up for them.
+static void rscene_change_velocities(rscene *sc, ow_rng *r)
+{
+	for (int i = 0; i < sc->n; ++i) {
+		rbody *b = &sc->b[i];
+		if (b->type == IMP_BODY_STATIC || b->target || ow_int(r, 4) != 0)
+			continue;
+		double vmax = ow_int(r, 5) == 0 ? 0.0 : 4.0, wmax = ow_int(r, 2) == 0 ? 0.0 : 4.0;
+		if (sc->dim == 2) {
+			b->m2.v = V2(ow_range(r, -vmax, vmax), ow_range(r, -vmax, vmax));
+			b->m2.w = ow_range(r, -wmax, wmax);
+		} else {
+			b->m3.v = V3(ow_range(r, -vmax, vmax), ow_range(r, -vmax, vmax), ow_range(r, -vmax, vmax));
+			b->m3.w = V3(ow_range(r, -wmax, wmax), ow_range(r, -wmax, wmax), ow_range(r, -wmax, wmax));
+		}
+	}
+}
+
+static int random_scene_run(int dim, int n, double extent, uint64_t seed, imp_broad_kind kind, bool change)
 {
 	int failures = 0;
 	const double dt = 0.5, tol = 1e-3;
 	rscene sc;
 	rscene_make(&sc, dim, n, extent, seed);
+	ow_rng r = {seed ^ 0x9e3779b97f4a7c15u};
 	imp_world *w = make_world(dim, kind);
 	imp_body_id *ids = malloc((size_t)n * sizeof *ids);
 	assert_non_null(ids);
 	rscene_add(&sc, w, ids);
-	char label[64];
+	char label[80];
 	for (int s = 0; s < 3; ++s) {
-		snprintf(label, sizeof label, "%dD seed %llu step %d", dim, (unsigned long long)seed, s);
+		snprintf(label, sizeof label, "%dD seed %llu step %d%s", dim, (unsigned long long)seed, s,
+			 change ? " (velocities changed between steps)" : "");
 		failures += check_scene_step(&sc, w, ids, dt, tol, 1000, label);
 		rscene_advance(&sc, w, ids, dt);
+		if (change)
+			rscene_change_velocities(&sc, &r);
 	}
 	free(ids);
 	imp_world_destroy(w);
@@ -1021,12 +1046,14 @@ static void test_random_scenes_against_reference(void **state)
 {
 	(void)state;
 	int failures = 0;
-	failures += random_scene_run(2, 240, 14.0, 0x5eed2d, IMP_BROAD_HASH);
-	failures += random_scene_run(2, 200, 12.0, 0xb0d1e5, IMP_BROAD_SWEEP);
-	failures += random_scene_run(2, 300, 15.0, 0x2d2d2d, IMP_BROAD_NAIVE);
-	failures += random_scene_run(3, 180, 5.0, 0x5eed3d, IMP_BROAD_SWEEP);
-	failures += random_scene_run(3, 150, 4.5, 0x3d3d3d, IMP_BROAD_HASH);
-	failures += random_scene_run(3, 250, 5.5, 0x3d5eed, IMP_BROAD_NAIVE);
+	failures += random_scene_run(2, 240, 14.0, 0x5eed2d, IMP_BROAD_HASH, false);
+	failures += random_scene_run(2, 200, 12.0, 0xb0d1e5, IMP_BROAD_SWEEP, false);
+	failures += random_scene_run(2, 300, 15.0, 0x2d2d2d, IMP_BROAD_NAIVE, false);
+	failures += random_scene_run(3, 180, 5.0, 0x5eed3d, IMP_BROAD_SWEEP, false);
+	failures += random_scene_run(3, 150, 4.5, 0x3d3d3d, IMP_BROAD_HASH, false);
+	failures += random_scene_run(3, 250, 5.5, 0x3d5eed, IMP_BROAD_NAIVE, false);
+	failures += random_scene_run(2, 240, 14.0, 0xc4a93e, IMP_BROAD_SWEEP, true);
+	failures += random_scene_run(3, 180, 5.0, 0xc4a93f, IMP_BROAD_HASH, true);
 	if (failures)
 		fail_msg("%d failures against the reference (printed above)", failures);
 }
@@ -2592,6 +2619,122 @@ static void test_out_of_memory_in_callback(void **state)
 	}
 }
 
+/// Moves b to x on the axis, at rest.
+static void place_x(imp_world *w, int dim, imp_body_id b, double x)
+{
+	if (dim == 2)
+		assert_int_equal(imp_body_set_pose2(w, b, imp_pose2_make(x, 0, 0)), IMP_OK);
+	else
+		assert_int_equal(imp_body_set_pose3(w, b, pose3_at(x, 0, 0)), IMP_OK);
+}
+
+/// Sets a velocity along x and a slow turn (about z in 3D).
+static void set_vx_turn(imp_world *w, int dim, imp_body_id id, double vx, double turn)
+{
+	if (dim == 2)
+		assert_int_equal(imp_body_set_velocity2(w, id, V2(vx, 0), turn), IMP_OK);
+	else
+		assert_int_equal(imp_body_set_velocity3(w, id, V3(vx, 0, 0), V3(0, 0, turn)), IMP_OK);
+}
+
+/// The time the pairwise query gives for shape s on a and b moving from
+/// their poses in w at velocities along x (va, vb) and turns (ta, tb).
+static double pairwise_time(const imp_world *w, int dim, const imp_shape *s, imp_body_id a, imp_body_id b, double va,
+			    double ta, double vb, double tb, double t_max)
+{
+	imp_toi_options o = imp_default_toi_options();
+	o.tolerance = 1e-6;
+	o.max_iterations = 1000;
+	if (dim == 2) {
+		imp_motion2 ma = {get_pose2(w, a), V2(va, 0), ta}, mb = {get_pose2(w, b), V2(vb, 0), tb};
+		imp_toi2_result r;
+		assert_int_equal(imp_time_of_impact2_ex(s, ma, s, mb, t_max, &o, &r), IMP_OK);
+		assert_int_equal(r.state, IMP_TOI_HIT);
+		return r.t;
+	}
+	imp_motion3 ma = {get_pose3(w, a), V3(va, 0, 0), V3(0, 0, ta)}, mb = {get_pose3(w, b), V3(vb, 0, 0), V3(0, 0, tb)};
+	imp_toi3_result r;
+	assert_int_equal(imp_time_of_impact3_ex(s, ma, s, mb, t_max, &o, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_HIT);
+	return r.t;
+}
+
+/// The bounds a step keeps for the steps after it hold only while both
+/// bodies' motions do. Two unit boxes 0.05 apart, turning slowly and
+/// drifting apart, are a candidate pair every step (a turning body's swept
+/// box is its ball's) with a bound of "never" (the drift outruns the
+/// turn), so their steps make no narrow-phase call; the bound must be given
+/// up when a velocity turns the pair round, when a body is teleported, and
+/// when a body at rest is set moving.
+static void test_bounds_follow_motion(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; ++dim) {
+		imp_shape *box = NULL;
+		if (dim == 2)
+			assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &box), IMP_OK);
+		else
+			assert_int_equal(imp_shape_box3(0.5, 0.5, 0.5, 0.0, &box), IMP_OK);
+		imp_world *w = make_world(dim, IMP_BROAD_SWEEP);
+		imp_body_id a = add_at(w, dim, box, IMP_BODY_DYNAMIC, 0.0);
+		imp_body_id b = add_at(w, dim, box, IMP_BODY_DYNAMIC, 1.05);
+		imp_step_opts o = imp_default_step_opts();
+		o.tolerance = 1e-6;
+		// Apart at 0.02 (a turn of 0.01 moves a box's side at most 0.0071).
+		set_vx_turn(w, dim, a, -0.01, 0.01);
+		set_vx_turn(w, dim, b, 0.01, 0.01);
+		for (int k = 0; k < 3; ++k) {
+			assert_int_equal(imp_world_step(w, 0.5, &o), IMP_OK);
+			assert_int_equal(imp_world_get_contacts(w).count, 0);
+			assert_int_equal(imp_world_get_step_stats(w).candidates, 1);
+		}
+		assert_int_equal(imp_world_get_step_stats(w).narrow_calls, 0); // the bound held
+		// a turned round: gap about 0.08, closing at 0.99.
+		set_vx_turn(w, dim, a, 1.0, 0.01);
+		double want = pairwise_time(w, dim, box, a, b, 1.0, 0.01, 0.01, 0.01, 0.5);
+		assert_int_equal(imp_world_step(w, 0.5, &o), IMP_OK);
+		imp_contact_events c = imp_world_get_contacts(w);
+		assert_int_equal(c.count, 1);
+		assert_true(fabs(c.items[0].t - want) <= 1e-6);
+		// Apart and drifting apart again, then b teleported onto a.
+		set_vx_turn(w, dim, a, 0.0, 0.01);
+		imp_vec3 pa = body_pos(w, dim, a);
+		place_x(w, dim, b, pa.x + 1.05);
+		set_vx_turn(w, dim, b, 0.03, 0.01);
+		for (int k = 0; k < 2; ++k) {
+			assert_int_equal(imp_world_step(w, 0.5, &o), IMP_OK);
+			assert_int_equal(imp_world_get_contacts(w).count, 0);
+		}
+		assert_int_equal(imp_world_get_step_stats(w).narrow_calls, 0);
+		pa = body_pos(w, dim, a);
+		place_x(w, dim, b, pa.x + 0.99); // the drift goes on from there
+		assert_int_equal(imp_world_step(w, 0.5, &o), IMP_OK);
+		c = imp_world_get_contacts(w);
+		assert_int_equal(c.count, 1);
+		assert_true(c.items[0].t == 0.0);
+		// b at rest, a drifting away from it; then a stops and b, at rest
+		// until now, is set moving at it.
+		pa = body_pos(w, dim, a);
+		place_x(w, dim, b, pa.x + 1.05);
+		set_vx_turn(w, dim, b, 0.0, 0.0);
+		set_vx_turn(w, dim, a, -0.03, 0.01);
+		for (int k = 0; k < 2; ++k) {
+			assert_int_equal(imp_world_step(w, 0.5, &o), IMP_OK);
+			assert_int_equal(imp_world_get_contacts(w).count, 0);
+		}
+		assert_int_equal(imp_world_get_step_stats(w).narrow_calls, 0);
+		set_vx_turn(w, dim, a, 0.0, 0.0);
+		set_vx_turn(w, dim, b, -1.0, 0.0); // gap under 0.08 at 1
+		want = pairwise_time(w, dim, box, a, b, 0.0, 0.0, -1.0, 0.0, 0.5);
+		assert_int_equal(imp_world_step(w, 0.5, &o), IMP_OK);
+		c = imp_world_get_contacts(w);
+		assert_int_equal(c.count, 1);
+		assert_true(fabs(c.items[0].t - want) <= 1e-6 && want < 0.08);
+		imp_world_destroy(w);
+		imp_shape_destroy(box);
+	}
+}
+
 // ---------------------------------------------------------------------------
 // 10. Determinism.
 
@@ -2718,6 +2861,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tunnelling),
 		cmocka_unit_test(test_random_scenes_against_reference),
+		cmocka_unit_test(test_bounds_follow_motion),
 		cmocka_unit_test(test_ball_in_a_box),
 		cmocka_unit_test(test_velocity_changes_in_callback),
 		cmocka_unit_test(test_random_impulse_scenes),
