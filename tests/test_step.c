@@ -2741,6 +2741,237 @@ static void test_bounds_follow_motion(void **state)
 }
 
 // ---------------------------------------------------------------------------
+// Random sequences of every call that changes a world, steps among them.
+
+enum { FZ_SLOTS = 48 };
+
+typedef struct fuzz {
+	imp_world *w;
+	int dim;
+	ow_rng r;
+	imp_body_id ids[FZ_SLOTS];
+	bool alive[FZ_SLOTS];
+	long velocity_changes;
+} fuzz;
+
+/// The callback of the sequences: sometimes a new velocity for one of the
+/// two bodies, sometimes a call that must be refused.
+static void fuzz_contact(const imp_contact_event *e, void *user)
+{
+	fuzz *f = user;
+	assert_true(imp_body_is_valid(f->w, e->a) && imp_body_is_valid(f->w, e->b));
+	if (ow_int(&f->r, 3) == 0) {
+		imp_body_id x = ow_int(&f->r, 2) ? e->a : e->b;
+		imp_body_type t;
+		assert_int_equal(imp_body_get_type(f->w, x, &t), IMP_OK);
+		imp_status st = f->dim == 2
+			? imp_body_set_velocity2(f->w, x, V2(ow_range(&f->r, -10, 10), ow_range(&f->r, -10, 10)),
+						 ow_range(&f->r, -2, 2))
+			: imp_body_set_velocity3(f->w, x, V3(ow_range(&f->r, -10, 10), 0, ow_range(&f->r, -10, 10)),
+						 V3(0, ow_range(&f->r, -2, 2), 0));
+		assert_int_equal(st, t == IMP_BODY_STATIC ? IMP_ERR_BAD_OPTIONS : IMP_OK);
+		f->velocity_changes += st == IMP_OK;
+	}
+	if (ow_int(&f->r, 20) == 0) {
+		EXPECT(imp_world_step(f->w, 0.1, NULL), IMP_ERR_BUSY);
+		EXPECT(imp_world_update(f->w), IMP_ERR_BUSY);
+		EXPECT(imp_world_remove_body(f->w, e->a), IMP_ERR_BUSY);
+	}
+}
+
+/// Pairs touching after an update, as slot numbers of the sequence, in a
+/// FZ_SLOTS x FZ_SLOTS table.
+typedef struct fuzz_pairs {
+	const fuzz *f;
+	const imp_body_id *ids;
+	bool *touch;
+} fuzz_pairs;
+
+static int fuzz_slot(const imp_body_id *ids, const bool *alive, imp_body_id id)
+{
+	for (int k = 0; k < FZ_SLOTS; ++k)
+		if (alive[k] && imp_body_id_equal(ids[k], id))
+			return k;
+	return -1;
+}
+
+static bool fuzz_collect(imp_body_id a, imp_body_id b, void *user)
+{
+	fuzz_pairs *p = user;
+	int i = fuzz_slot(p->ids, p->f->alive, a), j = fuzz_slot(p->ids, p->f->alive, b);
+	assert_true(i >= 0 && j >= 0);
+	p->touch[i * FZ_SLOTS + j] = p->touch[j * FZ_SLOTS + i] = true;
+	return true;
+}
+
+/// Adds, removes, teleports, re-filters, velocities, targets, updates and
+/// steps (with a callback that changes velocities) in a random order, on
+/// three kinds of bodies and four shapes: every call answers as documented,
+/// every step's contacts are in time order within the step, and at the end
+/// the touching pairs after an update are those of a world built afresh
+/// from the bodies as they are (nothing in the broad phase or the pair
+/// table went stale).
+static void fuzz_run(int dim, imp_broad_kind kind, uint64_t seed, int ops)
+{
+	fuzz f;
+	memset(&f, 0, sizeof f);
+	f.dim = dim;
+	f.r.s = seed;
+	imp_shape *shapes[4];
+	if (dim == 2) {
+		assert_int_equal(imp_shape_box2(0.3, 0.2, 0.0, &shapes[0]), IMP_OK);
+		assert_int_equal(imp_shape_circle(V2(0, 0), 0.25, &shapes[1]), IMP_OK);
+		assert_int_equal(imp_shape_box2(3.0, 0.1, 0.01, &shapes[2]), IMP_OK);
+		imp_vec2 tri[3] = {{0, 0}, {0.5, 0}, {0, 0.4}};
+		assert_int_equal(imp_shape_polygon(tri, 3, 0.0, &shapes[3]), IMP_OK);
+	} else {
+		assert_int_equal(imp_shape_box3(0.3, 0.2, 0.25, 0.0, &shapes[0]), IMP_OK);
+		assert_int_equal(imp_shape_sphere(V3(0, 0, 0), 0.25, &shapes[1]), IMP_OK);
+		assert_int_equal(imp_shape_box3(3.0, 0.1, 3.0, 0.01, &shapes[2]), IMP_OK);
+		assert_int_equal(imp_shape_capsule3(V3(0, 0, 0), V3(0.5, 0, 0), 0.1, &shapes[3]), IMP_OK);
+	}
+	imp_world_def def = imp_default_world_def();
+	def.dim = dim;
+	def.broad_phase = kind;
+	assert_int_equal(imp_world_create(&def, &f.w), IMP_OK);
+	imp_step_opts so = imp_default_step_opts();
+	so.on_contact = fuzz_contact;
+	so.user = &f;
+	so.tolerance = 1e-3;
+	long steps = 0, contacts = 0;
+	for (int it = 0; it < ops; ++it) {
+		int k = ow_int(&f.r, FZ_SLOTS), op = ow_int(&f.r, 10);
+		if (!f.alive[k] || op == 0) {
+			if (f.alive[k]) {
+				assert_int_equal(imp_world_remove_body(f.w, f.ids[k]), IMP_OK);
+				f.alive[k] = false;
+				continue;
+			}
+			imp_body_def bd = imp_default_body_def();
+			bd.type = (imp_body_type)ow_int(&f.r, 3);
+			bd.shape = shapes[ow_int(&f.r, 4)];
+			bd.pose2 = imp_pose2_make(ow_range(&f.r, -4, 4), ow_range(&f.r, -4, 4), ow_range(&f.r, 0, 6));
+			bd.pose3 = imp_pose3_make(V3(ow_range(&f.r, -4, 4), ow_range(&f.r, -4, 4), ow_range(&f.r, -4, 4)),
+						  ow_quat(&f.r));
+			bd.filter.group = ow_int(&f.r, 5) == 0 ? (ow_int(&f.r, 2) ? 1 : -1) : 0;
+			assert_int_equal(imp_world_add_body(f.w, &bd, &f.ids[k]), IMP_OK);
+			f.alive[k] = true;
+			continue;
+		}
+		imp_body_type t;
+		assert_int_equal(imp_body_get_type(f.w, f.ids[k], &t), IMP_OK);
+		imp_status want = t == IMP_BODY_STATIC ? IMP_ERR_BAD_OPTIONS : IMP_OK;
+		switch (op) {
+		case 1:
+		case 2:
+			EXPECT(dim == 2 ? imp_body_set_velocity2(f.w, f.ids[k], V2(ow_range(&f.r, -20, 20), ow_range(&f.r, -20, 20)),
+								 ow_range(&f.r, -5, 5))
+					: imp_body_set_velocity3(f.w, f.ids[k],
+								 V3(ow_range(&f.r, -20, 20), ow_range(&f.r, -20, 20),
+								    ow_range(&f.r, -20, 20)),
+								 V3(ow_range(&f.r, -5, 5), ow_range(&f.r, -5, 5), 0)),
+			       want);
+			break;
+		case 3:
+			EXPECT(dim == 2 ? imp_body_set_target_pose2(f.w, f.ids[k],
+								    imp_pose2_make(ow_range(&f.r, -4, 4), ow_range(&f.r, -4, 4),
+										   ow_range(&f.r, -10, 10)))
+					: imp_body_set_target_pose3(
+						  f.w, f.ids[k],
+						  imp_pose3_make(V3(ow_range(&f.r, -4, 4), ow_range(&f.r, -4, 4), ow_range(&f.r, -4, 4)),
+								 ow_quat(&f.r))),
+			       want);
+			break;
+		case 4:
+			if (dim == 2)
+				EXPECT(imp_body_set_pose2(f.w, f.ids[k], imp_pose2_make(ow_range(&f.r, -4, 4), 0, 1.0)), IMP_OK);
+			else
+				EXPECT(imp_body_set_pose3(f.w, f.ids[k], pose3_at(ow_range(&f.r, -4, 4), 0, 0)), IMP_OK);
+			break;
+		case 5: {
+			imp_filter fl = imp_default_filter();
+			fl.group = ow_int(&f.r, 3) - 1;
+			fl.mask = ow_int(&f.r, 2) ? ~(uint64_t)0 : 2;
+			EXPECT(imp_body_set_filter(f.w, f.ids[k], fl), IMP_OK);
+			break;
+		}
+		case 6:
+			EXPECT(imp_world_update(f.w), IMP_OK);
+			break;
+		default: {
+			double dt = ow_int(&f.r, 8) == 0 ? 0.0 : ow_range(&f.r, 0, 0.2);
+			EXPECT(imp_world_step(f.w, dt, &so), IMP_OK);
+			imp_contact_events c = imp_world_get_contacts(f.w);
+			for (int i = 0; i < c.count; ++i) {
+				assert_true(c.items[i].t >= (i > 0 ? c.items[i - 1].t : 0.0) && c.items[i].t <= dt);
+				assert_true(c.items[i].a.index < c.items[i].b.index);
+			}
+			steps++;
+			contacts += c.count;
+			// Bodies that flew far are brought back.
+			for (int j = 0; j < FZ_SLOTS; ++j) {
+				if (!f.alive[j] || vlen3(body_pos(f.w, dim, f.ids[j])) <= 40.0)
+					continue;
+				if (dim == 2)
+					EXPECT(imp_body_set_pose2(f.w, f.ids[j], imp_pose2_make(0, 0, 0)), IMP_OK);
+				else
+					EXPECT(imp_body_set_pose3(f.w, f.ids[j], pose3_at(0, 0, 0)), IMP_OK);
+			}
+		}
+		}
+	}
+	// The touching pairs against a world built afresh from the bodies.
+	EXPECT(imp_world_update(f.w), IMP_OK);
+	imp_world *fresh = NULL;
+	assert_int_equal(imp_world_create(&def, &fresh), IMP_OK);
+	imp_body_id fresh_ids[FZ_SLOTS];
+	for (int k = 0; k < FZ_SLOTS; ++k) {
+		if (!f.alive[k])
+			continue;
+		imp_body_def bd = imp_default_body_def();
+		assert_int_equal(imp_body_get_type(f.w, f.ids[k], &bd.type), IMP_OK);
+		assert_int_equal(imp_body_get_shape(f.w, f.ids[k], &bd.shape), IMP_OK);
+		assert_int_equal(imp_body_get_filter(f.w, f.ids[k], &bd.filter), IMP_OK);
+		if (dim == 2)
+			assert_int_equal(imp_body_get_pose2(f.w, f.ids[k], &bd.pose2), IMP_OK);
+		else
+			assert_int_equal(imp_body_get_pose3(f.w, f.ids[k], &bd.pose3), IMP_OK);
+		assert_int_equal(imp_world_add_body(fresh, &bd, &fresh_ids[k]), IMP_OK);
+	}
+	EXPECT(imp_world_update(fresh), IMP_OK);
+	bool *t1 = calloc(FZ_SLOTS * FZ_SLOTS, sizeof *t1), *t2 = calloc(FZ_SLOTS * FZ_SLOTS, sizeof *t2);
+	assert_true(t1 && t2);
+	fuzz_pairs p1 = {&f, f.ids, t1}, p2 = {&f, fresh_ids, t2};
+	EXPECT(imp_world_for_each_pair(f.w, fuzz_collect, &p1), IMP_OK);
+	EXPECT(imp_world_for_each_pair(fresh, fuzz_collect, &p2), IMP_OK);
+	int touching = 0;
+	for (int i = 0; i < FZ_SLOTS * FZ_SLOTS; ++i) {
+		touching += t1[i];
+		if (t1[i] != t2[i])
+			fail_msg("%dD seed %llu: slots %d and %d touch in %s world only", dim, (unsigned long long)seed,
+				 i / FZ_SLOTS, i % FZ_SLOTS, t1[i] ? "the stepped" : "the fresh");
+	}
+	print_message("%dD sequence (seed %llu): %d calls, %ld steps, %ld contacts, %ld velocity changes in the "
+		      "callback, %d touching at the end as afresh\n",
+		      dim, (unsigned long long)seed, ops, steps, contacts, f.velocity_changes, touching / 2);
+	free(t1);
+	free(t2);
+	imp_world_destroy(fresh);
+	imp_world_destroy(f.w);
+	for (int i = 0; i < 4; ++i)
+		imp_shape_destroy(shapes[i]);
+}
+
+static void test_random_call_sequences(void **state)
+{
+	(void)state;
+	fuzz_run(2, IMP_BROAD_SWEEP, 0xf0220d, 3000);
+	fuzz_run(2, IMP_BROAD_HASH, 0xf0220e, 3000);
+	fuzz_run(3, IMP_BROAD_SWEEP, 0xf0330d, 3000);
+	fuzz_run(3, IMP_BROAD_HASH, 0xf0330e, 3000);
+}
+
+// ---------------------------------------------------------------------------
 // 10. Determinism.
 
 /// Reflects both bodies' velocities about the normal when they close: a
@@ -2867,6 +3098,7 @@ int main(void)
 		cmocka_unit_test(test_tunnelling),
 		cmocka_unit_test(test_random_scenes_against_reference),
 		cmocka_unit_test(test_bounds_follow_motion),
+		cmocka_unit_test(test_random_call_sequences),
 		cmocka_unit_test(test_ball_in_a_box),
 		cmocka_unit_test(test_velocity_changes_in_callback),
 		cmocka_unit_test(test_random_impulse_scenes),
