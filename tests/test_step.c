@@ -12,7 +12,9 @@
 //   and target poses; filters) over three steps, against a brute-force
 //   reference of 1000 substeps per step: events in time order, every pair
 //   the reference sees in contact reported no later, every event within the
-//   tolerance at its time by imp_motion_at;
+//   tolerance at its time by imp_motion_at; also with velocities changed
+//   between steps, and the bounds kept across steps given up when a motion
+//   changes (a velocity, a teleport, a body at rest set moving);
 // - the same with the Impulse loop (velocities reflected in the callback),
 //   the reference run over the bodies' piecewise motions;
 // - velocities changed in the callback in small scenes (a ball bouncing in
@@ -21,7 +23,10 @@
 // - bodies added and removed between steps, resting contact, target
 //   poses, the per-pair call cap, the statistics and the clock;
 // - every error path (the world unchanged), the calls refused inside the
-//   callback, out of memory at every allocation of a step;
+//   callback, out of memory at every allocation of a step (also with a
+//   callback that sets a body at rest moving);
+// - random sequences of every call that changes a world, steps among them,
+//   ending with the touching pairs of a world built afresh;
 // - determinism (two runs bit for bit; the three broad phases the same).
 #include <float.h>
 #include <math.h>
