@@ -238,8 +238,9 @@ typedef struct imp_toi3_result {
 /// needs no distance query at all. Every step advances by a lower bound
 /// on the time the separation along the current closest direction needs to
 /// fall to half the tolerance (the relative speed along it, plus |w| times
-/// each shape's bound radius), so no contact is ever stepped over, however
-/// fast the motion. The answer is no later than the first contact, and
+/// the reach of each shape's core: the rounding does not turn), so no
+/// contact is ever stepped over, however fast the motion. The answer is no
+/// later than the first contact, and
 /// within the tolerance of it in distance. Errors: NULL, a shape of the
 /// wrong dimension, an invalid pose, non-finite velocities, t_max negative
 /// or not finite, bad options; *out is then untouched.
