@@ -13,6 +13,16 @@
 //   3. the events are sorted, so that every broad phase gives the same.
 // A pair's lists: each body has a doubly linked list of its pairs, threaded
 // through the pair (link 0 for the pair's lower slot, 1 for the higher).
+//
+// A step (imp_world_step, at the end of this file) gives each moving body
+// its box swept over the step in place of its box, runs pass 1 on it,
+// queues the pairs of the moving bodies by a lower bound on their time of
+// impact (a time-ordered heap, world/heap.c), processes the queue with the
+// narrow phase and the user's callback, then puts each body at its end pose
+// and leaves it in the moved list for the next update's pass 2. Motions
+// live in a per-slot array beside the bodies, so that an update's walks
+// over bodies read none of them; each pair keeps its bound with the two
+// motion serials it was found with (docs/toi.md).
 #include <assert.h>
 #include <math.h>
 #include <stdatomic.h>
