@@ -9,9 +9,11 @@
 // about which it turns: the rounding adds a ball, whose point farthest
 // along n is the core's plus radius x n whatever the turn). So no contact
 // happens before t + (d - target) / rate, where the separation could first
-// reach `target` = tolerance / 2, and the query steps there. A non-positive rate means the separation never falls: no
-// contact at all. The steps shrink as d approaches the target, and the
-// query stops once d is within the tolerance.
+// reach `target` = tolerance / 2, and the query steps there. A non-positive
+// rate means the separation never falls: no contact at all. The steps
+// shrink as d approaches the target, and the query stops once d is within
+// the tolerance. The loop starts when the balls of the shapes' reach about
+// their origins first come within the tolerance (imp_ball_sweep).
 #include <math.h>
 #include <string.h>
 

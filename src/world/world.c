@@ -1059,7 +1059,7 @@ imp_status imp_body_set_filter(imp_world *w, imp_body_id id, imp_filter filter)
 /// Pass 1a for one body: a move inside the broad phase, or, for a body that
 /// must be (re)inserted, its old pairs doomed (unless the broad phase
 /// reports them again) and the insert left to pass 1b.
-static imp_status broad_pass(imp_world *w, int32_t s)
+static imp_status broad_pass(imp_world *w, int32_t s, int *moves)
 {
 	body *b = &w->bodies[s];
 	if (!b->in_broad || b->refilter) {
@@ -1077,7 +1077,7 @@ static imp_status broad_pass(imp_world *w, int32_t s)
 	b->fat = fatten(w, &b->tight);
 	b->inside = 1;
 	imp_status st = imp_broad_move(w->broad, s, &b->fat);
-	w->stats.broad_moves++;
+	++*moves;
 	if (st == IMP_OK && w->oom)
 		st = IMP_ERR_OUT_OF_MEMORY;
 	if (st != IMP_OK) {
@@ -1091,7 +1091,7 @@ static imp_status broad_pass(imp_world *w, int32_t s)
 /// Pass 1b: the bodies pass 1a left, inserted; then the flush in which the
 /// sweep reports their pairs. Out of memory in the flush takes them all out
 /// again, for the next update.
-static imp_status insert_pass(imp_world *w, int32_t n)
+static imp_status insert_pass(imp_world *w, int32_t n, int *moves)
 {
 	imp_status result = IMP_OK;
 	bool any = false;
@@ -1106,7 +1106,7 @@ static imp_status insert_pass(imp_world *w, int32_t n)
 		b->fat = fatten(w, &b->tight);
 		b->inside = 1;
 		imp_status st = imp_broad_insert(w->broad, s, &b->fat, b->type == IMP_BODY_STATIC);
-		w->stats.broad_moves++;
+		++*moves;
 		if (st == IMP_OK && w->oom)
 			st = IMP_ERR_OUT_OF_MEMORY;
 		if (st != IMP_OK) {
@@ -1139,9 +1139,10 @@ static imp_status insert_pass(imp_world *w, int32_t n)
 }
 
 /// Pass 1 over the moved list: the broad phase told of every body whose box
-/// left its enlarged box, and of the bodies to insert. Out of memory leaves
-/// the bodies it concerns for the next time.
-static imp_status broad_update(imp_world *w)
+/// left its enlarged box, and of the bodies to insert; adds the bodies
+/// looked at to *moved and the broad phase's moves and inserts to *moves.
+/// Out of memory leaves the bodies it concerns for the next time.
+static imp_status broad_update(imp_world *w, int *moved, int *moves)
 {
 	imp_status result = IMP_OK;
 	int32_t n = w->moved_count, inserts = 0;
@@ -1150,12 +1151,12 @@ static imp_status broad_update(imp_world *w)
 		body *b = &w->bodies[s];
 		if (!b->alive || !b->moved)
 			continue;
-		w->stats.moved++;
-		if (broad_pass(w, s) != IMP_OK)
+		++*moved;
+		if (broad_pass(w, s, moves) != IMP_OK)
 			result = IMP_ERR_OUT_OF_MEMORY;
 		inserts += b->inserting;
 	}
-	if (inserts > 0 && insert_pass(w, n) != IMP_OK)
+	if (inserts > 0 && insert_pass(w, n, moves) != IMP_OK)
 		result = IMP_ERR_OUT_OF_MEMORY;
 	return result;
 }
@@ -1324,7 +1325,7 @@ imp_status imp_world_update(imp_world *w)
 
 	// Pass 1. Bodies the broad phase could not take stay for next time.
 	int32_t n = w->moved_count;
-	result = broad_update(w);
+	result = broad_update(w, &w->stats.moved, &w->stats.broad_moves);
 	// Pass 2; the moved list keeps what is not done. The pairs are visited
 	// through the moved bodies' lists, or, when a quarter of the bodies or
 	// more moved, by one walk over all of them in memory order.
@@ -1540,6 +1541,17 @@ static void pose_at(const imp_world *w, int32_t s, double t, imp_pose2 *p2, imp_
 		imp_motion3 mo = {m->base3, m->sv, m->sw};
 		*p3 = imp_motion3_at(mo, t - m->t0);
 	}
+}
+
+/// The position of body s's origin at step time t.
+static imp_vec3 position_at(const imp_world *w, int32_t s, double t)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	if (!in_step(w, s))
+		return w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
+	imp_vec3 o = w->dim == 2 ? imp_vec3_make(m->base2.p.x, m->base2.p.y, 0.0) : m->base3.p;
+	return imp_vec3_add(o, imp_vec3_scale(t - m->t0, m->sv));
 }
 
 /// The position of a pose of the world's dimension (z = 0 in 2D).
@@ -1865,9 +1877,7 @@ static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, co
 		}
 	}
 	// The origin moves on a segment: its ends need no rotation.
-	imp_vec3 o = w->dim == 2 ? imp_vec3_make(m->base2.p.x, m->base2.p.y, 0.0) : m->base3.p;
-	imp_vec3 pa = imp_vec3_add(o, imp_vec3_scale(ta - m->t0, m->sv));
-	imp_vec3 pb = imp_vec3_add(o, imp_vec3_scale(tb - m->t0, m->sv));
+	imp_vec3 pa = position_at(w, s, ta), pb = position_at(w, s, tb);
 	double e = m->reach + 0.5 * w->def.margin + grow;
 	box = (imp_box){{imp_min(pa.x, pb.x) - e, imp_min(pa.y, pb.y) - e, imp_min(pa.z, pb.z) - e},
 			{imp_max(pa.x, pb.x) + e, imp_max(pa.y, pb.y) + e, imp_max(pa.z, pb.z) + e}};
@@ -1950,26 +1960,21 @@ static void queue_at(imp_world *w, pair *pr, double t)
 }
 
 /// Records a bound: no contact before step time t, while the two bodies'
-/// motions hold; queued when t falls within the step.
-static void schedule(imp_world *w, pair *pr, double t)
+/// motions hold. Returns t.
+static double record_bound(imp_world *w, pair *pr, double t)
 {
 	pr->toi = w->time + t;
 	pr->toi_ok = 1;
 	pr->toi_serial[0] = w->motions[key_lo(pr->key)].serial;
 	pr->toi_serial[1] = w->motions[key_hi(pr->key)].serial;
-	if (t <= w->step_dt)
-		queue_at(w, pr, t);
+	return t;
 }
 
-/// The position of body s's origin at step time t.
-static imp_vec3 position_at(const imp_world *w, int32_t s, double t)
+/// Records a bound and queues the pair there when it falls within the step.
+static void schedule(imp_world *w, pair *pr, double t)
 {
-	const body *b = &w->bodies[s];
-	const motion *m = &w->motions[s];
-	if (!in_step(w, s))
-		return w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
-	imp_vec3 o = w->dim == 2 ? imp_vec3_make(m->base2.p.x, m->base2.p.y, 0.0) : m->base3.p;
-	return imp_vec3_add(o, imp_vec3_scale(t - m->t0, m->sv));
+	if (record_bound(w, pr, t) <= w->step_dt)
+		queue_at(w, pr, t);
 }
 
 /// A bound found without the narrow phase: the first step time from t on
@@ -1999,7 +2004,7 @@ static void rekey(imp_world *w, pair *pr, double t)
 		imp_heap_remove(&w->queue, pr->handle);
 		pr->queued = 0;
 	}
-	schedule(w, pr, t);
+	record_bound(w, pr, t);
 }
 
 /// A pair that was reported and has not yet separated: looked at again when
@@ -2321,16 +2326,11 @@ static void step_candidates(imp_world *w, const step_ctx *c)
 			if (!box_overlap_all(&a->tight, &b->tight))
 				continue;
 			w->step_stats.candidates++;
-			double t;
-			if (!was_contact && bound_holds(w, pr)) {
-				t = imp_max(pr->toi - w->time, 0.0);
-			} else {
-				t = ball_bound(w, pr, 0.0, pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key)));
-				if (t > c->dt) {
-					schedule(w, pr, t); // kept for the steps to come
-					continue;
-				}
-			}
+			// The bound kept from earlier steps, or a new one from the
+			// balls (kept for the steps to come when it is past this one).
+			double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
+			double t = !was_contact && bound_holds(w, pr) ? imp_max(pr->toi - w->time, 0.0)
+								      : record_bound(w, pr, ball_bound(w, pr, 0.0, tol));
 			if (t > c->dt)
 				continue;
 			queue_at(w, pr, t);
@@ -2372,10 +2372,8 @@ imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
 	// statistics kept apart from the update's.
 	step_begin(w, &c);
 	w->step_stats.moving = w->step_body_count;
-	imp_world_stats saved = w->stats;
-	st = broad_update(w);
-	w->step_stats.broad_moves += w->stats.broad_moves - saved.broad_moves;
-	w->stats = saved;
+	int looked_at = 0; // the update's statistic, not the step's
+	st = broad_update(w, &looked_at, &w->step_stats.broad_moves);
 	if (st == IMP_OK && !step_reserve(w)) // the pass may have made pairs
 		st = IMP_ERR_OUT_OF_MEMORY;
 	if (st != IMP_OK) {
