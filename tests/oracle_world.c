@@ -187,3 +187,37 @@ imp_quat ow_quat(ow_rng *r)
 	}
 	return imp_quat_normalize(imp_quat_make(g[0], g[1], g[2], g[3]));
 }
+
+imp_body_type ow_random_type(ow_rng *r)
+{
+	int k = ow_int(r, 20);
+	return k < 3 ? IMP_BODY_STATIC : (k < 8 ? IMP_BODY_KINEMATIC : IMP_BODY_DYNAMIC);
+}
+
+/// Mostly the default; some positive and negative groups, some categories
+/// and masks that leave bits out.
+imp_filter ow_random_filter(ow_rng *r)
+{
+	imp_filter f = imp_default_filter();
+	switch (ow_int(r, 10)) {
+	case 6:
+		f.group = 1;
+		f.mask = 0; // the group overrides the mask
+		break;
+	case 7:
+		f.group = -1;
+		break;
+	case 8:
+		f.category = 1ull << ow_int(r, 3);
+		f.mask = ~(1ull << ow_int(r, 3));
+		break;
+	case 9:
+		f.category = 2;
+		f.mask = 2 | 4;
+		f.group = ow_int(r, 2) ? 2 : -2;
+		break;
+	default:
+		break;
+	}
+	return f;
+}

@@ -70,5 +70,10 @@ double ow_range(ow_rng *r, double lo, double hi);
 int ow_int(ow_rng *r, int n);
 /// A uniformly random unit quaternion.
 imp_quat ow_quat(ow_rng *r);
+/// A body type: 15% static, 25% kinematic, the rest dynamic.
+imp_body_type ow_random_type(ow_rng *r);
+/// Mostly the default filter; some positive and negative groups, some
+/// categories and masks that leave bits out.
+imp_filter ow_random_filter(ow_rng *r);
 
 #endif

@@ -166,40 +166,6 @@ static imp_shape *random_shape3(ow_rng *r, double s)
 	return out;
 }
 
-static imp_body_type random_type(ow_rng *r)
-{
-	int k = ow_int(r, 20);
-	return k < 3 ? IMP_BODY_STATIC : (k < 8 ? IMP_BODY_KINEMATIC : IMP_BODY_DYNAMIC);
-}
-
-/// Mostly the default; some positive and negative groups, some categories
-/// and masks that leave bits out.
-static imp_filter random_filter(ow_rng *r)
-{
-	imp_filter f = imp_default_filter();
-	switch (ow_int(r, 10)) {
-	case 6:
-		f.group = 1;
-		f.mask = 0; // the group overrides the mask
-		break;
-	case 7:
-		f.group = -1;
-		break;
-	case 8:
-		f.category = 1ull << ow_int(r, 3);
-		f.mask = ~(1ull << ow_int(r, 3));
-		break;
-	case 9:
-		f.category = 2;
-		f.mask = 2 | 4;
-		f.group = ow_int(r, 2) ? 2 : -2;
-		break;
-	default:
-		break;
-	}
-	return f;
-}
-
 static double random_size(scene *sc)
 {
 	if (sc->kind == SCENE_SPREAD)
@@ -228,8 +194,8 @@ static int scene_new_body(scene *sc)
 {
 	double size = random_size(sc);
 	imp_shape *sh = sc->dim == 2 ? random_shape2(&sc->rng, size) : random_shape3(&sc->rng, size);
-	imp_body_type type = random_type(&sc->rng);
-	imp_filter filter = random_filter(&sc->rng);
+	imp_body_type type = ow_random_type(&sc->rng);
+	imp_filter filter = ow_random_filter(&sc->rng);
 	int s = scene_append(sc, sh, size, type, filter);
 	random_place(sc, s);
 	return s;
@@ -875,7 +841,7 @@ static void stream_steps(harness *h, int steps)
 			for (int k = 0; k < 3; ++k) {
 				int s = random_live(sc);
 				if (s >= 0)
-					h_set_filter(h, s, random_filter(r));
+					h_set_filter(h, s, ow_random_filter(r));
 			}
 		}
 		h_update(h);
