@@ -9,7 +9,6 @@
 #include <box2d/b2_settings.h>
 #include <box2d/b2_time_of_impact.h>
 
-#include <cstdio>
 #include <new>
 
 #include "peer_toi_box2d.h"
@@ -22,14 +21,6 @@ struct b2t_set {
 	int *pair_shapes;       // a's then b's shape of each pair
 	b2Sweep *sweeps;        // a's then b's sweep of each pair
 };
-
-extern "C" const char *b2t_version(void)
-{
-	static char text[32];
-	std::snprintf(text, sizeof text, "%d.%d.%d", (int)b2_version.major, (int)b2_version.minor,
-		      (int)b2_version.revision);
-	return text;
-}
 
 extern "C" double b2t_linear_slop(void)
 {

@@ -43,8 +43,6 @@ typedef enum b2t_state {
 
 typedef struct b2t_set b2t_set;
 
-/// Box2D's version from b2_version ("2.4.0" in the 2.4.1 library).
-const char *b2t_version(void);
 /// b2_linearSlop, b2_polygonRadius and b2_maxPolygonVertices.
 double b2t_linear_slop(void);
 double b2t_polygon_radius(void);

@@ -1589,11 +1589,10 @@ static void print_header(FILE *f, const run_info *ri, const options *o, bool md)
 	const char *optimised = "NOT optimised: the numbers mean nothing";
 #endif
 	fprintf(f, "%scompiler: %s, %s; impact %d\n", b, __VERSION__, optimised, imp_version());
-#if defined(HAVE_BOX2D) && defined(BOX2D_VERSION_TEXT)
+#if defined(HAVE_BOX2D)
+	// bench/meson.build defines the version (pkg-config's) with HAVE_BOX2D.
 	fprintf(f, "%speer: Box2D %s (b2TimeOfImpact; b2_linearSlop %g, b2_polygonRadius %g)\n", b, BOX2D_VERSION_TEXT,
 		b2t_linear_slop(), b2t_polygon_radius());
-#elif defined(HAVE_BOX2D)
-	fprintf(f, "%speer: Box2D %s (b2TimeOfImpact)\n", b, b2t_version());
 #else
 	fprintf(f, "%speer: Box2D skipped (not found at build time)\n", b);
 #endif
