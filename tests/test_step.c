@@ -2462,7 +2462,7 @@ static bool collect_pair(imp_body_id a, imp_body_id b, void *user)
 }
 
 /// One world of test_out_of_memory_in_callback: balls a (moving along x)
-/// and b (at rest) and a wall far above b, updated once so that nothing is
+/// and b (at rest) and a wall far below b, updated once so that nothing is
 /// left in the moved list.
 static imp_world *oom_world(int dim, const imp_allocator *alloc, const imp_shape *ball, const imp_shape *wall,
 			    imp_body_id *a, imp_body_id *b)
@@ -2477,30 +2477,31 @@ static imp_world *oom_world(int dim, const imp_allocator *alloc, const imp_shape
 	*a = add_at(w, dim, ball, IMP_BODY_DYNAMIC, 0.0);
 	*b = add_at(w, dim, ball, IMP_BODY_DYNAMIC, 2.0);
 	if (dim == 2)
-		add2(w, wall, IMP_BODY_STATIC, imp_pose2_make(2.0, 6.0, 0.0));
+		add2(w, wall, IMP_BODY_STATIC, imp_pose2_make(2.0, -60.0, 0.0));
 	else
-		add3(w, wall, IMP_BODY_STATIC, pose3_at(2.0, 6.0, 0.0));
+		add3(w, wall, IMP_BODY_STATIC, pose3_at(2.0, -60.0, 0.0));
 	set_vel(w, dim, *a, V3(10, 0, 0));
 	assert_int_equal(imp_world_update(w), IMP_OK);
 	return w;
 }
 
-/// The kick: when a reaches b, a stops and b goes up at 10.
+/// The kick: when a reaches b, a stops and b goes down at 100.
 static void kick_react(recorder *r, const imp_contact_event *e)
 {
 	swapper *s = r->ctx;
 	if (!(e->normal_speed < 0.0) || !imp_body_id_equal(e->a, s->id[0]) || !imp_body_id_equal(e->b, s->id[1]))
 		return;
 	set_vel(r->w, s->dim, s->id[0], V3(0, 0, 0));
-	set_vel(r->w, s->dim, s->id[1], V3(0, 10, 0));
+	set_vel(r->w, s->dim, s->id[1], V3(0, -100, 0));
 }
 
 /// Out of memory inside the callback's work: a ball hits a ball at rest,
-/// the callback kicks the struck ball up (it starts moving mid-step, far
-/// beyond its enlarged box), so it must be swept again and moved in the
-/// broad phase, where it meets a wall it had no pair with. (No allocation
-/// of that move failed in this scene: the hash's move here allocates
-/// nothing, so the recovery of a body the move drops is not reached.) For each k, a fresh world whose k-th
+/// the callback kicks the struck ball down (it starts moving mid-step, far
+/// beyond its enlarged box, into cells of the hash that nothing held yet,
+/// so the move allocates), so it must be swept again and moved in the
+/// broad phase, where it meets a wall it had no pair with; a move that
+/// fails drops it from the broad phase, and the next update must insert it
+/// again. For each k, a fresh world whose k-th
 /// allocation of the step fails: the step returns IMP_ERR_OUT_OF_MEMORY
 /// with the poses and the clock as they were; with the velocities set back,
 /// the step then gives the contacts of a world that never failed, and the
@@ -2529,9 +2530,9 @@ static void test_out_of_memory_in_callback(void **state)
 		imp_step_opts ro = rec_opts(&rec, tol);
 		assert_int_equal(imp_world_step(ref, 1.0, &ro), IMP_OK);
 		imp_contact_events want = imp_world_get_contacts(ref);
-		// a reaches b at (2 - 2r) / 10; b then reaches the wall at y = 6 - 0.05.
+		// a reaches b at (2 - 2r) / 10; b then reaches the wall at y = -60 + 0.05.
 		assert_int_equal(want.count, 2);
-		double t1 = (2.0 - 2.0 * r) / 10.0, t2 = t1 + (6.0 - 0.05 - r) / 10.0;
+		double t1 = (2.0 - 2.0 * r) / 10.0, t2 = t1 + (60.0 - 0.05 - r) / 100.0;
 		assert_true(want.items[0].t <= t1 && want.items[0].t >= t1 - tol);
 		assert_true(want.items[1].t <= t2 && want.items[1].t >= t2 - 2.0 * tol);
 		add_at(ref, dim, wall, IMP_BODY_STATIC, -20.0);
