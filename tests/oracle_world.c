@@ -221,3 +221,67 @@ imp_filter ow_random_filter(ow_rng *r)
 	}
 	return f;
 }
+
+imp_shape *ow_random_shape2(ow_rng *r, double s)
+{
+	imp_shape *out = NULL;
+	imp_status st;
+	switch (ow_int(r, 4)) {
+	case 0:
+		st = imp_shape_box2(s * ow_range(r, 0.4, 1.0), s * ow_range(r, 0.4, 1.0), ow_int(r, 3) == 0 ? 0.1 * s : 0.0,
+				    &out);
+		break;
+	case 1: {
+		imp_vec2 p[8];
+		int n = 3 + ow_int(r, 6);
+		for (int i = 0; i < n; ++i) {
+			double a = ow_range(r, 0, 6.283185307179586), d = s * sqrt(ow_range(r, 0.2, 1.0));
+			p[i] = imp_vec2_make(d * cos(a), d * sin(a));
+		}
+		st = imp_shape_polygon(p, n, ow_int(r, 3) == 0 ? 0.05 * s : 0.0, &out);
+		break;
+	}
+	case 2:
+		st = imp_shape_circle(imp_vec2_make(ow_range(r, -0.2, 0.2) * s, ow_range(r, -0.2, 0.2) * s),
+				      s * ow_range(r, 0.5, 1.0), &out);
+		break;
+	default:
+		st = imp_shape_capsule2(imp_vec2_make(-0.5 * s, 0), imp_vec2_make(0.5 * s, 0), s * ow_range(r, 0.2, 0.5),
+					&out);
+		break;
+	}
+	return st == IMP_OK ? out : NULL;
+}
+
+imp_shape *ow_random_shape3(ow_rng *r, double s)
+{
+	imp_shape *out = NULL;
+	imp_status st;
+	switch (ow_int(r, 4)) {
+	case 0:
+		st = imp_shape_box3(s * ow_range(r, 0.4, 1.0), s * ow_range(r, 0.4, 1.0), s * ow_range(r, 0.4, 1.0),
+				    ow_int(r, 3) == 0 ? 0.1 * s : 0.0, &out);
+		break;
+	case 1: {
+		imp_vec3 p[10];
+		int n = 4 + ow_int(r, 7);
+		for (int i = 0; i < n; ++i) {
+			imp_quat q = ow_quat(r); // its vector part: a direction
+			double d = s * cbrt(ow_range(r, 0.1, 1.0));
+			double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z) + 1e-300;
+			p[i] = imp_vec3_make(d * q.x / l, d * q.y / l, d * q.z / l);
+		}
+		st = imp_shape_polytope(p, n, ow_int(r, 3) == 0 ? 0.05 * s : 0.0, &out);
+		break;
+	}
+	case 2:
+		st = imp_shape_sphere(imp_vec3_make(ow_range(r, -0.2, 0.2) * s, 0, ow_range(r, -0.2, 0.2) * s),
+				      s * ow_range(r, 0.5, 1.0), &out);
+		break;
+	default:
+		st = imp_shape_capsule3(imp_vec3_make(0, 0, -0.5 * s), imp_vec3_make(0, 0, 0.5 * s),
+					s * ow_range(r, 0.2, 0.5), &out);
+		break;
+	}
+	return st == IMP_OK ? out : NULL;
+}

@@ -75,5 +75,11 @@ imp_body_type ow_random_type(ow_rng *r);
 /// Mostly the default filter; some positive and negative groups, some
 /// categories and masks that leave bits out.
 imp_filter ow_random_filter(ow_rng *r);
+/// A random 2D shape of size about s: a box, a polygon of 3 to 8 points,
+/// a disc or a capsule, some rounded. NULL if the library refused it.
+imp_shape *ow_random_shape2(ow_rng *r, double s);
+/// The same in 3D: a box, a polytope of 4 to 10 points, a sphere or a
+/// capsule.
+imp_shape *ow_random_shape3(ow_rng *r, double s);
 
 #endif

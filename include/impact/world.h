@@ -361,6 +361,151 @@ IMP_API imp_step_stats imp_world_get_step_stats(const imp_world *world);
 /// The world's clock: the sum of the dt of the steps taken (0 for NULL).
 IMP_API double imp_world_time(const imp_world *world);
 
+// ---------------------------------------------------------------------------
+// Queries for motion planners: a shape at a pose (or moving between two
+// poses) against the bodies of the world, as they are now (poses set since
+// the last update included). No query allocates once the world's query
+// buffer has grown to the largest candidate set, and none rebuilds
+// anything: each asks the world's broad phase for the bodies whose boxes
+// can matter. Results are the same for every broad phase, and callbacks
+// come in body index order (nearest and distance queries: nearest first).
+// While a callback runs the world is busy: calls that change it, and other
+// queries, return IMP_ERR_BUSY. Queries are refused with IMP_ERR_BUSY inside
+// the world's own callbacks too.
+//
+// Each query has a 2D and a 3D function (suffix 2 or 3, taking imp_pose2 or
+// imp_pose3); in C11 the name without the suffix picks one by the type of
+// the pose. Common errors, with nothing written: IMP_ERR_NULL_ARGUMENT,
+// IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH (the shape's or the call's
+// dimension is not the world's), the pose's error (IMP_ERR_NOT_FINITE,
+// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), IMP_ERR_BAD_ID (an `ignore`
+// id that is neither zeroed nor a live body), IMP_ERR_BUSY,
+// IMP_ERR_OUT_OF_MEMORY (the query buffer could not grow).
+
+/// Which bodies a query sees: those whose filter pairs with `filter`
+/// (imp_filter_should_pair), except `ignore`: the querying body itself, so
+/// that a body in the world can ask about its surroundings (a zeroed id
+/// ignores nothing).
+typedef struct imp_query_filter {
+	imp_filter filter;
+	imp_body_id ignore;
+} imp_query_filter;
+
+/// The default filter (sees every body with the default filter) and no
+/// body ignored. A NULL filter pointer means the same.
+IMP_API imp_query_filter imp_default_query_filter(void);
+
+/// A body found by a distance query. 2D worlds leave z at 0.
+typedef struct imp_query_result {
+	imp_body_id body;     ///< the body (zeroed: none found)
+	double distance;      ///< signed: > 0 apart, < 0 overlapping (minus the penetration depth)
+	imp_vec3 point;       ///< witness on the query shape (or body a), world frame
+	imp_vec3 body_point;  ///< witness on the body; normal . (body_point - point) == distance
+	imp_vec3 normal;      ///< unit, from the query shape towards the body
+} imp_query_result;
+
+/// Called with each body found; return false to stop the query.
+typedef bool imp_query_fn(imp_body_id id, void *user);
+
+/// Every body overlapping `shape` at `pose` (touching counts), in index
+/// order; fn may stop early (the call still returns IMP_OK).
+IMP_API imp_status imp_world_overlap_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+					    const imp_query_filter *filter, imp_query_fn *fn, void *user);
+IMP_API imp_status imp_world_overlap_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+					    const imp_query_filter *filter, imp_query_fn *fn, void *user);
+
+/// Whether any body overlaps `shape` at `pose` (touching counts): the state
+/// validity check, which stops at the first overlap found.
+IMP_API imp_status imp_world_overlap_any2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+					  const imp_query_filter *filter, bool *out);
+IMP_API imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+					  const imp_query_filter *filter, bool *out);
+
+/// The body nearest to `shape` at `pose` with a distance at most
+/// max_distance (which may be INFINITY): the smallest signed distance, so
+/// that among overlapping bodies the deepest penetration comes first (ties:
+/// the lower index). Branch and bound: candidates are taken in order of a
+/// lower bound from their boxes (the gap between boxes, or minus the
+/// smallest overlap of boxes that overlap: a penetration can be no deeper),
+/// and the search stops when the bound passes the best distance so far.
+/// None within max_distance: IMP_OK with out->body zeroed and
+/// out->distance INFINITY. Errors as above, plus IMP_ERR_NOT_FINITE for a
+/// NaN max_distance.
+IMP_API imp_status imp_world_nearest2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+				      double max_distance, const imp_query_filter *filter, imp_query_result *out);
+IMP_API imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+				      double max_distance, const imp_query_filter *filter, imp_query_result *out);
+
+/// Called with each body within the distance, nearest first; returns the
+/// bound for the rest of the query: max_distance (or any larger value) to
+/// go on, a smaller one to prune farther bodies, -INFINITY to stop.
+typedef double imp_distance_fn(const imp_query_result *hit, void *user);
+
+/// Every body within max_distance of `shape` at `pose` (signed distances,
+/// so overlapping bodies come first), with exact distances and witness
+/// points, in order of distance (ties: index). max_distance must be finite.
+IMP_API imp_status imp_world_query_distance2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+					     double max_distance, const imp_query_filter *filter,
+					     imp_distance_fn *fn, void *user);
+IMP_API imp_status imp_world_query_distance3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+					     double max_distance, const imp_query_filter *filter,
+					     imp_distance_fn *fn, void *user);
+
+/// The signed distance between two bodies of the world, with witness
+/// points (point on a, body_point on b, normal from a to b; body is b),
+/// warm-started from the simplex cache of the pair when the world keeps it.
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID (either id), IMP_ERR_BUSY.
+IMP_API imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest);
+
+/// Called with each pair closer than the margin: a, and the result with b
+/// as its body; return false to stop.
+typedef bool imp_clearance_fn(imp_body_id a, const imp_query_result *pair, void *user);
+
+/// The clearance of the whole world: every pair of bodies that may pair
+/// (their filters, and not both static) at a signed distance at most
+/// `margin`, each pair once (a's index below b's), in order of a then b.
+/// margin >= 0 and finite (IMP_ERR_BAD_RADIUS otherwise).
+IMP_API imp_status imp_world_clearance(imp_world *world, double margin, imp_clearance_fn *fn, void *user);
+
+/// The first contact of a shape moving from one pose to another.
+typedef struct imp_cast_hit {
+	imp_body_id body;  ///< the body hit first (zeroed: none)
+	double t;          ///< fraction of the motion at the contact, in [0, 1] (1 when no hit)
+	imp_vec3 point;    ///< contact point on the shape at t (world frame)
+	imp_vec3 normal;   ///< unit, from the moving shape towards the body
+	imp_pose3 pose;    ///< the shape's pose at t (2D: x, y and a rotation about z)
+} imp_cast_hit;
+
+/// Motion validity: `shape` moves from pose_from to pose_to over t in
+/// [0, 1], its origin on the straight segment while it turns through the
+/// smaller angle (3D: the shorter arc) at a constant rate, and the first
+/// body it comes within the time-of-impact tolerance of is reported (the
+/// conservative advancement of imp_time_of_impact2/3: no body is passed
+/// through, however long the motion). A body overlapping the shape at
+/// pose_from is hit at t = 0.
+IMP_API imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
+					 imp_pose2 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
+IMP_API imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
+					 imp_pose3 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
+
+#ifndef __cplusplus
+#define imp_world_overlap_shape(world, shape, pose, filter, fn, user)                                      \
+	_Generic((pose), imp_pose2: imp_world_overlap_shape2, imp_pose3: imp_world_overlap_shape3)(           \
+		world, shape, pose, filter, fn, user)
+#define imp_world_overlap_any(world, shape, pose, filter, out)                                              \
+	_Generic((pose), imp_pose2: imp_world_overlap_any2, imp_pose3: imp_world_overlap_any3)(world, shape, \
+												 pose, filter, out)
+#define imp_world_nearest(world, shape, pose, max_distance, filter, result)                                 \
+	_Generic((pose), imp_pose2: imp_world_nearest2, imp_pose3: imp_world_nearest3)(world, shape, pose,   \
+											   max_distance, filter, result)
+#define imp_world_query_distance(world, shape, pose, max_distance, filter, fn, user)                        \
+	_Generic((pose), imp_pose2: imp_world_query_distance2, imp_pose3: imp_world_query_distance3)(         \
+		world, shape, pose, max_distance, filter, fn, user)
+#define imp_world_cast_shape(world, shape, pose_from, pose_to, filter, hit)                                 \
+	_Generic((pose_from), imp_pose2: imp_world_cast_shape2, imp_pose3: imp_world_cast_shape3)(            \
+		world, shape, pose_from, pose_to, filter, hit)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,6 +110,28 @@ void imp_broad_remove(imp_broad *b, int32_t proxy)
 	b->live--;
 }
 
+bool imp_broad_query_all(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+{
+	for (int32_t q = 0; q < b->cap; q++) {
+		if (b->proxy[q].state == PROXY_ABSENT)
+			continue;
+		b->counters.query_visits++;
+		if (imp_box_overlap(&b->proxy[q].box, box, b->dim) && !fn(ctx, q))
+			return false;
+	}
+	return true;
+}
+
+bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+{
+	switch (b->kind) {
+	case IMP_BROAD_SWEEP: return imp_sweep_query(b, box, fn, ctx);
+	case IMP_BROAD_HASH: return imp_hash_query(b, box, fn, ctx);
+	case IMP_BROAD_NAIVE: break;
+	}
+	return imp_broad_query_all(b, box, fn, ctx);
+}
+
 void imp_broad_flush(imp_broad *b)
 {
 	if (b->kind == IMP_BROAD_SWEEP)

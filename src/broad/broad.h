@@ -75,11 +75,21 @@ void imp_broad_remove(imp_broad *b, int32_t proxy);
 /// inserts reserved the room. The other kinds report in insert.
 void imp_broad_flush(imp_broad *b);
 
+/// Told of each proxy whose box overlaps a query box; returns false to stop.
+typedef bool imp_broad_query_fn(void *ctx, int32_t proxy);
+
+/// Every stored proxy whose box overlaps `box` (closed boxes), each once,
+/// in no particular order; proxies inserted but not yet flushed included.
+/// Returns false when fn stopped it. Reads only: no allocation, no report
+/// through the pair callback.
+bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+
 /// Counters of work done since creation.
 typedef struct imp_broad_counters {
 	uint64_t swaps;       ///< sweep: end-point exchanges
 	uint64_t cell_visits; ///< hash: cells entered or left
 	uint64_t box_tests;   ///< exact box tests
+	uint64_t query_visits; ///< queries: stored boxes looked at (cells' members, end-points, proxies)
 } imp_broad_counters;
 
 imp_broad_counters imp_broad_get_counters(const imp_broad *b);

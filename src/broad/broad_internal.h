@@ -50,4 +50,10 @@ imp_status imp_hash_insert(imp_broad *b, int32_t p);
 imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old);
 void imp_hash_remove(imp_broad *b, int32_t p);
 
+bool imp_sweep_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+bool imp_hash_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+/// Every live proxy tested: the naive kind's query, and the others' when
+/// their structure would visit more.
+bool imp_broad_query_all(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+
 #endif

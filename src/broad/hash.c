@@ -655,3 +655,67 @@ void imp_hash_remove(imp_broad *b, int32_t p)
 		return;
 	unstore_all(b, h, p);
 }
+
+/* ---- queries ---- */
+
+/// More cells than this in a query's range at one level, and more than
+/// there are boxes at that level: the level's boxes are tested one by one.
+#define QUERY_CELLS_MAX 64
+
+/// Every box stored at its own level L lies in the cells of its range at
+/// L, so at each level present the query visits the own members of the
+/// cells its range covers. A box met in several of them is reported in one
+/// only: the cell holding the low corner of the two boxes' intersection.
+bool imp_hash_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+{
+	const imp_allocator *uth_alloc = b->alloc;
+	(void)uth_alloc;
+	hash *h = b->impl;
+	for (int32_t li = 0; li < h->level_count; li++) {
+		int32_t level = h->levels[li];
+		if (h->level_own[li] == 0)
+			continue;
+		range r = range_of(b, h, box, level);
+		double cells = 1.0;
+		for (int k = 0; k < b->dim; k++)
+			cells *= (double)r.hi[k] - (double)r.lo[k] + 1.0;
+		if (cells > QUERY_CELLS_MAX && cells > h->level_own[li]) {
+			for (int32_t q = 0; q < b->cap; q++) {
+				if (b->proxy[q].state == PROXY_ABSENT || b->proxy[q].level != level)
+					continue;
+				b->counters.query_visits++;
+				if (imp_box_overlap(&b->proxy[q].box, box, b->dim) && !fn(ctx, q))
+					return false;
+			}
+			continue;
+		}
+		double rho = cell_size(h, level, b);
+		int32_t key[4] = {level, 0, 0, 0};
+		for (int32_t i = r.lo[0]; i <= r.hi[0]; i++) {
+			for (int32_t j = r.lo[1]; j <= r.hi[1]; j++) {
+				for (int32_t k = r.lo[2]; k <= r.hi[2]; k++) {
+					key[1] = i;
+					key[2] = j;
+					key[3] = k;
+					cell *c;
+					HASH_FIND(hh, h->cells, key, 4 * sizeof(int32_t), c);
+					if (c == NULL)
+						continue;
+					for (int32_t m = 0; m < c->own.count; m++) {
+						int32_t q = c->own.items[m];
+						const imp_box *qb = &b->proxy[q].box;
+						b->counters.query_visits++;
+						if (!imp_box_overlap(qb, box, b->dim))
+							continue;
+						int32_t corner[3] = {0, 0, 0};
+						for (int d = 0; d < b->dim; d++)
+							corner[d] = cell_coord(fmax(qb->lo[d], box->lo[d]), rho);
+						if (corner[0] == i && corner[1] == j && corner[2] == k && !fn(ctx, q))
+							return false;
+					}
+				}
+			}
+		}
+	}
+	return true;
+}

@@ -47,6 +47,7 @@ typedef struct sweep {
 	int32_t *slot;    ///< per proxy: its index in fresh while fresh, in its open list during a flush
 	uint8_t *mark;    ///< per proxy: 1 while fresh
 	int32_t slot_cap, mark_cap;
+	double width;     ///< at least the widest stored box along x (queries start that far back)
 } sweep;
 
 static inline bool ep_less(endpoint a, endpoint b)
@@ -263,6 +264,11 @@ static bool ep_reserve(imp_broad *b, sweep *sw, int k, int32_t need)
 }
 
 /// Drops the dead end-points of removed proxies, in one pass per axis.
+static double box_width(const imp_broad *b, int32_t p)
+{
+	return b->proxy[p].box.hi[0] - b->proxy[p].box.lo[0];
+}
+
 static void compact(imp_broad *b)
 {
 	sweep *sw = b->impl;
@@ -281,6 +287,10 @@ static void compact(imp_broad *b)
 	sw->count = n;
 	sw->dead = 0;
 	seal(sw, b->dim);
+	sw->width = 0.0;
+	for (int32_t i = 0; i < n; i++)
+		if ((sw->ep[0][i].id & 1) == 0)
+			sw->width = fmax(sw->width, box_width(b, sw->ep[0][i].id >> 1));
 }
 
 /// Inserting is deferred to the next flush, which merges all the new
@@ -369,6 +379,8 @@ static void flush(imp_broad *b)
 	if (sw->dead > 0)
 		compact(b);
 	int32_t m = 2 * sw->fresh_count;
+	for (int32_t f = 0; f < sw->fresh_count; f++)
+		sw->width = fmax(sw->width, box_width(b, sw->fresh[f]));
 	for (int k = 0; k < b->dim; k++) {
 		for (int32_t f = 0; f < sw->fresh_count; f++) {
 			int32_t p = sw->fresh[f];
@@ -417,6 +429,7 @@ imp_status imp_sweep_move(imp_broad *b, int32_t p, const imp_box *old)
 	if (sw->dead > 0)
 		compact(b);
 	const imp_box *box = &b->proxy[p].box;
+	sw->width = fmax(sw->width, box_width(b, p));
 	for (int k = 0; k < b->dim; k++) {
 		int32_t imin = *pos_of(sw, p, k, 0), imax = *pos_of(sw, p, k, 1);
 		sw->ep[k][imin].v = box->lo[k];
@@ -455,4 +468,40 @@ void imp_sweep_remove(imp_broad *b, int32_t p)
 		}
 	}
 	sw->dead += 2;
+}
+
+/// The boxes whose min along x lies in [box.lo.x - width, box.hi.x]: a
+/// binary search to the first, then a walk along the sorted end-points
+/// (width, the widest box stored, only grows between compactions). Fresh
+/// proxies, not yet sorted in, are tested one by one.
+bool imp_sweep_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+{
+	sweep *sw = b->impl;
+	if (sw->count > 0) {
+		const endpoint *a = sw->ep[0];
+		double from = box->lo[0] - sw->width;
+		int32_t lo = 0, hi = sw->count;
+		while (lo < hi) {
+			int32_t mid = lo + (hi - lo) / 2;
+			if (a[mid].v < from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int32_t i = lo; i < sw->count && a[i].v <= box->hi[0]; i++) {
+			int32_t id = a[i].id;
+			if (id < 0 || (id & 1) != 0)
+				continue;
+			b->counters.query_visits++;
+			if (imp_box_overlap(&b->proxy[id >> 1].box, box, b->dim) && !fn(ctx, id >> 1))
+				return false;
+		}
+	}
+	for (int32_t f = 0; f < sw->fresh_count; f++) {
+		int32_t p = sw->fresh[f];
+		b->counters.query_visits++;
+		if (imp_box_overlap(&b->proxy[p].box, box, b->dim) && !fn(ctx, p))
+			return false;
+	}
+	return true;
 }

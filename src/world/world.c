@@ -31,6 +31,7 @@
 
 #include "broad/broad.h"
 #include "world/heap.h"
+#include "world/world_internal.h"
 #include "core/alloc.h"
 #include "core/inline.h"
 #include "core/sort.h"
@@ -39,160 +40,6 @@
 #include "impact/world.h"
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
-
-/// What pass 2 reads of every pair, apart from the rest: a walk over the
-/// pairs reads 16 bytes of each, not the whole record.
-typedef struct pair_hot {
-	uint64_t key;            ///< lower slot << 32 | higher slot
-	uint32_t stamp;          ///< the update that last looked at it
-	uint8_t touching;
-	uint8_t doomed;          ///< the broad phase removed it during this update
-	uint8_t live;            ///< in the table (not on the free list)
-	uint8_t reserved;
-} pair_hot;
-
-typedef struct pair {
-	uint64_t key;            ///< lower slot << 32 | higher slot (also in hot)
-	pair_hot *hot;
-	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
-	struct pair *prev[2];
-	imp_simplex_cache cache;
-	// The time-of-impact step (imp_world_step):
-	double toi;              ///< world time before which the pair cannot come within the tolerance
-	uint32_t toi_serial[2];  ///< the lower and higher body's motion serials toi was found with
-	uint32_t step;           ///< the step that last queued it
-	int32_t slot;            ///< its place in the step's queued array
-	int32_t handle;          ///< its queue handle, while queued
-	uint32_t calls;          ///< narrow-phase calls in that step
-	uint8_t toi_ok;          ///< toi holds (while the serials match)
-	uint8_t contact;         ///< reported, and not yet apart by twice the tolerance
-	uint8_t queued;          ///< in the queue now
-	UT_hash_handle hh;
-} pair;
-
-/// A body's motion (one per slot, beside the bodies, so that the update's
-/// walks over bodies read none of it).
-typedef struct motion {
-	imp_vec3 v, w;           ///< as set (2D: v.x, v.y and w.z)
-	imp_pose2 target2;
-	imp_pose3 target3;
-	double reach;            ///< the shape's largest distance from its origin
-	double core_reach;       ///< the same for its core (what a turn moves)
-	uint32_t serial;         ///< changes with every change of motion and every teleport
-	uint8_t has_target;
-	uint8_t listed;          ///< in the movers list
-	uint8_t changed;         ///< in the step's list of motions changed by the callback
-	uint8_t started;         ///< began moving inside the step's callback
-	// The step in progress (when step is the world's step stamp):
-	uint32_t step;
-	double t0;               ///< the step time of the base pose
-	imp_pose2 base2;
-	imp_pose3 base3;
-	imp_vec3 sv, sw;         ///< the velocity from t0 on
-} motion;
-
-typedef struct body {
-	// First what every frame reads of every moved body: set_pose, pass 1 and
-	// pass 2 (the box and the flags) and set_pose (the shape, then the
-	// relative box, then the fat box to tell pass 1 whether it must move).
-	imp_box tight;           ///< the shape's box at its pose, enlarged by margin / 2
-	uint8_t alive;
-	uint8_t moved;           ///< in the moved list, to be looked at by the next update
-	uint8_t in_broad;
-	uint8_t refilter;
-	uint32_t generation;
-	const imp_shape *shape;
-	imp_box rel;             ///< the shape's box at the pose's rotation, minus the position
-	uint8_t inside;          ///< tight lies in fat (set by set_pose and pass 1)
-	uint8_t inserting;       ///< pass 1 of an update: to be inserted
-	uint8_t type;
-	int32_t next_free;
-	imp_box fat;             ///< what the broad phase holds
-	imp_pose3 pose3;
-	imp_pose2 pose2;
-	imp_filter filter;
-	void *user_data;
-	pair *pairs;
-} body;
-
-#define PAIR_BLOCK 256
-
-typedef struct pair_block {
-	struct pair_block *next;
-	pair_hot hot[PAIR_BLOCK]; ///< hot[i] is items[i]'s
-	pair items[PAIR_BLOCK];
-} pair_block;
-
-/// A touching pair in the walk's array: its slots (the key) and their
-/// generations when it began, so that a walk reads nothing else.
-typedef struct touch_entry {
-	uint64_t key;
-	uint32_t gen_lo, gen_hi;
-	uint32_t dead;           ///< it stopped touching since the array was last rebuilt
-} touch_entry;
-
-/// Events are kept with slots (sortable) and turned into ids on the way.
-typedef struct event_array {
-	imp_pair_event *items;
-	int32_t count, cap;
-} event_array;
-
-struct imp_world {
-	imp_world_def def;
-	imp_allocator alloc;
-	uint32_t serial;
-	int dim;
-	bool busy;
-	bool oom;                ///< set by the broad-phase callback
-	uint32_t stamp;
-
-	body *bodies;
-	int32_t body_cap, body_high, free_head, body_count;
-
-	int32_t *moved;
-	int32_t moved_count, moved_cap;
-
-	pair *table;             ///< uthash head
-	pair_block *blocks;
-	pair *free_pairs;
-	int32_t pair_count;
-	int32_t touching;
-
-	event_array begin, end, pending_end;
-	bool carry;              ///< the last update failed: its events stay
-
-	// The touching pairs in key order, for the walks: the array as of the
-	// last update (ended pairs marked dead since), and the pairs that began
-	// in this update, merged in when it ends.
-	touch_entry *touch;
-	int32_t touch_count, touch_cap, touch_dead;
-	touch_entry *touch_new;
-	int32_t touch_new_count, touch_new_cap;
-
-	imp_broad *broad;
-	imp_world_stats stats;
-
-	// Motion and the time-of-impact step.
-	motion *motions;         ///< per slot, room for body_cap
-	int32_t motion_cap;
-	int32_t *movers;         ///< slots that may have a motion (lazily pruned at each step)
-	int32_t mover_count, mover_cap;
-	double time;
-	uint32_t step_stamp;
-	bool in_step;            ///< the step's callback is running: velocities may change
-	double step_now;         ///< the time of the contact being reported
-	double step_dt;
-	int32_t *step_bodies;    ///< the bodies moving in this step
-	int32_t step_body_count, step_body_cap;
-	int32_t *changed;        ///< bodies whose motion the callback changed
-	int32_t changed_count, changed_cap;
-	pair **queued;           ///< the pairs the step looked at; queue values index this
-	int32_t queued_count, queued_cap;
-	imp_heap queue;
-	imp_contact_event *contacts;
-	int32_t contact_count, contact_cap;
-	imp_step_stats step_stats;
-};
 
 static atomic_uint world_serial = 1;
 
@@ -238,18 +85,12 @@ imp_body_def imp_default_body_def(void)
 
 static imp_body_id id_of(const imp_world *w, int32_t slot)
 {
-	imp_body_id id = {(uint32_t)slot + 1u, w->bodies[slot].generation, w->serial};
-	return id;
+	return imp_world_id_of(w, slot);
 }
 
-/// The slot an id names, or -1.
 static int32_t slot_of(const imp_world *w, imp_body_id id)
 {
-	if (id.world != w->serial || id.index == 0 || id.index > (uint32_t)w->body_high)
-		return -1;
-	int32_t s = (int32_t)(id.index - 1);
-	const body *b = &w->bodies[s];
-	return b->alive && b->generation == id.generation ? s : -1;
+	return imp_world_slot_of(w, id);
 }
 
 /* ---- validation ---- */
@@ -307,6 +148,19 @@ static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const im
 		*rel = (imp_box){{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
 	}
 	return IMP_OK;
+}
+
+imp_status imp_world_shape_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
+			       imp_box *out)
+{
+	imp_box rel;
+	imp_status st = shape_rel_box(w, s, p2, p3, &rel);
+	if (st != IMP_OK)
+		return st;
+	imp_vec3 p = w->dim == 2 ? imp_vec3_make(p2->p.x, p2->p.y, 0.0) : p3->p;
+	*out = (imp_box){{rel.lo[0] + p.x, rel.lo[1] + p.y, rel.lo[2] + p.z}, {rel.hi[0] + p.x, rel.hi[1] + p.y, rel.hi[2] + p.z}};
+	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
+	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
 }
 
 /// The tight box: the relative box placed at the position, enlarged by
@@ -672,6 +526,8 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->changed, (size_t)w->changed_cap * sizeof *w->changed);
 	imp_free(a, w->queued, (size_t)w->queued_cap * sizeof *w->queued);
 	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
+	imp_free(a, w->qitems, (size_t)w->qitem_cap * sizeof *w->qitems);
+	imp_free(a, w->qresults, (size_t)w->qresult_cap * sizeof *w->qresults);
 	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;
@@ -1775,18 +1631,12 @@ static void target_velocity(const imp_world *w, int32_t s, double dt, imp_vec3 *
 	const body *b = &w->bodies[s];
 	const motion *m = &w->motions[s];
 	if (w->dim == 2) {
-		imp_rot2 d = imp_rot2_mul_inv(b->pose2.q, m->target2.q);
 		*v = imp_vec3_make((m->target2.p.x - b->pose2.p.x) / dt, (m->target2.p.y - b->pose2.p.y) / dt, 0.0);
-		*av = imp_vec3_make(0.0, 0.0, atan2(d.s, d.c) / dt);
+		*av = imp_vec3_make(0.0, 0.0, imp_turn2(b->pose2.q, m->target2.q) / dt);
 		return;
 	}
-	imp_quat d = imp_quat_mul(m->target3.q, imp_quat_conj(b->pose3.q));
-	if (d.w < 0.0)
-		d = (imp_quat){-d.x, -d.y, -d.z, -d.w};
-	double sn = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
-	double angle = 2.0 * atan2(sn, d.w);
 	*v = imp_vec3_scale(1.0 / dt, imp_vec3_sub(m->target3.p, b->pose3.p));
-	*av = sn > 0.0 ? imp_vec3_scale(angle / (sn * dt), imp_vec3_make(d.x, d.y, d.z)) : imp_vec3_make(0.0, 0.0, 0.0);
+	*av = imp_vec3_scale(1.0 / dt, imp_turn3(b->pose3.q, m->target3.q));
 }
 
 /* ---- the time-of-impact step ---- */
@@ -1835,16 +1685,6 @@ static double sweep_grow(const imp_world *w, const step_ctx *c, int32_t s)
 	return c->tolerance > 0.0 ? c->tolerance : 2e-6 * w->motions[s].reach + 1e-300;
 }
 
-static imp_box box_union(const imp_box *a, const imp_box *b)
-{
-	imp_box u;
-	for (int k = 0; k < 3; k++) {
-		u.lo[k] = imp_min(a->lo[k], b->lo[k]);
-		u.hi[k] = imp_max(a->hi[k], b->hi[k]);
-	}
-	return u;
-}
-
 /// The box of body s over step times [ta, tb] with its step motion,
 /// enlarged by its margin and `grow`: exact for a body that only
 /// translates (a convex set swept along a segment is boxed by its two
@@ -1868,7 +1708,7 @@ static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, co
 			imp_box x, y;
 			place_box(w, &r, &a2, &a3, &x);
 			place_box(w, &r, &b2, &b3, &y);
-			box = box_union(&x, &y);
+			box = imp_box_union(&x, &y);
 			for (int k = 0; k < w->dim; k++) {
 				box.lo[k] -= grow;
 				box.hi[k] += grow;
@@ -2062,7 +1902,7 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 		body *b = &w->bodies[s];
 		w->motions[s].changed = 0;
 		imp_box rest = swept_box(w, s, t, c->dt, NULL, sweep_grow(w, c, s));
-		b->tight = box_union(&b->tight, &rest);
+		b->tight = imp_box_union(&b->tight, &rest);
 		if (b->in_broad && !box_contains_all(&b->fat, &b->tight)) {
 			w->oom = false;
 			b->fat = fatten(w, &b->tight);

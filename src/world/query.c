@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: MIT
+// The planner queries: a shape at a pose (or moving between two poses)
+// against the bodies of the world, and the world's own clearance.
+//
+// Every query asks the broad phase for the bodies whose enlarged boxes
+// overlap a search box, and adds the bodies whose pose changed since the
+// last update in a way the broad phase does not hold yet (new bodies, and
+// bodies whose box left their enlarged box: the moved list has them all).
+// The candidates go into one array owned by the world (grown, never
+// shrunk: no allocation once it has reached the largest candidate set),
+// each with a lower bound on its distance from its box:
+//   boxes apart: the Euclidean gap between them;
+//   boxes overlapping: minus the smallest overlap along an axis, since
+//   moving one shape by that much along that axis separates the boxes and
+//   so the shapes: no penetration is deeper. (A bound of 0 there, which
+//   FCL's pruning used, skips deeper penetrations: FCL #403.)
+// Distance queries take candidates in order of that bound and stop when it
+// passes the best distance found, or the callback's bound.
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/sort.h"
+#include "shape/shape3_internal.h"
+#include "shape/shape_internal.h"
+#include "world/world_internal.h"
+
+imp_query_filter imp_default_query_filter(void)
+{
+	imp_query_filter f;
+	memset(&f, 0, sizeof f);
+	f.filter = imp_default_filter();
+	return f;
+}
+
+/// A query shape at its pose, with what the query sees.
+typedef struct qshape {
+	const imp_shape *shape;
+	imp_pose2 p2;
+	imp_pose3 p3;
+	imp_box box;          ///< the shape's box at the pose
+	imp_filter filter;
+	int32_t ignore;       ///< a slot, or -1
+	int32_t pair_slot;    ///< clearance: the body whose pairs are looked for, or -1
+} qshape;
+
+/* ---- checks ---- */
+
+static imp_status check_world(const imp_world *w)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	return w->busy ? IMP_ERR_BUSY : IMP_OK;
+}
+
+static imp_status check_filter(const imp_world *w, const imp_query_filter *f, qshape *q)
+{
+	imp_query_filter d = f != NULL ? *f : imp_default_query_filter();
+	q->filter = d.filter;
+	q->ignore = -1;
+	q->pair_slot = -1;
+	if (d.ignore.index != 0 || d.ignore.generation != 0 || d.ignore.world != 0) {
+		q->ignore = imp_world_slot_of(w, d.ignore);
+		if (q->ignore < 0)
+			return IMP_ERR_BAD_ID;
+	}
+	return IMP_OK;
+}
+
+/// Everything a shape query checks, in the order of the header's list;
+/// out_given: the query's callback or result pointer is not NULL.
+static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+			const imp_pose3 *p3, const imp_query_filter *filter, bool out_given, qshape *q)
+{
+	imp_status st = check_world(w);
+	if (st != IMP_OK)
+		return st;
+	if (shape == NULL || !out_given)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (dim != w->dim)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	st = imp_shape_check(shape, dim);
+	if (st != IMP_OK)
+		return st;
+	st = dim == 2 ? imp_pose2_status(*p2) : imp_pose3_status(*p3);
+	if (st != IMP_OK)
+		return st;
+	q->shape = shape;
+	if (dim == 2)
+		q->p2 = *p2;
+	else
+		q->p3 = *p3;
+	st = imp_world_shape_box(w, shape, p2, p3, &q->box);
+	if (st != IMP_OK)
+		return st;
+	return check_filter(w, filter, q);
+}
+
+/* ---- candidates ---- */
+
+static imp_box inflate(const imp_box *b, double r, int dim)
+{
+	imp_box o = *b;
+	for (int k = 0; k < dim; k++) {
+		o.lo[k] -= r;
+		o.hi[k] += r;
+	}
+	return o;
+}
+
+/// The lower bound on the signed distance of two shapes from their boxes
+/// (see the top of the file).
+static double box_bound(const imp_box *a, const imp_box *b, int dim)
+{
+	double gap2 = 0.0, overlap = INFINITY;
+	bool apart = false;
+	for (int k = 0; k < dim; k++) {
+		double g = fmax(a->lo[k] - b->hi[k], b->lo[k] - a->hi[k]);
+		if (g > 0.0) {
+			apart = true;
+			gap2 += g * g;
+		} else {
+			overlap = fmin(overlap, -g);
+		}
+	}
+	if (apart)
+		return sqrt(gap2);
+	return -overlap;
+}
+
+typedef struct gather {
+	imp_world *w;
+	const qshape *q;
+	imp_box search;
+	int32_t count;   ///< candidates stored
+	int32_t seen;    ///< bodies whose box meets the search box, seen by the query or not
+	bool oom;
+} gather;
+
+/// Whether the query sees body s at all.
+static bool visible(const imp_world *w, const qshape *q, int32_t s)
+{
+	const body *b = &w->bodies[s];
+	if (q->pair_slot >= 0) {
+		const body *a = &w->bodies[q->pair_slot];
+		return s > q->pair_slot && !(a->type == IMP_BODY_STATIC && b->type == IMP_BODY_STATIC) &&
+		       imp_filter_should_pair(a->filter, b->filter);
+	}
+	return s != q->ignore && imp_filter_should_pair(q->filter, b->filter);
+}
+
+static bool gather_add(gather *g, int32_t s)
+{
+	imp_world *w = g->w;
+	const body *b = &w->bodies[s];
+	if (!imp_box_overlap(&b->tight, &g->search, w->dim))
+		return true;
+	g->seen++;
+	if (!visible(w, g->q, s))
+		return true;
+	if (g->count == w->qitem_cap &&
+	    !imp_grow(&w->alloc, (void **)&w->qitems, &w->qitem_cap, g->count + 1, sizeof *w->qitems)) {
+		g->oom = true;
+		return false;
+	}
+	w->qitems[g->count++] = (query_item){box_bound(&g->q->box, &b->tight, w->dim), s, 0};
+	return true;
+}
+
+/// True when the broad phase holds body s where it is now.
+static bool broad_current(const body *b)
+{
+	return b->in_broad && b->inside;
+}
+
+static bool gather_broad(void *ctx, int32_t s)
+{
+	gather *g = ctx;
+	if (!broad_current(&g->w->bodies[s]))
+		return true; // taken from the moved list
+	return gather_add(g, s);
+}
+
+/// Every body the query sees whose box meets `search`, into w->qitems.
+static imp_status gather_all(imp_world *w, const qshape *q, const imp_box *search, gather *g)
+{
+	*g = (gather){w, q, *search, 0, 0, false};
+	imp_broad_query(w->broad, search, gather_broad, g);
+	// A slot can be in the moved list twice (a body removed and another
+	// added in its slot): marked, so that it counts once.
+	for (int32_t i = 0; i < w->moved_count && !g->oom; i++) {
+		int32_t s = w->moved[i];
+		body *b = &w->bodies[s];
+		if (b->alive && !broad_current(b) && !b->qmark) {
+			b->qmark = 1;
+			gather_add(g, s);
+		}
+	}
+	for (int32_t i = 0; i < w->moved_count; i++)
+		w->bodies[w->moved[i]].qmark = 0;
+	return g->oom ? IMP_ERR_OUT_OF_MEMORY : IMP_OK;
+}
+
+#define ITEM_BY_SLOT(x, y) ((x).slot < (y).slot)
+IMP_DEFINE_SORT(sort_by_slot, query_item, ITEM_BY_SLOT)
+#define ITEM_BY_BOUND(x, y) ((x).lb < (y).lb || ((x).lb == (y).lb && (x).slot < (y).slot))
+IMP_DEFINE_SORT(sort_by_bound, query_item, ITEM_BY_BOUND)
+
+/* ---- the narrow phase ---- */
+
+static imp_vec3 v3(imp_vec2 v)
+{
+	return imp_vec3_make(v.x, v.y, 0.0);
+}
+
+static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
+{
+	const body *b = &w->bodies[s];
+	if (w->dim == 2)
+		return imp_overlap2(q->shape, q->p2, b->shape, b->pose2, NULL);
+	return imp_overlap3(q->shape, q->p3, b->shape, b->pose3, NULL);
+}
+
+/// Level 3 between the query shape and body s. False when the narrow
+/// phase had no answer (a user shape's support failed).
+static bool closest(imp_world *w, const qshape *q, int32_t s, imp_simplex_cache *cache, imp_query_result *r)
+{
+	const body *b = &w->bodies[s];
+	r->body = imp_world_id_of(w, s);
+	if (w->dim == 2) {
+		imp_closest2_result c;
+		if (imp_closest2(q->shape, q->p2, b->shape, b->pose2, cache, &c) != IMP_OK || isnan(c.distance))
+			return false;
+		r->distance = c.distance;
+		r->point = v3(c.point_a);
+		r->body_point = v3(c.point_b);
+		r->normal = v3(c.normal);
+	} else {
+		imp_closest3_result c;
+		if (imp_closest3(q->shape, q->p3, b->shape, b->pose3, cache, &c) != IMP_OK || isnan(c.distance))
+			return false;
+		r->distance = c.distance;
+		r->point = c.point_a;
+		r->body_point = c.point_b;
+		r->normal = c.normal;
+	}
+	return true;
+}
+
+/* ---- overlap ---- */
+
+static imp_status overlap_shape(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+				const imp_pose3 *p3, const imp_query_filter *filter, imp_query_fn *fn, void *user)
+{
+	qshape q;
+	imp_status st = begin(w, dim, shape, p2, p3, filter, fn != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	gather g;
+	st = gather_all(w, &q, &q.box, &g);
+	if (st != IMP_OK)
+		return st;
+	sort_by_slot(w->qitems, g.count);
+	// The candidates stay in the world's array while fn runs: busy, so
+	// that no call can change the array or the bodies under it.
+	w->busy = true;
+	for (int32_t i = 0; i < g.count; i++) {
+		int32_t s = w->qitems[i].slot;
+		if (overlaps(w, &q, s) && !fn(imp_world_id_of(w, s), user))
+			break;
+	}
+	w->busy = false;
+	return IMP_OK;
+}
+
+imp_status imp_world_overlap_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+				    const imp_query_filter *filter, imp_query_fn *fn, void *user)
+{
+	return overlap_shape(world, 2, shape, &pose, NULL, filter, fn, user);
+}
+
+imp_status imp_world_overlap_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+				    const imp_query_filter *filter, imp_query_fn *fn, void *user)
+{
+	return overlap_shape(world, 3, shape, NULL, &pose, filter, fn, user);
+}
+
+typedef struct any_ctx {
+	gather g;
+	bool hit;
+} any_ctx;
+
+static bool any_test(any_ctx *c, int32_t s)
+{
+	const imp_world *w = c->g.w;
+	const body *b = &w->bodies[s];
+	if (!visible(w, c->g.q, s) || !imp_box_overlap(&b->tight, &c->g.q->box, w->dim))
+		return true;
+	c->hit = overlaps(w, c->g.q, s);
+	return !c->hit;
+}
+
+static bool any_broad(void *ctx, int32_t s)
+{
+	any_ctx *c = ctx;
+	if (!broad_current(&c->g.w->bodies[s]))
+		return true;
+	return any_test(c, s);
+}
+
+/// Stops at the first overlap: no candidate array, no sort.
+static imp_status overlap_any(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+			      const imp_pose3 *p3, const imp_query_filter *filter, bool *out)
+{
+	qshape q;
+	imp_status st = begin(w, dim, shape, p2, p3, filter, out != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	any_ctx c = {{w, &q, q.box, 0, 0, false}, false};
+	if (imp_broad_query(w->broad, &q.box, any_broad, &c)) {
+		for (int32_t i = 0; i < w->moved_count && !c.hit; i++) {
+			int32_t s = w->moved[i];
+			const body *b = &w->bodies[s];
+			if (b->alive && !broad_current(b))
+				any_test(&c, s);
+		}
+	}
+	*out = c.hit;
+	return IMP_OK;
+}
+
+imp_status imp_world_overlap_any2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+				  const imp_query_filter *filter, bool *out)
+{
+	return overlap_any(world, 2, shape, &pose, NULL, filter, out);
+}
+
+imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+				  const imp_query_filter *filter, bool *out)
+{
+	return overlap_any(world, 3, shape, NULL, &pose, filter, out);
+}
+
+/* ---- nearest ---- */
+
+static double box_size(const imp_box *b, int dim)
+{
+	double s = 0.0;
+	for (int k = 0; k < dim; k++)
+		s = fmax(s, b->hi[k] - b->lo[k]);
+	return s;
+}
+
+/// Better: a smaller distance, or the same at a lower index.
+static bool better(double d, int32_t s, double best, int32_t best_slot)
+{
+	return best_slot < 0 || d < best || (d == best && s < best_slot);
+}
+
+static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2, const imp_pose3 *p3,
+			  double max_distance, const imp_query_filter *filter, imp_query_result *out)
+{
+	qshape q;
+	imp_status st = begin(w, dim, shape, p2, p3, filter, out != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	if (isnan(max_distance))
+		return IMP_ERR_NOT_FINITE;
+	imp_query_result best = {.distance = INFINITY};
+	int32_t best_slot = -1;
+	// The search box grows until it holds the best body found (every body
+	// within distance r of the shape has its box within r of the shape's
+	// box), holds every body, or reaches max_distance.
+	double r = isfinite(max_distance) ? max_distance : fmax(box_size(&q.box, dim), 1e-9);
+	for (;;) {
+		double reach = fmax(fmin(r, max_distance), 0.0);
+		imp_box search = inflate(&q.box, reach, dim);
+		gather g;
+		st = gather_all(w, &q, &search, &g);
+		if (st != IMP_OK)
+			return st;
+		sort_by_bound(w->qitems, g.count);
+		for (int32_t i = 0; i < g.count; i++) {
+			const query_item *it = &w->qitems[i];
+			if (it->lb > max_distance || (best_slot >= 0 && it->lb > best.distance))
+				break;
+			imp_query_result r1;
+			if (!closest(w, &q, it->slot, NULL, &r1) || r1.distance > max_distance)
+				continue;
+			if (better(r1.distance, it->slot, best.distance, best_slot)) {
+				best = r1;
+				best_slot = it->slot;
+			}
+		}
+		if ((best_slot >= 0 && best.distance <= reach) || reach >= max_distance || g.seen >= w->body_count)
+			break;
+		r *= 4.0;
+	}
+	*out = best;
+	return IMP_OK;
+}
+
+imp_status imp_world_nearest2(imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
+			      const imp_query_filter *filter, imp_query_result *out)
+{
+	return nearest(world, 2, shape, &pose, NULL, max_distance, filter, out);
+}
+
+imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
+			      const imp_query_filter *filter, imp_query_result *out)
+{
+	return nearest(world, 3, shape, NULL, &pose, max_distance, filter, out);
+}
+
+/* ---- every body within a distance ---- */
+
+/// The found bodies wait in a binary heap ordered by (distance, index) until
+/// no candidate left can come before them: the candidates' lower bounds are
+/// sorted, so the heap's top is delivered once it is below the next bound.
+/// A candidate is only looked at when its bound comes up: the callback's
+/// smaller bound prunes the narrow phase, not only the answers.
+static bool result_less(const imp_query_result *a, const imp_query_result *b)
+{
+	return a->distance < b->distance || (a->distance == b->distance && a->body.index < b->body.index);
+}
+
+static void heap_push(imp_query_result *h, int32_t n, imp_query_result r)
+{
+	int32_t i = n;
+	while (i > 0) {
+		int32_t parent = (i - 1) / 2;
+		if (!result_less(&r, &h[parent]))
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = r;
+}
+
+static imp_query_result heap_pop(imp_query_result *h, int32_t n)
+{
+	imp_query_result top = h[0], last = h[n - 1];
+	n--;
+	int32_t i = 0;
+	for (;;) {
+		int32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && result_less(&h[c + 1], &h[c]))
+			c++;
+		if (!result_less(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n > 0)
+		h[i] = last;
+	return top;
+}
+
+static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+				 const imp_pose3 *p3, double max_distance, const imp_query_filter *filter,
+				 imp_distance_fn *fn, void *user)
+{
+	qshape q;
+	imp_status st = begin(w, dim, shape, p2, p3, filter, fn != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	if (!isfinite(max_distance))
+		return IMP_ERR_NOT_FINITE;
+	imp_box search = inflate(&q.box, fmax(max_distance, 0.0), dim);
+	gather g;
+	st = gather_all(w, &q, &search, &g);
+	if (st != IMP_OK)
+		return st;
+	if (g.count > w->qresult_cap &&
+	    !imp_grow(&w->alloc, (void **)&w->qresults, &w->qresult_cap, g.count, sizeof *w->qresults))
+		return IMP_ERR_OUT_OF_MEMORY;
+	sort_by_bound(w->qitems, g.count);
+	double bound = max_distance;
+	int32_t next = 0, found = 0;
+	w->busy = true;
+	for (;;) {
+		double lb = next < g.count ? w->qitems[next].lb : INFINITY;
+		if (found > 0 && (w->qresults[0].distance < lb || lb > bound)) {
+			imp_query_result r = heap_pop(w->qresults, found--);
+			if (r.distance > bound)
+				continue; // pruned by a bound given after it was found
+			double b = fn(&r, user);
+			if (!(b >= bound)) // smaller, or NaN: the rest must come within it
+				bound = isnan(b) ? -INFINITY : b;
+			if (bound == -INFINITY)
+				break;
+			continue;
+		}
+		if (lb > bound)
+			break;
+		imp_query_result r;
+		if (closest(w, &q, w->qitems[next].slot, NULL, &r) && r.distance <= bound)
+			heap_push(w->qresults, found++, r);
+		next++;
+	}
+	w->busy = false;
+	return IMP_OK;
+}
+
+imp_status imp_world_query_distance2(imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
+				     const imp_query_filter *filter, imp_distance_fn *fn, void *user)
+{
+	return query_distance(world, 2, shape, &pose, NULL, max_distance, filter, fn, user);
+}
+
+imp_status imp_world_query_distance3(imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
+				     const imp_query_filter *filter, imp_distance_fn *fn, void *user)
+{
+	return query_distance(world, 3, shape, NULL, &pose, max_distance, filter, fn, user);
+}
+
+/* ---- body to body, and the world's clearance ---- */
+
+/// Body a as a query shape.
+static qshape body_shape(const imp_world *w, int32_t a)
+{
+	const body *b = &w->bodies[a];
+	qshape q;
+	memset(&q, 0, sizeof q);
+	q.shape = b->shape;
+	q.p2 = b->pose2;
+	q.p3 = b->pose3;
+	q.box = b->tight;
+	q.filter = b->filter;
+	q.ignore = a;
+	q.pair_slot = a;
+	return q;
+}
+
+static pair *find_pair(const imp_world *w, int32_t lo, int32_t hi)
+{
+	uint64_t key = (uint64_t)(uint32_t)lo << 32 | (uint32_t)hi;
+	pair *pr;
+	HASH_FIND(hh, w->table, &key, sizeof key, pr);
+	return pr;
+}
+
+static void swap_result(imp_query_result *r, imp_body_id b)
+{
+	imp_vec3 p = r->point;
+	r->point = r->body_point;
+	r->body_point = p;
+	r->normal = imp_vec3_scale(-1.0, r->normal);
+	r->body = b;
+}
+
+/// Level 3 between bodies a and b with the pair's cache when the world
+/// keeps the pair (its cache is for the lower slot as the first shape).
+static bool body_distance(imp_world *w, int32_t a, int32_t b, imp_query_result *r)
+{
+	int32_t lo = a < b ? a : b, hi = a < b ? b : a;
+	pair *pr = find_pair(w, lo, hi);
+	qshape q = body_shape(w, lo);
+	if (!closest(w, &q, hi, pr != NULL ? &pr->cache : NULL, r))
+		return false;
+	if (lo != a)
+		swap_result(r, imp_world_id_of(w, b));
+	return true;
+}
+
+imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
+{
+	imp_status st = check_world(world);
+	if (st != IMP_OK)
+		return st;
+	if (closest_out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	int32_t sa = imp_world_slot_of(world, a), sb = imp_world_slot_of(world, b);
+	if (sa < 0 || sb < 0 || sa == sb)
+		return IMP_ERR_BAD_ID;
+	imp_query_result r;
+	if (!body_distance(world, sa, sb, &r)) {
+		r.body = b;
+		r.distance = NAN;
+		r.point = r.body_point = r.normal = imp_vec3_make(NAN, NAN, NAN);
+	}
+	*closest_out = r;
+	return IMP_OK;
+}
+
+imp_status imp_world_clearance(imp_world *w, double margin, imp_clearance_fn *fn, void *user)
+{
+	imp_status st = check_world(w);
+	if (st != IMP_OK)
+		return st;
+	if (fn == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (!(margin >= 0.0) || !isfinite(margin))
+		return IMP_ERR_BAD_RADIUS;
+	w->busy = true;
+	bool go = true;
+	for (int32_t a = 0; a < w->body_high && go; a++) {
+		if (!w->bodies[a].alive)
+			continue;
+		qshape q = body_shape(w, a);
+		imp_box search = inflate(&q.box, margin, w->dim);
+		gather g;
+		st = gather_all(w, &q, &search, &g);
+		if (st != IMP_OK)
+			break;
+		sort_by_slot(w->qitems, g.count);
+		imp_body_id ida = imp_world_id_of(w, a);
+		for (int32_t i = 0; i < g.count && go; i++) {
+			int32_t b = w->qitems[i].slot;
+			if (w->qitems[i].lb > margin)
+				continue;
+			imp_query_result r;
+			if (body_distance(w, a, b, &r) && r.distance <= margin)
+				go = fn(ida, &r, user);
+		}
+	}
+	w->busy = false;
+	return st;
+}
+
+/* ---- motion validity ---- */
+
+/// The motion from pose_from to pose_to over [0, 1]: the origin on the
+/// segment, the turn through the smaller angle (as a target pose of the
+/// world's step).
+static void motion_between(int dim, const imp_pose2 *f2, const imp_pose2 *t2, const imp_pose3 *f3,
+			   const imp_pose3 *t3, imp_motion2 *m2, imp_motion3 *m3)
+{
+	if (dim == 2)
+		*m2 = (imp_motion2){*f2, imp_vec2_sub(t2->p, f2->p), imp_turn2(f2->q, t2->q)};
+	else
+		*m3 = (imp_motion3){*f3, imp_vec3_sub(t3->p, f3->p), imp_turn3(f3->q, t3->q)};
+}
+
+static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
+			     const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, imp_cast_hit *hit)
+{
+	qshape q;
+	imp_status st = begin(w, dim, shape, f2, f3, filter, hit != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	st = dim == 2 ? imp_pose2_status(*t2) : imp_pose3_status(*t3);
+	if (st != IMP_OK)
+		return st;
+	imp_box to_box;
+	st = imp_world_shape_box(w, shape, t2, t3, &to_box);
+	if (st != IMP_OK)
+		return st;
+	imp_motion2 m2;
+	imp_motion3 m3;
+	motion_between(dim, f2, t2, f3, t3, &m2, &m3);
+	// The swept box: both ends' boxes when the shape only translates, else
+	// the ball of its reach about its origin along the segment.
+	imp_box search = imp_box_union(&q.box, &to_box);
+	bool turns = dim == 2 ? m2.w != 0.0 : (m3.w.x != 0.0 || m3.w.y != 0.0 || m3.w.z != 0.0);
+	if (turns) {
+		double reach = imp_shape_reach(shape);
+		imp_box seg = dim == 2 ? (imp_box){{fmin(f2->p.x, t2->p.x), fmin(f2->p.y, t2->p.y), 0.0},
+						   {fmax(f2->p.x, t2->p.x), fmax(f2->p.y, t2->p.y), 0.0}}
+				       : (imp_box){{fmin(f3->p.x, t3->p.x), fmin(f3->p.y, t3->p.y), fmin(f3->p.z, t3->p.z)},
+						   {fmax(f3->p.x, t3->p.x), fmax(f3->p.y, t3->p.y), fmax(f3->p.z, t3->p.z)}};
+		imp_box ball = inflate(&seg, reach, dim);
+		search = imp_box_union(&search, &ball);
+	}
+	gather g;
+	st = gather_all(w, &q, &search, &g);
+	if (st != IMP_OK)
+		return st;
+	// Nearest boxes first: an early hit bounds the others' queries.
+	sort_by_bound(w->qitems, g.count);
+	imp_cast_hit best = {.t = 1.0};
+	int32_t best_slot = -1;
+	for (int32_t i = 0; i < g.count; i++) {
+		int32_t s = w->qitems[i].slot;
+		const body *b = &w->bodies[s];
+		imp_toi_state state;
+		double t;
+		imp_vec3 point, normal;
+		if (dim == 2) {
+			imp_motion2 mb = {b->pose2, imp_vec2_make(0.0, 0.0), 0.0};
+			imp_toi2_result r;
+			if (imp_time_of_impact2(shape, m2, b->shape, mb, best.t, &r) != IMP_OK)
+				continue;
+			state = r.state;
+			t = r.t;
+			point = v3(r.point_a);
+			normal = v3(r.normal);
+		} else {
+			imp_motion3 mb = {b->pose3, imp_vec3_make(0.0, 0.0, 0.0), imp_vec3_make(0.0, 0.0, 0.0)};
+			imp_toi3_result r;
+			if (imp_time_of_impact3(shape, m3, b->shape, mb, best.t, &r) != IMP_OK)
+				continue;
+			state = r.state;
+			t = r.t;
+			point = r.point_a;
+			normal = r.normal;
+		}
+		// The iteration limit counts as a hit: a motion check must not call
+		// a motion free that it could not prove free.
+		if (state != IMP_TOI_HIT && state != IMP_TOI_OVERLAPPED && state != IMP_TOI_ITERATION_LIMIT)
+			continue;
+		if (best_slot < 0 || t < best.t || (t == best.t && s < best_slot)) {
+			best_slot = s;
+			best.body = imp_world_id_of(w, s);
+			best.t = t;
+			best.point = point;
+			best.normal = normal;
+		}
+	}
+	if (dim == 2) {
+		imp_pose2 p = imp_motion2_at(m2, best.t);
+		best.pose = (imp_pose3){imp_vec3_make(p.p.x, p.p.y, 0.0), imp_quat_from_axis_angle(imp_vec3_make(0.0, 0.0, 1.0), atan2(p.q.s, p.q.c))};
+	} else {
+		best.pose = imp_motion3_at(m3, best.t);
+	}
+	*hit = best;
+	return IMP_OK;
+}
+
+imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
+				 const imp_query_filter *filter, imp_cast_hit *hit)
+{
+	return cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, hit);
+}
+
+imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
+				 const imp_query_filter *filter, imp_cast_hit *hit)
+{
+	return cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, hit);
+}

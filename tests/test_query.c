@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: MIT
+// The planner queries (imp_world_overlap_shape, _any, _nearest,
+// _query_distance, imp_world_distance, _clearance, _cast_shape) against
+// brute force over every body: the pairwise queries called on each body in
+// turn, the filter rule of the oracle (ow_filter_pairs), no world code.
+// Random scenes in 2D and 3D with every broad phase, with bodies moved,
+// added and removed since the last update, so that the queries must see
+// poses the broad phase does not hold yet.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oracle_world.h"
+
+#define MAX_BODIES 400
+#define MAX_HITS MAX_BODIES
+
+typedef struct scene {
+	int dim;
+	imp_world *w;
+	ow_body body[MAX_BODIES];
+	imp_body_id id[MAX_BODIES];
+	imp_shape *shape[MAX_BODIES];
+	int n;
+	ow_rng rng;
+	double extent; ///< bodies lie in [-extent, extent]^dim
+} scene;
+
+static imp_pose2 random_pose2(scene *sc)
+{
+	return imp_pose2_make(ow_range(&sc->rng, -sc->extent, sc->extent), ow_range(&sc->rng, -sc->extent, sc->extent),
+			      ow_range(&sc->rng, 0, 6.283185307179586));
+}
+
+static imp_pose3 random_pose3(scene *sc)
+{
+	imp_pose3 p = {imp_vec3_make(ow_range(&sc->rng, -sc->extent, sc->extent),
+				     ow_range(&sc->rng, -sc->extent, sc->extent),
+				     ow_range(&sc->rng, -sc->extent, sc->extent)),
+		       ow_quat(&sc->rng)};
+	return p;
+}
+
+static imp_shape *random_shape(scene *sc)
+{
+	double size = 0.3 * pow(10.0, ow_range(&sc->rng, -0.5, 0.5));
+	imp_shape *s = sc->dim == 2 ? ow_random_shape2(&sc->rng, size) : ow_random_shape3(&sc->rng, size);
+	assert_non_null(s);
+	return s;
+}
+
+static void add_body(scene *sc)
+{
+	assert_true(sc->n < MAX_BODIES);
+	int i = sc->n++;
+	ow_body *b = &sc->body[i];
+	sc->shape[i] = random_shape(sc);
+	b->live = true;
+	b->shape = sc->shape[i];
+	b->type = ow_random_type(&sc->rng);
+	b->filter = ow_random_filter(&sc->rng);
+	imp_body_def d = imp_default_body_def();
+	d.shape = b->shape;
+	d.type = b->type;
+	d.filter = b->filter;
+	if (sc->dim == 2)
+		d.pose2 = b->pose2 = random_pose2(sc);
+	else
+		d.pose3 = b->pose3 = random_pose3(sc);
+	assert_int_equal(imp_world_add_body(sc->w, &d, &sc->id[i]), IMP_OK);
+}
+
+static void move_body(scene *sc, int i)
+{
+	ow_body *b = &sc->body[i];
+	if (sc->dim == 2) {
+		b->pose2 = random_pose2(sc);
+		assert_int_equal(imp_body_set_pose2(sc->w, sc->id[i], b->pose2), IMP_OK);
+	} else {
+		b->pose3 = random_pose3(sc);
+		assert_int_equal(imp_body_set_pose3(sc->w, sc->id[i], b->pose3), IMP_OK);
+	}
+}
+
+/// n bodies, an update, then some moved far, some nudged, some removed and
+/// some added: the broad phase is behind the poses for all of those.
+static void scene_make(scene *sc, int dim, imp_broad_kind kind, int n, uint64_t seed)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->dim = dim;
+	sc->rng.s = seed;
+	sc->extent = dim == 2 ? 4.0 : 2.5;
+	imp_world_def def = imp_default_world_def();
+	def.dim = dim;
+	def.broad_phase = kind;
+	assert_int_equal(imp_world_create(&def, &sc->w), IMP_OK);
+	for (int i = 0; i < n; i++)
+		add_body(sc);
+	assert_int_equal(imp_world_update(sc->w), IMP_OK);
+	for (int k = 0; k < n / 10; k++)
+		move_body(sc, ow_int(&sc->rng, sc->n));
+	for (int k = 0; k < n / 20; k++) {
+		int i = ow_int(&sc->rng, sc->n);
+		if (sc->body[i].live) {
+			assert_int_equal(imp_world_remove_body(sc->w, sc->id[i]), IMP_OK);
+			sc->body[i].live = false;
+		}
+	}
+	for (int k = 0; k < n / 20; k++)
+		add_body(sc);
+}
+
+static void scene_free(scene *sc)
+{
+	imp_world_destroy(sc->w);
+	for (int i = 0; i < sc->n; i++)
+		imp_shape_destroy(sc->shape[i]);
+}
+
+/// The oracle's index of a body id.
+static int index_of(const scene *sc, imp_body_id id)
+{
+	for (int i = 0; i < sc->n; i++)
+		if (sc->body[i].live && imp_body_id_equal(sc->id[i], id))
+			return i;
+	fail_msg("an id the scene does not know");
+	return -1;
+}
+
+/// A query: a shape at a pose with a filter, and maybe a body to ignore.
+typedef struct query {
+	ow_body q; ///< the shape, its pose and its filter
+	imp_query_filter filter;
+	int ignore; ///< oracle index, or -1
+} query;
+
+static void random_query(scene *sc, query *qu, imp_shape *shape)
+{
+	memset(qu, 0, sizeof *qu);
+	qu->q.live = true;
+	qu->q.shape = shape;
+	if (sc->dim == 2)
+		qu->q.pose2 = random_pose2(sc);
+	else
+		qu->q.pose3 = random_pose3(sc);
+	qu->filter = imp_default_query_filter();
+	qu->q.filter = qu->filter.filter = ow_int(&sc->rng, 3) == 0 ? ow_random_filter(&sc->rng) : imp_default_filter();
+	qu->ignore = -1;
+	if (ow_int(&sc->rng, 3) == 0) {
+		int i = ow_int(&sc->rng, sc->n);
+		if (sc->body[i].live) {
+			qu->ignore = i;
+			qu->filter.ignore = sc->id[i];
+		}
+	}
+}
+
+static bool sees(const scene *sc, const query *qu, int i)
+{
+	return sc->body[i].live && i != qu->ignore && ow_filter_pairs(qu->q.filter, sc->body[i].filter);
+}
+
+/// Signed distance, witnesses and normal between two oracle bodies.
+static double pair_closest(const scene *sc, const ow_body *a, const ow_body *b, imp_query_result *r)
+{
+	if (sc->dim == 2) {
+		imp_closest2_result c;
+		assert_int_equal(imp_closest2(a->shape, a->pose2, b->shape, b->pose2, NULL, &c), IMP_OK);
+		r->distance = c.distance;
+		r->point = imp_vec3_make(c.point_a.x, c.point_a.y, 0);
+		r->body_point = imp_vec3_make(c.point_b.x, c.point_b.y, 0);
+		r->normal = imp_vec3_make(c.normal.x, c.normal.y, 0);
+	} else {
+		imp_closest3_result c;
+		assert_int_equal(imp_closest3(a->shape, a->pose3, b->shape, b->pose3, NULL, &c), IMP_OK);
+		r->distance = c.distance;
+		r->point = c.point_a;
+		r->body_point = c.point_b;
+		r->normal = c.normal;
+	}
+	return r->distance;
+}
+
+static bool pair_overlap(const scene *sc, const ow_body *a, const ow_body *b)
+{
+	if (sc->dim == 2)
+		return imp_overlap2(a->shape, a->pose2, b->shape, b->pose2, NULL);
+	return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, NULL);
+}
+
+/* ---- overlap ---- */
+
+typedef struct id_list {
+	imp_body_id id[MAX_HITS];
+	int n;
+	int stop_after; ///< 0: never stop
+} id_list;
+
+static bool collect_id(imp_body_id id, void *user)
+{
+	id_list *l = user;
+	assert_true(l->n < MAX_HITS);
+	l->id[l->n++] = id;
+	return l->stop_after == 0 || l->n < l->stop_after;
+}
+
+static void check_overlap(scene *sc, const query *qu)
+{
+	int truth[MAX_HITS], nt = 0;
+	for (int i = 0; i < sc->n; i++)
+		if (sees(sc, qu, i) && pair_overlap(sc, &qu->q, &sc->body[i]))
+			truth[nt++] = i;
+	id_list got = {.n = 0};
+	imp_status st = sc->dim == 2 ? imp_world_overlap_shape(sc->w, qu->q.shape, qu->q.pose2, &qu->filter,
+							       collect_id, &got)
+				     : imp_world_overlap_shape(sc->w, qu->q.shape, qu->q.pose3, &qu->filter,
+							       collect_id, &got);
+	assert_int_equal(st, IMP_OK);
+	assert_int_equal(got.n, nt);
+	// Index order: the oracle's order is the world's slot order only for
+	// bodies added in order; compare as sets, then check the ids ascend.
+	for (int k = 0; k < nt; k++) {
+		bool found = false;
+		for (int j = 0; j < got.n; j++)
+			found = found || imp_body_id_equal(got.id[j], sc->id[truth[k]]);
+		assert_true(found);
+	}
+	for (int j = 1; j < got.n; j++)
+		assert_true(got.id[j - 1].index < got.id[j].index);
+	bool any = false;
+	st = sc->dim == 2 ? imp_world_overlap_any(sc->w, qu->q.shape, qu->q.pose2, &qu->filter, &any)
+			  : imp_world_overlap_any(sc->w, qu->q.shape, qu->q.pose3, &qu->filter, &any);
+	assert_int_equal(st, IMP_OK);
+	assert_int_equal(any, nt > 0);
+	if (nt > 1) {
+		id_list one = {.n = 0, .stop_after = 1};
+		st = sc->dim == 2 ? imp_world_overlap_shape(sc->w, qu->q.shape, qu->q.pose2, &qu->filter, collect_id, &one)
+				  : imp_world_overlap_shape(sc->w, qu->q.shape, qu->q.pose3, &qu->filter, collect_id, &one);
+		assert_int_equal(st, IMP_OK);
+		assert_int_equal(one.n, 1);
+		assert_true(imp_body_id_equal(one.id[0], got.id[0]));
+	}
+}
+
+/* ---- distances ---- */
+
+static void assert_result_equal(const scene *sc, const imp_query_result *got, int want, double want_d)
+{
+	(void)sc;
+	// The world calls the same pairwise query on the same data: the same bits.
+	assert_true(got->distance == want_d);
+	assert_int_equal(index_of(sc, got->body), want);
+	assert_true(fabs(imp_vec3_dot(got->normal, got->normal) - 1.0) < 1e-9);
+}
+
+static void check_nearest(scene *sc, const query *qu, double max_distance)
+{
+	int best = -1;
+	double bd = INFINITY;
+	for (int i = 0; i < sc->n; i++) {
+		if (!sees(sc, qu, i))
+			continue;
+		imp_query_result r;
+		double d = pair_closest(sc, &qu->q, &sc->body[i], &r);
+		// Ties go to the lower slot; oracle index order is slot order except
+		// for reused slots, which a tie between two bodies never meets here.
+		if (d <= max_distance && (best < 0 || d < bd)) {
+			best = i;
+			bd = d;
+		}
+	}
+	imp_query_result got;
+	imp_status st = sc->dim == 2
+				? imp_world_nearest(sc->w, qu->q.shape, qu->q.pose2, max_distance, &qu->filter, &got)
+				: imp_world_nearest(sc->w, qu->q.shape, qu->q.pose3, max_distance, &qu->filter, &got);
+	assert_int_equal(st, IMP_OK);
+	if (best < 0) {
+		assert_int_equal(got.body.index, 0);
+		assert_true(got.distance == INFINITY);
+		return;
+	}
+	if (index_of(sc, got.body) != best)
+		print_message("nearest: got %d d=%.17g, want %d d=%.17g (max %g)\n", index_of(sc, got.body), got.distance, best, bd, max_distance);
+	assert_result_equal(sc, &got, best, bd);
+}
+
+typedef struct hit_list {
+	imp_query_result hit[MAX_HITS];
+	int n;
+	int prune_at;  ///< after this many hits, return the last distance as the bound (0: never)
+} hit_list;
+
+static double collect_hit(const imp_query_result *r, void *user)
+{
+	hit_list *l = user;
+	assert_true(l->n < MAX_HITS);
+	l->hit[l->n++] = *r;
+	if (l->prune_at > 0 && l->n >= l->prune_at)
+		return r->distance;
+	return INFINITY;
+}
+
+static void check_query_distance(scene *sc, const query *qu, double max_distance, int prune_at)
+{
+	int idx[MAX_HITS], nt = 0;
+	double dist[MAX_HITS];
+	for (int i = 0; i < sc->n; i++) {
+		if (!sees(sc, qu, i))
+			continue;
+		imp_query_result r;
+		double d = pair_closest(sc, &qu->q, &sc->body[i], &r);
+		if (d <= max_distance) {
+			idx[nt] = i;
+			dist[nt++] = d;
+		}
+	}
+	hit_list got = {.n = 0, .prune_at = prune_at};
+	imp_status st = sc->dim == 2 ? imp_world_query_distance(sc->w, qu->q.shape, qu->q.pose2, max_distance,
+								 &qu->filter, collect_hit, &got)
+				     : imp_world_query_distance(sc->w, qu->q.shape, qu->q.pose3, max_distance,
+								 &qu->filter, collect_hit, &got);
+	assert_int_equal(st, IMP_OK);
+	// Nearest first.
+	for (int j = 1; j < got.n; j++)
+		assert_true(got.hit[j - 1].distance <= got.hit[j].distance);
+	if (prune_at == 0 || nt < prune_at) {
+		if (got.n != nt) {
+			for (int j = 0; j < got.n; j++) print_message("got %u:%u d=%.17g\n", got.hit[j].body.index, got.hit[j].body.generation, got.hit[j].distance);
+			for (int k = 0; k < nt; k++) print_message("want %d (slot %u) d=%.17g\n", idx[k], sc->id[idx[k]].index, dist[k]);
+		}
+		assert_int_equal(got.n, nt);
+	} else {
+		// The bound fell to the prune_at-th distance: the hits are the
+		// bodies within it, those at exactly it included.
+		double cut = got.hit[prune_at - 1].distance;
+		int within = 0;
+		for (int k = 0; k < nt; k++)
+			within += dist[k] <= cut;
+		assert_int_equal(got.n, within);
+	}
+	for (int j = 0; j < got.n; j++) {
+		int i = index_of(sc, got.hit[j].body);
+		bool found = false;
+		for (int k = 0; k < nt; k++)
+			if (idx[k] == i) {
+				found = true;
+				assert_true(dist[k] == got.hit[j].distance);
+			}
+		assert_true(found);
+	}
+}
+
+static void check_body_distance(scene *sc)
+{
+	for (int k = 0; k < 20; k++) {
+		int a = ow_int(&sc->rng, sc->n), b = ow_int(&sc->rng, sc->n);
+		if (a == b || !sc->body[a].live || !sc->body[b].live)
+			continue;
+		imp_query_result want, got;
+		pair_closest(sc, &sc->body[a], &sc->body[b], &want);
+		assert_int_equal(imp_world_distance(sc->w, sc->id[a], sc->id[b], &got), IMP_OK);
+		assert_true(imp_body_id_equal(got.body, sc->id[b]));
+		// The pair's cache may start GJK elsewhere: equal to rounding.
+		double scale = 1.0 + fabs(want.distance);
+		assert_true(fabs(got.distance - want.distance) <= 1e-9 * scale);
+		assert_true(imp_vec3_dot(got.normal, want.normal) > 1.0 - 1e-6 || fabs(want.distance) < 1e-9);
+		imp_vec3 gap = imp_vec3_sub(got.body_point, got.point);
+		assert_true(fabs(imp_vec3_dot(gap, got.normal) - got.distance) <= 1e-9 * scale);
+	}
+}
+
+typedef struct pair_list {
+	int a[4 * MAX_BODIES], b[4 * MAX_BODIES];
+	double d[4 * MAX_BODIES];
+	int n;
+	const scene *sc;
+} pair_list;
+
+static bool collect_pair(imp_body_id a, const imp_query_result *r, void *user)
+{
+	pair_list *l = user;
+	assert_true(l->n < 4 * MAX_BODIES);
+	l->a[l->n] = index_of(l->sc, a);
+	l->b[l->n] = index_of(l->sc, r->body);
+	l->d[l->n++] = r->distance;
+	return true;
+}
+
+static void check_clearance(scene *sc, double margin)
+{
+	pair_list got = {.n = 0, .sc = sc};
+	assert_int_equal(imp_world_clearance(sc->w, margin, collect_pair, &got), IMP_OK);
+	int want = 0;
+	for (int i = 0; i < sc->n; i++) {
+		for (int j = i + 1; j < sc->n; j++) {
+			const ow_body *a = &sc->body[i], *b = &sc->body[j];
+			if (!a->live || !b->live || (a->type == IMP_BODY_STATIC && b->type == IMP_BODY_STATIC) ||
+			    !ow_filter_pairs(a->filter, b->filter))
+				continue;
+			imp_query_result r;
+			double d = pair_closest(sc, a, b, &r);
+			bool edge = fabs(d - margin) <= 1e-9;
+			bool in = d <= margin;
+			int found = 0;
+			for (int k = 0; k < got.n; k++)
+				found += (got.a[k] == i && got.b[k] == j) || (got.a[k] == j && got.b[k] == i);
+			assert_true(found <= 1);
+			if (!edge)
+				assert_int_equal(found, in);
+			want += found;
+		}
+	}
+	assert_int_equal(got.n, want);
+}
+
+/* ---- motion ---- */
+
+static void check_cast(scene *sc, const query *qu)
+{
+	imp_motion2 m2;
+	imp_motion3 m3;
+	imp_pose2 to2 = random_pose2(sc);
+	imp_pose3 to3 = random_pose3(sc);
+	// Short motions mostly, some across the scene.
+	double f = ow_int(&sc->rng, 2) == 0 ? 0.2 : 1.0;
+	if (sc->dim == 2) {
+		to2.p = imp_vec2_add(qu->q.pose2.p, imp_vec2_scale(f, imp_vec2_sub(to2.p, qu->q.pose2.p)));
+		imp_rot2 d = imp_rot2_mul_inv(qu->q.pose2.q, to2.q);
+		m2 = (imp_motion2){qu->q.pose2, imp_vec2_sub(to2.p, qu->q.pose2.p), atan2(d.s, d.c)};
+	} else {
+		to3.p = imp_vec3_add(qu->q.pose3.p, imp_vec3_scale(f, imp_vec3_sub(to3.p, qu->q.pose3.p)));
+		to3.q = qu->q.pose3.q; // translation only in 3D: the oracle's motion is then exact
+		m3 = (imp_motion3){qu->q.pose3, imp_vec3_sub(to3.p, qu->q.pose3.p), imp_vec3_make(0, 0, 0)};
+	}
+	int best = -1;
+	double bt = 1.0;
+	for (int i = 0; i < sc->n; i++) {
+		if (!sees(sc, qu, i))
+			continue;
+		const ow_body *b = &sc->body[i];
+		imp_toi_state state;
+		double t;
+		if (sc->dim == 2) {
+			imp_toi2_result r;
+			imp_motion2 mb = {b->pose2, imp_vec2_make(0, 0), 0};
+			assert_int_equal(imp_time_of_impact2(qu->q.shape, m2, b->shape, mb, 1.0, &r), IMP_OK);
+			state = r.state;
+			t = r.t;
+		} else {
+			imp_toi3_result r;
+			imp_motion3 mb = {b->pose3, imp_vec3_make(0, 0, 0), imp_vec3_make(0, 0, 0)};
+			assert_int_equal(imp_time_of_impact3(qu->q.shape, m3, b->shape, mb, 1.0, &r), IMP_OK);
+			state = r.state;
+			t = r.t;
+		}
+		if (state == IMP_TOI_SEPARATED)
+			continue;
+		if (best < 0 || t < bt) {
+			best = i;
+			bt = t;
+		}
+	}
+	imp_cast_hit hit;
+	imp_status st = sc->dim == 2 ? imp_world_cast_shape(sc->w, qu->q.shape, qu->q.pose2, to2, &qu->filter, &hit)
+				     : imp_world_cast_shape(sc->w, qu->q.shape, qu->q.pose3, to3, &qu->filter, &hit);
+	assert_int_equal(st, IMP_OK);
+	if (best < 0) {
+		assert_int_equal(hit.body.index, 0);
+		assert_true(hit.t == 1.0);
+		return;
+	}
+	assert_true(hit.body.index != 0);
+	// The world bounds each body's query by the earliest hit so far, so a
+	// body's answer may come from a shorter run: the time agrees to the
+	// time-of-impact tolerance's scale.
+	assert_true(fabs(hit.t - bt) <= 1e-6);
+	int got = index_of(sc, hit.body);
+	if (got != best) {
+		// Two bodies hit at the same time (to the tolerance).
+		assert_true(fabs(hit.t - bt) <= 1e-6);
+	}
+}
+
+/* ---- the runs ---- */
+
+static void run_scene(int dim, imp_broad_kind kind, uint64_t seed)
+{
+	scene *sc = calloc(1, sizeof *sc);
+	assert_non_null(sc);
+	scene_make(sc, dim, kind, 300, seed);
+	for (int k = 0; k < 60; k++) {
+		imp_shape *shape = random_shape(sc);
+		query qu;
+		random_query(sc, &qu, shape);
+		check_overlap(sc, &qu);
+		check_nearest(sc, &qu, INFINITY);
+		check_nearest(sc, &qu, ow_range(&sc->rng, -0.1, 0.5));
+		check_query_distance(sc, &qu, ow_range(&sc->rng, -0.05, 0.8), 0);
+		check_query_distance(sc, &qu, 1.0, 1 + ow_int(&sc->rng, 4));
+		check_cast(sc, &qu);
+		imp_shape_destroy(shape);
+	}
+	check_body_distance(sc);
+	check_clearance(sc, 0.0);
+	check_clearance(sc, 0.2);
+	scene_free(sc);
+	free(sc);
+}
+
+static void test_queries_2d_hash(void **state)
+{
+	(void)state;
+	run_scene(2, IMP_BROAD_HASH, 0x5101);
+	run_scene(2, IMP_BROAD_HASH, 0x5102);
+}
+
+static void test_queries_2d_sweep(void **state)
+{
+	(void)state;
+	run_scene(2, IMP_BROAD_SWEEP, 0x5201);
+}
+
+static void test_queries_2d_naive(void **state)
+{
+	(void)state;
+	run_scene(2, IMP_BROAD_NAIVE, 0x5301);
+}
+
+static void test_queries_3d_hash(void **state)
+{
+	(void)state;
+	run_scene(3, IMP_BROAD_HASH, 0x5401);
+	run_scene(3, IMP_BROAD_HASH, 0x5402);
+}
+
+static void test_queries_3d_sweep(void **state)
+{
+	(void)state;
+	run_scene(3, IMP_BROAD_SWEEP, 0x5501);
+}
+
+static void test_queries_3d_naive(void **state)
+{
+	(void)state;
+	run_scene(3, IMP_BROAD_NAIVE, 0x5601);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queries_2d_hash),  cmocka_unit_test(test_queries_2d_sweep),
+		cmocka_unit_test(test_queries_2d_naive), cmocka_unit_test(test_queries_3d_hash),
+		cmocka_unit_test(test_queries_3d_sweep), cmocka_unit_test(test_queries_3d_naive),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
