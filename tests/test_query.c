@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "counting_alloc.h"
 #include "oracle_world.h"
 
 #define MAX_BODIES 400
@@ -486,6 +487,127 @@ static void check_cast(scene *sc, const query *qu)
 	}
 }
 
+/* ---- rays ---- */
+
+/// Distance from the point at position x to body i (the oracle's own point
+/// shape).
+static double point_distance(const scene *sc, const imp_shape *point, imp_vec3 x, int i)
+{
+	const ow_body *b = &sc->body[i];
+	if (sc->dim == 2)
+		return imp_distance2(point, imp_pose2_make(x.x, x.y, 0.0), b->shape, b->pose2, NULL);
+	imp_pose3 p = {x, {0, 0, 0, 1}};
+	return imp_distance3(point, p, b->shape, b->pose3, NULL);
+}
+
+/// The first t at which the segment meets body i, by sampling and
+/// bisection on the distance (independent of the time-of-impact code): a
+/// chord shorter than the sampling step may be missed. -1: none seen.
+static double ray_oracle(const scene *sc, const imp_shape *point, imp_vec3 from, imp_vec3 to, int i)
+{
+	const int steps = 400;
+	imp_vec3 d = imp_vec3_sub(to, from);
+	double prev = 0.0;
+	for (int k = 0; k <= steps; k++) {
+		double t = (double)k / steps;
+		if (point_distance(sc, point, imp_vec3_add(from, imp_vec3_scale(t, d)), i) > 0.0) {
+			prev = t;
+			continue;
+		}
+		if (k == 0)
+			return 0.0;
+		double lo = prev, hi = t;
+		for (int it = 0; it < 60; it++) {
+			double mid = 0.5 * (lo + hi);
+			if (point_distance(sc, point, imp_vec3_add(from, imp_vec3_scale(mid, d)), i) > 0.0)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		return hi;
+	}
+	return -1.0;
+}
+
+typedef struct ray_list {
+	imp_ray_hit hit[MAX_HITS];
+	int n;
+} ray_list;
+
+static bool collect_ray(const imp_ray_hit *h, void *user)
+{
+	ray_list *l = user;
+	assert_true(l->n < MAX_HITS);
+	l->hit[l->n++] = *h;
+	return true;
+}
+
+static void check_ray(scene *sc, const query *qu, const imp_shape *point)
+{
+	imp_vec3 from, to;
+	if (sc->dim == 2) {
+		from = imp_vec3_make(qu->q.pose2.p.x, qu->q.pose2.p.y, 0);
+		imp_pose2 e = random_pose2(sc);
+		to = imp_vec3_make(e.p.x, e.p.y, 0);
+	} else {
+		from = qu->q.pose3.p;
+		to = random_pose3(sc).p;
+	}
+	double len = sqrt(imp_vec3_dot(imp_vec3_sub(to, from), imp_vec3_sub(to, from)));
+	// What the time-of-impact tolerance allows: 1e-6 of the shapes' size,
+	// as a fraction of the ray.
+	double slack = 1e-5 / fmax(len, 1e-12);
+	imp_ray_hit first;
+	ray_list all = {.n = 0};
+	imp_status st, st2;
+	if (sc->dim == 2) {
+		imp_vec2 f2 = {from.x, from.y}, t2 = {to.x, to.y};
+		st = imp_world_ray_cast(sc->w, f2, t2, &qu->filter, &first);
+		st2 = imp_world_ray_cast_all(sc->w, f2, t2, &qu->filter, collect_ray, &all);
+	} else {
+		st = imp_world_ray_cast(sc->w, from, to, &qu->filter, &first);
+		st2 = imp_world_ray_cast_all(sc->w, from, to, &qu->filter, collect_ray, &all);
+	}
+	assert_int_equal(st, IMP_OK);
+	assert_int_equal(st2, IMP_OK);
+	double first_t = 2.0;
+	int hits = 0;
+	for (int i = 0; i < sc->n; i++) {
+		if (!sees(sc, qu, i))
+			continue;
+		double t = ray_oracle(sc, point, from, to, i);
+		int found = -1;
+		for (int j = 0; j < all.n; j++)
+			if (imp_body_id_equal(all.hit[j].body, sc->id[i]))
+				found = j;
+		if (t >= 0.0) {
+			// Every body the oracle sees met is met, no later than the oracle says.
+			assert_true(found >= 0);
+			assert_true(all.hit[found].t <= t + slack);
+			first_t = fmin(first_t, t);
+			hits++;
+		}
+		if (found >= 0) {
+			// Where the world says it met the body, it is within the tolerance.
+			double tt = all.hit[found].t;
+			double d = point_distance(sc, point, imp_vec3_add(from, imp_vec3_scale(tt, imp_vec3_sub(to, from))), i);
+			assert_true(d <= 1e-5);
+		}
+	}
+	assert_true(all.n >= hits);
+	for (int j = 1; j < all.n; j++)
+		assert_true(all.hit[j - 1].t <= all.hit[j].t);
+	if (all.n == 0) {
+		assert_int_equal(first.body.index, 0);
+		assert_true(first.t == 1.0);
+	} else {
+		assert_true(imp_body_id_equal(first.body, all.hit[0].body) || first.t == all.hit[0].t);
+		assert_true(first.t == all.hit[0].t);
+		assert_true(first.t <= first_t + slack);
+		assert_true(fabs(imp_vec3_dot(first.normal, first.normal) - 1.0) < 1e-9);
+	}
+}
+
 /* ---- the runs ---- */
 
 static void run_scene(int dim, imp_broad_kind kind, uint64_t seed)
@@ -493,6 +615,11 @@ static void run_scene(int dim, imp_broad_kind kind, uint64_t seed)
 	scene *sc = calloc(1, sizeof *sc);
 	assert_non_null(sc);
 	scene_make(sc, dim, kind, 300, seed);
+	imp_shape *point = NULL;
+	if (dim == 2)
+		assert_int_equal(imp_shape_polygon(&(imp_vec2){0, 0}, 1, 0.0, &point), IMP_OK);
+	else
+		assert_int_equal(imp_shape_polytope(&(imp_vec3){0, 0, 0}, 1, 0.0, &point), IMP_OK);
 	for (int k = 0; k < 60; k++) {
 		imp_shape *shape = random_shape(sc);
 		query qu;
@@ -503,8 +630,11 @@ static void run_scene(int dim, imp_broad_kind kind, uint64_t seed)
 		check_query_distance(sc, &qu, ow_range(&sc->rng, -0.05, 0.8), 0);
 		check_query_distance(sc, &qu, 1.0, 1 + ow_int(&sc->rng, 4));
 		check_cast(sc, &qu);
+		if (k % 4 == 0)
+			check_ray(sc, &qu, point);
 		imp_shape_destroy(shape);
 	}
+	imp_shape_destroy(point);
 	check_body_distance(sc);
 	check_clearance(sc, 0.0);
 	check_clearance(sc, 0.2);
@@ -550,12 +680,169 @@ static void test_queries_3d_naive(void **state)
 	run_scene(3, IMP_BROAD_NAIVE, 0x5601);
 }
 
+/* ---- bad input ---- */
+
+typedef struct nested {
+	imp_world *w;
+	const imp_shape *shape;
+	imp_body_id body;
+	int calls;
+} nested;
+
+/// Inside a query's callback: every other query and every change of the
+/// world is refused.
+static bool nested_call(imp_body_id id, void *user)
+{
+	nested *n = user;
+	(void)id;
+	n->calls++;
+	bool any;
+	imp_query_result r;
+	assert_int_equal(imp_world_overlap_any2(n->w, n->shape, imp_pose2_make(0, 0, 0), NULL, &any), IMP_ERR_BUSY);
+	assert_int_equal(imp_world_nearest2(n->w, n->shape, imp_pose2_make(0, 0, 0), INFINITY, NULL, &r), IMP_ERR_BUSY);
+	assert_int_equal(imp_world_remove_body(n->w, n->body), IMP_ERR_BUSY);
+	assert_int_equal(imp_body_set_pose2(n->w, n->body, imp_pose2_make(5, 5, 0)), IMP_ERR_BUSY);
+	assert_int_equal(imp_world_update(n->w), IMP_ERR_BUSY);
+	return true;
+}
+
+static double nested_distance(const imp_query_result *hit, void *user)
+{
+	nested_call(hit->body, user);
+	return INFINITY;
+}
+
+static void test_query_errors(void **state)
+{
+	(void)state;
+	imp_world_def def = imp_default_world_def();
+	def.dim = 2;
+	imp_world *w = NULL, *other = NULL;
+	assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+	assert_int_equal(imp_world_create(&def, &other), IMP_OK);
+	imp_shape *box = NULL, *ball = NULL;
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &box), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.5, &ball), IMP_OK);
+	imp_body_def bd = imp_default_body_def();
+	bd.shape = box;
+	imp_body_id a, b, gone, foreign;
+	assert_int_equal(imp_world_add_body(w, &bd, &a), IMP_OK);
+	bd.pose2 = imp_pose2_make(0.5, 0.2, 0.3);
+	assert_int_equal(imp_world_add_body(w, &bd, &b), IMP_OK);
+	assert_int_equal(imp_world_add_body(w, &bd, &gone), IMP_OK);
+	assert_int_equal(imp_world_remove_body(w, gone), IMP_OK);
+	assert_int_equal(imp_world_add_body(other, &bd, &foreign), IMP_OK);
+	assert_int_equal(imp_world_update(w), IMP_OK);
+	imp_pose2 p = imp_pose2_make(0.1, 0.1, 0.0);
+	imp_pose3 p3 = {imp_vec3_make(0, 0, 0), {0, 0, 0, 1}};
+	bool any = false;
+	imp_query_result r = {.distance = 42.0};
+	imp_cast_hit hit = {.t = 42.0};
+	imp_ray_hit ray = {.t = 42.0};
+	id_list ids = {.n = 0};
+
+	// NULL world, shape, callback or result.
+	assert_int_equal(imp_world_overlap_any2(NULL, box, p, NULL, &any), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_overlap_any2(w, NULL, p, NULL, &any), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_overlap_any2(w, box, p, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_overlap_shape2(w, box, p, NULL, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_nearest2(w, box, p, 1.0, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_query_distance2(w, box, p, 1.0, NULL, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_cast_shape2(w, box, p, p, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_ray_cast2(w, p.p, p.p, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_ray_cast_all2(w, p.p, p.p, NULL, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_clearance(NULL, 0.0, collect_pair, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_clearance(w, 0.0, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_distance(w, a, b, NULL), IMP_ERR_NULL_ARGUMENT);
+
+	// Wrong dimension: a 3D shape, or the 3D call on a 2D world.
+	assert_int_equal(imp_world_overlap_any2(w, ball, p, NULL, &any), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_overlap_any3(w, ball, p3, NULL, &any), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_nearest3(w, ball, p3, 1.0, NULL, &r), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_ray_cast3(w, p3.p, p3.p, NULL, &ray), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_cast_shape3(w, ball, p3, p3, NULL, &hit), IMP_ERR_DIMENSION_MISMATCH);
+
+	// Bad poses: NaN, not unit, out of range; the end pose of a cast too.
+	imp_pose2 nan_pose = imp_pose2_make(NAN, 0, 0), skew = {{0, 0}, {2.0, 0.0}}, far = imp_pose2_make(1e300, 0, 0);
+	assert_int_equal(imp_world_overlap_any2(w, box, nan_pose, NULL, &any), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_overlap_any2(w, box, skew, NULL, &any), IMP_ERR_BAD_ROTATION);
+	assert_int_equal(imp_world_overlap_any2(w, box, far, NULL, &any), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_world_cast_shape2(w, box, p, nan_pose, NULL, &hit), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_ray_cast2(w, p.p, imp_vec2_make(INFINITY, 0), NULL, &ray), IMP_ERR_NOT_FINITE);
+
+	// Bad ignore ids: removed, or of another world.
+	imp_query_filter f = imp_default_query_filter();
+	f.ignore = gone;
+	assert_int_equal(imp_world_overlap_any2(w, box, p, &f, &any), IMP_ERR_BAD_ID);
+	f.ignore = foreign;
+	assert_int_equal(imp_world_nearest2(w, box, p, 1.0, &f, &r), IMP_ERR_BAD_ID);
+	assert_int_equal(imp_world_distance(w, a, gone, &r), IMP_ERR_BAD_ID);
+	assert_int_equal(imp_world_distance(w, a, foreign, &r), IMP_ERR_BAD_ID);
+	assert_int_equal(imp_world_distance(w, a, a, &r), IMP_ERR_BAD_ID);
+
+	// Bad bounds.
+	assert_int_equal(imp_world_nearest2(w, box, p, NAN, NULL, &r), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_query_distance2(w, box, p, INFINITY, NULL, collect_hit, NULL), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_clearance(w, -1.0, collect_pair, NULL), IMP_ERR_BAD_RADIUS);
+	assert_int_equal(imp_world_clearance(w, NAN, collect_pair, NULL), IMP_ERR_BAD_RADIUS);
+
+	// Nothing written on error.
+	assert_true(r.distance == 42.0 && hit.t == 42.0 && ray.t == 42.0 && !any);
+
+	// The ignored body is not seen; the other one is.
+	f = imp_default_query_filter();
+	f.ignore = a;
+	assert_int_equal(imp_world_overlap_shape2(w, box, p, &f, collect_id, &ids), IMP_OK);
+	assert_int_equal(ids.n, 1);
+	assert_true(imp_body_id_equal(ids.id[0], b));
+
+	// Busy inside the callbacks.
+	nested n = {w, box, a, 0};
+	assert_int_equal(imp_world_overlap_shape2(w, box, p, NULL, nested_call, &n), IMP_OK);
+	assert_int_equal(imp_world_query_distance2(w, box, p, 1.0, NULL, nested_distance, &n), IMP_OK);
+	assert_int_equal(n.calls, 4);
+	assert_int_equal(imp_world_overlap_any2(w, box, p, NULL, &any), IMP_OK);
+	assert_true(any);
+
+	imp_world_destroy(w);
+	imp_world_destroy(other);
+
+	// Out of memory: the query's buffer cannot grow; the world still works.
+	counting c = {.fail_at = -1};
+	def.allocator = counting_allocator(&c);
+	assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+	for (int i = 0; i < 40; i++) {
+		bd.pose2 = imp_pose2_make(0.1 * i, 0, 0);
+		assert_int_equal(imp_world_add_body(w, &bd, &a), IMP_OK);
+	}
+	assert_int_equal(imp_world_update(w), IMP_OK);
+	c.fail_at = c.calls + 1;
+	ids.n = 0;
+	assert_int_equal(imp_world_overlap_shape2(w, box, imp_pose2_make(2, 0, 0), NULL, collect_id, &ids),
+			 IMP_ERR_OUT_OF_MEMORY);
+	assert_int_equal(ids.n, 0);
+	c.fail_at = c.calls + 1;
+	assert_int_equal(imp_world_ray_cast2(w, imp_vec2_make(-5, 0), imp_vec2_make(5, 0), NULL, &ray),
+			 IMP_ERR_OUT_OF_MEMORY);
+	c.fail_at = -1;
+	assert_int_equal(imp_world_overlap_shape2(w, box, imp_pose2_make(2, 0, 0), NULL, collect_id, &ids), IMP_OK);
+	assert_true(ids.n > 0);
+	assert_int_equal(imp_world_ray_cast2(w, imp_vec2_make(-5, 0), imp_vec2_make(5, 0), NULL, &ray), IMP_OK);
+	assert_true(ray.body.index != 0 && fabs(ray.t - 0.45) < 1e-6);
+	imp_world_destroy(w);
+	assert_int_equal(c.live, 0);
+	assert_false(c.size_mismatch);
+	imp_shape_destroy(box);
+	imp_shape_destroy(ball);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queries_2d_hash),  cmocka_unit_test(test_queries_2d_sweep),
 		cmocka_unit_test(test_queries_2d_naive), cmocka_unit_test(test_queries_3d_hash),
 		cmocka_unit_test(test_queries_3d_sweep), cmocka_unit_test(test_queries_3d_naive),
+		cmocka_unit_test(test_query_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -488,6 +488,33 @@ IMP_API imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shap
 IMP_API imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
 					 imp_pose3 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
 
+/// A body a ray meets.
+typedef struct imp_ray_hit {
+	imp_body_id body;  ///< zeroed: none
+	double t;          ///< fraction along the ray, from + t (to - from), in [0, 1] (1 when no hit)
+	imp_vec3 point;    ///< where the ray meets the body (z = 0 in 2D)
+	imp_vec3 normal;   ///< the body's outward normal there (against the ray)
+} imp_ray_hit;
+
+/// Called with each body a ray meets, nearest first; return false to stop.
+typedef bool imp_ray_fn(const imp_ray_hit *hit, void *user);
+
+/// The first body the segment from `from` to `to` meets (a point cast
+/// along it: imp_world_cast_shape with a point, so exact to the
+/// time-of-impact tolerance). A ray starting inside a body hits it at t =
+/// 0. The point shape is made at the first ray cast of a world and kept
+/// (IMP_ERR_OUT_OF_MEMORY if it cannot be). Errors: as the other queries,
+/// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points.
+IMP_API imp_status imp_world_ray_cast2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
+				       imp_ray_hit *hit);
+IMP_API imp_status imp_world_ray_cast3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+				       imp_ray_hit *hit);
+/// Every body the segment meets, in order of t (ties: index).
+IMP_API imp_status imp_world_ray_cast_all2(imp_world *world, imp_vec2 from, imp_vec2 to,
+					   const imp_query_filter *filter, imp_ray_fn *fn, void *user);
+IMP_API imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_vec3 to,
+					   const imp_query_filter *filter, imp_ray_fn *fn, void *user);
+
 #ifndef __cplusplus
 #define imp_world_overlap_shape(world, shape, pose, filter, fn, user)                                      \
 	_Generic((pose), imp_pose2: imp_world_overlap_shape2, imp_pose3: imp_world_overlap_shape3)(           \
@@ -501,6 +528,11 @@ IMP_API imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shap
 #define imp_world_query_distance(world, shape, pose, max_distance, filter, fn, user)                        \
 	_Generic((pose), imp_pose2: imp_world_query_distance2, imp_pose3: imp_world_query_distance3)(         \
 		world, shape, pose, max_distance, filter, fn, user)
+#define imp_world_ray_cast(world, from, to, filter, hit)                                                     \
+	_Generic((from), imp_vec2: imp_world_ray_cast2, imp_vec3: imp_world_ray_cast3)(world, from, to, filter, hit)
+#define imp_world_ray_cast_all(world, from, to, filter, fn, user)                                             \
+	_Generic((from), imp_vec2: imp_world_ray_cast_all2, imp_vec3: imp_world_ray_cast_all3)(world, from, to,  \
+											     filter, fn, user)
 #define imp_world_cast_shape(world, shape, pose_from, pose_to, filter, hit)                                 \
 	_Generic((pose_from), imp_pose2: imp_world_cast_shape2, imp_pose3: imp_world_cast_shape3)(            \
 		world, shape, pose_from, pose_to, filter, hit)

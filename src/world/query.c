@@ -634,6 +634,103 @@ static void motion_between(int dim, const imp_pose2 *f2, const imp_pose2 *t2, co
 		*m3 = (imp_motion3){*f3, imp_vec3_sub(t3->p, f3->p), imp_turn3(f3->q, t3->q)};
 }
 
+/// A shape moving over [0, 1], and the box its motion sweeps.
+typedef struct cast {
+	const imp_shape *shape;
+	imp_motion2 m2;
+	imp_motion3 m3;
+	imp_box sweep;
+} cast;
+
+/// Sets up the motion from the query's pose (q) to the end pose, and its
+/// swept box: both ends' boxes when the shape only translates, else also
+/// the ball of its reach about its origin along the segment.
+static imp_status cast_begin(const imp_world *w, const qshape *q, const imp_pose2 *t2, const imp_pose3 *t3, cast *c)
+{
+	int dim = w->dim;
+	imp_status st = dim == 2 ? imp_pose2_status(*t2) : imp_pose3_status(*t3);
+	if (st != IMP_OK)
+		return st;
+	imp_box to_box;
+	st = imp_world_shape_box(w, q->shape, t2, t3, &to_box);
+	if (st != IMP_OK)
+		return st;
+	c->shape = q->shape;
+	motion_between(dim, &q->p2, t2, &q->p3, t3, &c->m2, &c->m3);
+	c->sweep = imp_box_union(&q->box, &to_box);
+	bool turns = dim == 2 ? c->m2.w != 0.0 : (c->m3.w.x != 0.0 || c->m3.w.y != 0.0 || c->m3.w.z != 0.0);
+	if (turns) {
+		imp_vec3 f = dim == 2 ? imp_vec3_make(q->p2.p.x, q->p2.p.y, 0.0) : q->p3.p;
+		imp_vec3 t = dim == 2 ? imp_vec3_make(t2->p.x, t2->p.y, 0.0) : t3->p;
+		imp_box seg = {{fmin(f.x, t.x), fmin(f.y, t.y), fmin(f.z, t.z)}, {fmax(f.x, t.x), fmax(f.y, t.y), fmax(f.z, t.z)}};
+		imp_box ball = inflate(&seg, imp_shape_reach(q->shape), dim);
+		c->sweep = imp_box_union(&c->sweep, &ball);
+	}
+	return IMP_OK;
+}
+
+/// The cast against body s over [0, t_max]: true when it meets the body
+/// (a hit, an overlap at the start, or the iteration limit: a motion check
+/// must not call free a motion it could not prove free), with the time,
+/// the witness on the body and the normal from the shape to the body.
+static bool cast_one(const imp_world *w, const cast *c, int32_t s, double t_max, double *t, imp_vec3 *point_a,
+		     imp_vec3 *point_b, imp_vec3 *normal)
+{
+	const body *b = &w->bodies[s];
+	imp_toi_state state;
+	if (w->dim == 2) {
+		imp_motion2 mb = {b->pose2, imp_vec2_make(0.0, 0.0), 0.0};
+		imp_toi2_result r;
+		if (imp_time_of_impact2(c->shape, c->m2, b->shape, mb, t_max, &r) != IMP_OK)
+			return false;
+		state = r.state;
+		*t = r.t;
+		*point_a = v3(r.point_a);
+		*point_b = v3(r.point_b);
+		*normal = v3(r.normal);
+	} else {
+		imp_motion3 mb = {b->pose3, imp_vec3_make(0.0, 0.0, 0.0), imp_vec3_make(0.0, 0.0, 0.0)};
+		imp_toi3_result r;
+		if (imp_time_of_impact3(c->shape, c->m3, b->shape, mb, t_max, &r) != IMP_OK)
+			return false;
+		state = r.state;
+		*t = r.t;
+		*point_a = r.point_a;
+		*point_b = r.point_b;
+		*normal = r.normal;
+	}
+	return state == IMP_TOI_HIT || state == IMP_TOI_OVERLAPPED || state == IMP_TOI_ITERATION_LIMIT;
+}
+
+/// The first body the cast meets (ties: the lower index), nearest boxes
+/// first so that an early hit bounds the other bodies' queries.
+static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, int32_t *slot, double *t, imp_vec3 *pa,
+			     imp_vec3 *pb, imp_vec3 *normal)
+{
+	gather g;
+	imp_status st = gather_all(w, q, &c->sweep, &g);
+	if (st != IMP_OK)
+		return st;
+	sort_by_bound(w->qitems, g.count);
+	*slot = -1;
+	*t = 1.0;
+	for (int32_t i = 0; i < g.count; i++) {
+		int32_t s = w->qitems[i].slot;
+		double ts;
+		imp_vec3 a, b, n;
+		if (!cast_one(w, c, s, *t, &ts, &a, &b, &n))
+			continue;
+		if (*slot < 0 || ts < *t || (ts == *t && s < *slot)) {
+			*slot = s;
+			*t = ts;
+			*pa = a;
+			*pb = b;
+			*normal = n;
+		}
+	}
+	return IMP_OK;
+}
+
 static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
 			     const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, imp_cast_hit *hit)
 {
@@ -641,79 +738,26 @@ static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, cons
 	imp_status st = begin(w, dim, shape, f2, f3, filter, hit != NULL, &q);
 	if (st != IMP_OK)
 		return st;
-	st = dim == 2 ? imp_pose2_status(*t2) : imp_pose3_status(*t3);
+	cast c;
+	st = cast_begin(w, &q, t2, t3, &c);
 	if (st != IMP_OK)
 		return st;
-	imp_box to_box;
-	st = imp_world_shape_box(w, shape, t2, t3, &to_box);
-	if (st != IMP_OK)
-		return st;
-	imp_motion2 m2;
-	imp_motion3 m3;
-	motion_between(dim, f2, t2, f3, t3, &m2, &m3);
-	// The swept box: both ends' boxes when the shape only translates, else
-	// the ball of its reach about its origin along the segment.
-	imp_box search = imp_box_union(&q.box, &to_box);
-	bool turns = dim == 2 ? m2.w != 0.0 : (m3.w.x != 0.0 || m3.w.y != 0.0 || m3.w.z != 0.0);
-	if (turns) {
-		double reach = imp_shape_reach(shape);
-		imp_box seg = dim == 2 ? (imp_box){{fmin(f2->p.x, t2->p.x), fmin(f2->p.y, t2->p.y), 0.0},
-						   {fmax(f2->p.x, t2->p.x), fmax(f2->p.y, t2->p.y), 0.0}}
-				       : (imp_box){{fmin(f3->p.x, t3->p.x), fmin(f3->p.y, t3->p.y), fmin(f3->p.z, t3->p.z)},
-						   {fmax(f3->p.x, t3->p.x), fmax(f3->p.y, t3->p.y), fmax(f3->p.z, t3->p.z)}};
-		imp_box ball = inflate(&seg, reach, dim);
-		search = imp_box_union(&search, &ball);
-	}
-	gather g;
-	st = gather_all(w, &q, &search, &g);
-	if (st != IMP_OK)
-		return st;
-	// Nearest boxes first: an early hit bounds the others' queries.
-	sort_by_bound(w->qitems, g.count);
 	imp_cast_hit best = {.t = 1.0};
-	int32_t best_slot = -1;
-	for (int32_t i = 0; i < g.count; i++) {
-		int32_t s = w->qitems[i].slot;
-		const body *b = &w->bodies[s];
-		imp_toi_state state;
-		double t;
-		imp_vec3 point, normal;
-		if (dim == 2) {
-			imp_motion2 mb = {b->pose2, imp_vec2_make(0.0, 0.0), 0.0};
-			imp_toi2_result r;
-			if (imp_time_of_impact2(shape, m2, b->shape, mb, best.t, &r) != IMP_OK)
-				continue;
-			state = r.state;
-			t = r.t;
-			point = v3(r.point_a);
-			normal = v3(r.normal);
-		} else {
-			imp_motion3 mb = {b->pose3, imp_vec3_make(0.0, 0.0, 0.0), imp_vec3_make(0.0, 0.0, 0.0)};
-			imp_toi3_result r;
-			if (imp_time_of_impact3(shape, m3, b->shape, mb, best.t, &r) != IMP_OK)
-				continue;
-			state = r.state;
-			t = r.t;
-			point = r.point_a;
-			normal = r.normal;
-		}
-		// The iteration limit counts as a hit: a motion check must not call
-		// a motion free that it could not prove free.
-		if (state != IMP_TOI_HIT && state != IMP_TOI_OVERLAPPED && state != IMP_TOI_ITERATION_LIMIT)
-			continue;
-		if (best_slot < 0 || t < best.t || (t == best.t && s < best_slot)) {
-			best_slot = s;
-			best.body = imp_world_id_of(w, s);
-			best.t = t;
-			best.point = point;
-			best.normal = normal;
-		}
-	}
+	int32_t slot;
+	imp_vec3 pb;
+	st = cast_first(w, &q, &c, &slot, &best.t, &best.point, &pb, &best.normal);
+	if (st != IMP_OK)
+		return st;
+	if (slot >= 0)
+		best.body = imp_world_id_of(w, slot);
+	else
+		best.point = best.normal = imp_vec3_make(0.0, 0.0, 0.0);
 	if (dim == 2) {
-		imp_pose2 p = imp_motion2_at(m2, best.t);
-		best.pose = (imp_pose3){imp_vec3_make(p.p.x, p.p.y, 0.0), imp_quat_from_axis_angle(imp_vec3_make(0.0, 0.0, 1.0), atan2(p.q.s, p.q.c))};
+		imp_pose2 p = imp_motion2_at(c.m2, best.t);
+		best.pose = (imp_pose3){imp_vec3_make(p.p.x, p.p.y, 0.0),
+					imp_quat_from_axis_angle(imp_vec3_make(0.0, 0.0, 1.0), atan2(p.q.s, p.q.c))};
 	} else {
-		best.pose = imp_motion3_at(m3, best.t);
+		best.pose = imp_motion3_at(c.m3, best.t);
 	}
 	*hit = best;
 	return IMP_OK;
@@ -729,4 +773,124 @@ imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_p
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
 	return cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, hit);
+}
+
+/* ---- rays ---- */
+
+/// The world's point shape (made once), and a cast of it from `from` to
+/// `to`.
+static imp_status ray_begin(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+			    bool out_given, qshape *q, cast *c)
+{
+	imp_status st = check_world(w);
+	if (st != IMP_OK)
+		return st;
+	if (dim != w->dim)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	if (w->ray_point == NULL) {
+		imp_vec2 o2 = {0.0, 0.0};
+		imp_vec3 o3 = {0.0, 0.0, 0.0};
+		st = dim == 2 ? imp_shape_polygon_ex(&o2, 1, 0.0, &w->alloc, &w->ray_point)
+			      : imp_shape_polytope_ex(&o3, 1, 0.0, &w->alloc, &w->ray_point);
+		if (st != IMP_OK)
+			return st;
+	}
+	imp_pose2 f2 = {{from.x, from.y}, {1.0, 0.0}}, t2 = {{to.x, to.y}, {1.0, 0.0}};
+	imp_pose3 f3 = {from, {0.0, 0.0, 0.0, 1.0}}, t3 = {to, {0.0, 0.0, 0.0, 1.0}};
+	st = begin(w, dim, w->ray_point, &f2, &f3, filter, out_given, q);
+	if (st != IMP_OK)
+		return st;
+	return cast_begin(w, q, &t2, &t3, c);
+}
+
+static imp_ray_hit ray_hit(const imp_world *w, int32_t slot, double t, imp_vec3 point, imp_vec3 normal)
+{
+	imp_ray_hit h = {.t = t};
+	if (slot < 0) {
+		h.t = 1.0;
+		return h;
+	}
+	h.body = imp_world_id_of(w, slot);
+	h.point = point;
+	h.normal = imp_vec3_scale(-1.0, normal);
+	return h;
+}
+
+static imp_status ray_cast(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+			   imp_ray_hit *hit)
+{
+	qshape q;
+	cast c;
+	imp_status st = ray_begin(w, dim, from, to, filter, hit != NULL, &q, &c);
+	if (st != IMP_OK)
+		return st;
+	int32_t slot;
+	double t;
+	imp_vec3 pa, pb, n;
+	st = cast_first(w, &q, &c, &slot, &t, &pa, &pb, &n);
+	if (st != IMP_OK)
+		return st;
+	*hit = ray_hit(w, slot, t, pb, n);
+	return IMP_OK;
+}
+
+imp_status imp_world_ray_cast2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
+			       imp_ray_hit *hit)
+{
+	return ray_cast(world, 2, v3(from), v3(to), filter, hit);
+}
+
+imp_status imp_world_ray_cast3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+			       imp_ray_hit *hit)
+{
+	return ray_cast(world, 3, from, to, filter, hit);
+}
+
+static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+			       imp_ray_fn *fn, void *user)
+{
+	qshape q;
+	cast c;
+	imp_status st = ray_begin(w, dim, from, to, filter, fn != NULL, &q, &c);
+	if (st != IMP_OK)
+		return st;
+	gather g;
+	st = gather_all(w, &q, &c.sweep, &g);
+	if (st != IMP_OK)
+		return st;
+	if (g.count > w->qresult_cap &&
+	    !imp_grow(&w->alloc, (void **)&w->qresults, &w->qresult_cap, g.count, sizeof *w->qresults))
+		return IMP_ERR_OUT_OF_MEMORY;
+	// Every candidate's first contact (the time in `distance`), then the
+	// hits in order of time.
+	int32_t found = 0;
+	for (int32_t i = 0; i < g.count; i++) {
+		int32_t s = w->qitems[i].slot;
+		imp_query_result r;
+		if (!cast_one(w, &c, s, 1.0, &r.distance, &r.point, &r.body_point, &r.normal))
+			continue;
+		r.body = imp_world_id_of(w, s);
+		heap_push(w->qresults, found++, r);
+	}
+	w->busy = true;
+	while (found > 0) {
+		imp_query_result r = heap_pop(w->qresults, found--);
+		imp_ray_hit h = ray_hit(w, (int32_t)r.body.index - 1, r.distance, r.body_point, r.normal);
+		if (!fn(&h, user))
+			break;
+	}
+	w->busy = false;
+	return IMP_OK;
+}
+
+imp_status imp_world_ray_cast_all2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
+				   imp_ray_fn *fn, void *user)
+{
+	return ray_cast_all(world, 2, v3(from), v3(to), filter, fn, user);
+}
+
+imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+				   imp_ray_fn *fn, void *user)
+{
+	return ray_cast_all(world, 3, from, to, filter, fn, user);
 }

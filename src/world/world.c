@@ -590,6 +590,7 @@ void imp_world_destroy(imp_world *w)
 	const imp_allocator *uth_alloc = &w->alloc;
 	HASH_CLEAR(hh, w->table);
 	imp_broad_destroy(w->broad);
+	imp_shape_destroy(w->ray_point);
 	free_arrays(w);
 	imp_allocator a = w->alloc;
 	imp_free(&a, w, sizeof *w);

@@ -173,6 +173,7 @@ struct imp_world {
 	int32_t qitem_cap;
 	imp_query_result *qresults; ///< distance queries: found, not yet delivered (a heap)
 	int32_t qresult_cap;
+	imp_shape *ray_point;       ///< the point ray casts move (made at the first one)
 };
 
 /// A query's candidate: a body slot and a lower bound on its distance.
