@@ -27,7 +27,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <new>
 #include <vector>
@@ -130,9 +129,7 @@ int overlaps(pqf_world *w, object *query, bool stop_at_first) noexcept
 {
 	if (!query)
 		return -1;
-	overlap_data d;
-	d.count = 0;
-	d.stop_at_first = stop_at_first;
+	overlap_data d = {fcl::CollisionRequest<double>(1, false), 0, stop_at_first};
 	try {
 		w->manager->collide(query, &d, overlap_pair);
 	} catch (...) {
@@ -146,9 +143,7 @@ double nearest(pqf_world *w, object *query, int *index) noexcept
 	*index = -1;
 	if (!query)
 		return NAN;
-	nearest_data d;
-	d.best = INFINITY;
-	d.index = -1;
+	nearest_data d = {fcl::DistanceRequest<double>(false), INFINITY, -1};
 	try {
 		w->manager->distance(query, &d, nearest_pair);
 	} catch (...) {

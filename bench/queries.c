@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+// bench/queries: the planner queries on worlds of static bodies, against
+// FCL 0.7's DynamicAABBTreeCollisionManager (collide and distance with a
+// query object) when it was found at build time.
+//
+// Scenes: 10k and 100k static bodies (2D: boxes, discs, capsules; 3D:
+// boxes, spheres, capsules: shapes FCL has too) spread uniformly, about one
+// body per 2^dim cube of side 2; random query poses of a box in the same
+// region. Each query kind runs over every query pose in one timed loop; the
+// median of the repetitions is reported per query. Before timing, the first
+// queries of each kind are checked against brute force over every body
+// (the pairwise calls), and FCL's answers are compared with impact's. The
+// world gets a counting allocator: the number of allocations during the
+// timed loops is reported (no query allocates once the world's query
+// buffer has grown).
+//
+// usage: queries [--smoke] [--n N] [--queries Q] [--reps R] [--dim 2|3] [--out FILE] [--strict]
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <impact/impact.h>
+
+#include "bench_util.h"
+
+#define PI 3.14159265358979323846
+#ifdef HAVE_FCL
+#include "peer_queries_fcl.h"
+#endif
+
+/// The allocator the worlds use: counts calls.
+typedef struct counter {
+	long calls;
+} counter;
+
+static void *count_alloc(size_t size, void *user)
+{
+	((counter *)user)->calls++;
+	return malloc(size);
+}
+
+static void *count_realloc(void *p, size_t old_size, size_t size, void *user)
+{
+	(void)old_size;
+	((counter *)user)->calls++;
+	return realloc(p, size);
+}
+
+static void count_free(void *p, size_t size, void *user)
+{
+	(void)size;
+	(void)user;
+	free(p);
+}
+
+/// One body or query shape, in the form both libraries are given.
+typedef struct body_spec {
+	int kind;        ///< 0 box, 1 sphere (disc), 2 capsule (along local z in 3D, local x in 2D)
+	double half[3];
+	double radius;
+	imp_pose2 p2;
+	imp_pose3 p3;
+} body_spec;
+
+typedef struct scene {
+	int dim, n, nq;
+	double side;
+	body_spec *bodies;
+	imp_shape **shapes;
+	body_spec *queries;
+	imp_pose2 *to2;  ///< cast end poses
+	imp_pose3 *to3;
+	imp_shape *query_shape;
+} scene;
+
+static imp_shape *make_shape(int dim, const body_spec *b)
+{
+	imp_shape *s = NULL;
+	imp_status st;
+	if (dim == 2) {
+		if (b->kind == 0)
+			st = imp_shape_box2(b->half[0], b->half[1], 0.0, &s);
+		else if (b->kind == 1)
+			st = imp_shape_circle(imp_vec2_make(0, 0), b->radius, &s);
+		else
+			st = imp_shape_capsule2(imp_vec2_make(-b->half[2], 0), imp_vec2_make(b->half[2], 0), b->radius, &s);
+	} else {
+		if (b->kind == 0)
+			st = imp_shape_box3(b->half[0], b->half[1], b->half[2], 0.0, &s);
+		else if (b->kind == 1)
+			st = imp_shape_sphere(imp_vec3_make(0, 0, 0), b->radius, &s);
+		else
+			st = imp_shape_capsule3(imp_vec3_make(0, 0, -b->half[2]), imp_vec3_make(0, 0, b->half[2]), b->radius,
+						&s);
+	}
+	return st == IMP_OK ? s : NULL;
+}
+
+static imp_quat random_quat(bench_rng *r)
+{
+	// Shoemake's uniform rotation.
+	double u1 = bench_rng_unit(r), u2 = 2 * PI * bench_rng_unit(r), u3 = 2 * PI * bench_rng_unit(r);
+	double a = sqrt(1 - u1), b = sqrt(u1);
+	return (imp_quat){a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
+}
+
+static void random_pose(bench_rng *r, int dim, double side, body_spec *b)
+{
+	if (dim == 2) {
+		b->p2 = imp_pose2_make(bench_rng_range(r, 0, side), bench_rng_range(r, 0, side),
+				       bench_rng_range(r, 0, 2 * PI));
+	} else {
+		b->p3 = (imp_pose3){imp_vec3_make(bench_rng_range(r, 0, side), bench_rng_range(r, 0, side),
+						  bench_rng_range(r, 0, side)),
+				    random_quat(r)};
+	}
+}
+
+static bool scene_make(scene *sc, int dim, int n, int nq, uint64_t seed)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->dim = dim;
+	sc->n = n;
+	sc->nq = nq;
+	sc->side = 2.0 * pow((double)n, 1.0 / dim);
+	sc->bodies = calloc((size_t)n, sizeof *sc->bodies);
+	sc->shapes = calloc((size_t)n, sizeof *sc->shapes);
+	sc->queries = calloc((size_t)nq, sizeof *sc->queries);
+	sc->to2 = calloc((size_t)nq, sizeof *sc->to2);
+	sc->to3 = calloc((size_t)nq, sizeof *sc->to3);
+	if (!sc->bodies || !sc->shapes || !sc->queries || !sc->to2 || !sc->to3)
+		return false;
+	bench_rng r = {seed};
+	for (int i = 0; i < n; i++) {
+		body_spec *b = &sc->bodies[i];
+		b->kind = (int)(bench_rng_unit(&r) * 3);
+		for (int k = 0; k < 3; k++)
+			b->half[k] = bench_rng_range(&r, 0.2, 0.6);
+		b->radius = bench_rng_range(&r, 0.2, 0.5);
+		random_pose(&r, dim, sc->side, b);
+		sc->shapes[i] = make_shape(dim, b);
+		if (sc->shapes[i] == NULL)
+			return false;
+	}
+	body_spec q = {.kind = 0, .half = {0.5, 0.3, 0.4}};
+	sc->query_shape = make_shape(dim, &q);
+	for (int i = 0; i < nq; i++) {
+		sc->queries[i] = q;
+		random_pose(&r, dim, sc->side, &sc->queries[i]);
+		// Casts: 2 units in a random direction, turning a little.
+		if (dim == 2) {
+			double a = bench_rng_range(&r, 0, 2 * PI);
+			imp_pose2 f = sc->queries[i].p2;
+			sc->to2[i] = imp_pose2_make(f.p.x + 2 * cos(a), f.p.y + 2 * sin(a),
+						    atan2(f.q.s, f.q.c) + bench_rng_range(&r, -0.5, 0.5));
+		} else {
+			imp_quat d = random_quat(&r);
+			double l = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+			imp_pose3 f = sc->queries[i].p3;
+			sc->to3[i] = (imp_pose3){imp_vec3_add(f.p, imp_vec3_make(2 * d.x / l, 2 * d.y / l, 2 * d.z / l)), f.q};
+		}
+	}
+	return sc->query_shape != NULL;
+}
+
+static void scene_free(scene *sc)
+{
+	for (int i = 0; i < sc->n && sc->shapes; i++)
+		imp_shape_destroy(sc->shapes[i]);
+	imp_shape_destroy(sc->query_shape);
+	free(sc->bodies);
+	free(sc->shapes);
+	free(sc->queries);
+	free(sc->to2);
+	free(sc->to3);
+}
+
+static imp_world *world_make(const scene *sc, imp_broad_kind kind, counter *c)
+{
+	imp_world_def def = imp_default_world_def();
+	def.dim = sc->dim;
+	def.broad_phase = kind;
+	def.allocator = (imp_allocator){count_alloc, count_realloc, count_free, c};
+	imp_world *w = NULL;
+	if (imp_world_create(&def, &w) != IMP_OK)
+		return NULL;
+	for (int i = 0; i < sc->n; i++) {
+		imp_body_def bd = imp_default_body_def();
+		bd.type = IMP_BODY_STATIC;
+		bd.shape = sc->shapes[i];
+		bd.pose2 = sc->bodies[i].p2;
+		bd.pose3 = sc->bodies[i].p3;
+		imp_body_id id;
+		if (imp_world_add_body(w, &bd, &id) != IMP_OK) {
+			imp_world_destroy(w);
+			return NULL;
+		}
+	}
+	if (imp_world_update(w) != IMP_OK) {
+		imp_world_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* ---- the methods ---- */
+
+typedef enum method { M_ANY, M_NEAREST, M_WITHIN, M_OVERLAPS, M_CAST, M_RAY, M_COUNT } method;
+static const char *const k_method_names[M_COUNT] = {"any overlap", "nearest", "all within 1.0", "all overlapping",
+						    "cast (2 units)", "ray (2 units)"};
+
+static double count_hit(const imp_query_result *hit, void *user)
+{
+	(void)hit;
+	++*(long *)user;
+	return 1.0;
+}
+
+static bool count_id(imp_body_id id, void *user)
+{
+	(void)id;
+	++*(long *)user;
+	return true;
+}
+
+/// One query of kind m on query i; returns a number that depends on the
+/// answer (so that no call is dropped): the overlap flag, the distance,
+/// the count or the time.
+static double run_one(imp_world *w, const scene *sc, method m, int i)
+{
+	const body_spec *q = &sc->queries[i];
+	bool any = false;
+	imp_query_result r;
+	imp_cast_hit hit;
+	imp_ray_hit ray;
+	long count = 0;
+	bool d2 = sc->dim == 2;
+	switch (m) {
+	case M_ANY:
+		if (d2)
+			imp_world_overlap_any2(w, sc->query_shape, q->p2, NULL, &any);
+		else
+			imp_world_overlap_any3(w, sc->query_shape, q->p3, NULL, &any);
+		return any;
+	case M_NEAREST:
+		if (d2)
+			imp_world_nearest2(w, sc->query_shape, q->p2, INFINITY, NULL, &r);
+		else
+			imp_world_nearest3(w, sc->query_shape, q->p3, INFINITY, NULL, &r);
+		return r.distance;
+	case M_WITHIN:
+		if (d2)
+			imp_world_query_distance2(w, sc->query_shape, q->p2, 1.0, NULL, count_hit, &count);
+		else
+			imp_world_query_distance3(w, sc->query_shape, q->p3, 1.0, NULL, count_hit, &count);
+		return (double)count;
+	case M_OVERLAPS:
+		if (d2)
+			imp_world_overlap_shape2(w, sc->query_shape, q->p2, NULL, count_id, &count);
+		else
+			imp_world_overlap_shape3(w, sc->query_shape, q->p3, NULL, count_id, &count);
+		return (double)count;
+	case M_CAST:
+		if (d2)
+			imp_world_cast_shape2(w, sc->query_shape, q->p2, sc->to2[i], NULL, &hit);
+		else
+			imp_world_cast_shape3(w, sc->query_shape, q->p3, sc->to3[i], NULL, &hit);
+		return hit.t;
+	case M_RAY:
+		if (d2)
+			imp_world_ray_cast2(w, q->p2.p, sc->to2[i].p, NULL, &ray);
+		else
+			imp_world_ray_cast3(w, q->p3.p, sc->to3[i].p, NULL, &ray);
+		return ray.t;
+	case M_COUNT:
+		break;
+	}
+	return 0.0;
+}
+
+/* ---- brute force ---- */
+
+/// The answer of query i by every body in turn (pairwise calls), for the
+/// kinds that have one: any overlap, nearest distance, count within 1.0.
+static double brute_one(const scene *sc, method m, int i)
+{
+	const body_spec *q = &sc->queries[i];
+	double best = INFINITY;
+	long count = 0;
+	for (int k = 0; k < sc->n; k++) {
+		const body_spec *b = &sc->bodies[k];
+		double d;
+		if (sc->dim == 2) {
+			imp_closest2_result c;
+			imp_closest2(sc->query_shape, q->p2, sc->shapes[k], b->p2, NULL, &c);
+			d = c.distance;
+		} else {
+			imp_closest3_result c;
+			imp_closest3(sc->query_shape, q->p3, sc->shapes[k], b->p3, NULL, &c);
+			d = c.distance;
+		}
+		best = fmin(best, d);
+		count += d <= 1.0;
+	}
+	if (m == M_ANY)
+		return best <= 0.0;
+	if (m == M_NEAREST)
+		return best;
+	return (double)count;
+}
+
+/* ---- the run ---- */
+
+typedef struct options {
+	bool smoke, strict;
+	int n, nq, reps, dim;
+	const char *out;
+} options;
+
+#define KINDS 2
+static const imp_broad_kind k_kinds[KINDS] = {IMP_BROAD_HASH, IMP_BROAD_SWEEP};
+
+typedef struct row {
+	double ns[KINDS];
+	double fcl_ns;
+	long allocs[KINDS];
+	int wrong[KINDS];  ///< disagreements with brute force on the checked queries
+	int fcl_disagree;  ///< FCL's answers off impact's (overlap flag, or distance by more than 1e-6)
+	double fcl_max_diff;
+} row;
+
+static volatile double g_sink;
+
+static int checked_count(const options *o, const scene *sc)
+{
+	return o->smoke ? (sc->nq < 10 ? sc->nq : 10) : (sc->nq < 200 ? sc->nq : 200);
+}
+
+#ifdef HAVE_FCL
+static void to_fcl(const scene *sc, const body_spec *b, pqf_shape *f)
+{
+	memset(f, 0, sizeof *f);
+	f->kind = b->kind;
+	f->radius = b->radius;
+	for (int k = 0; k < 3; k++)
+		f->half[k] = b->half[k];
+	f->pos[0] = sc->dim == 2 ? b->p2.p.x : b->p3.p.x;
+	f->pos[1] = sc->dim == 2 ? b->p2.p.y : b->p3.p.y;
+	f->pos[2] = sc->dim == 2 ? 0.0 : b->p3.p.z;
+	imp_quat q = b->p3.q;
+	f->quat[0] = q.x;
+	f->quat[1] = q.y;
+	f->quat[2] = q.z;
+	f->quat[3] = q.w;
+}
+
+/// FCL's time for the methods it has (any, nearest, overlaps), and its
+/// agreement with impact's answers on the checked queries.
+static void run_fcl(const options *o, const scene *sc, imp_world *w, row rows[M_COUNT])
+{
+	pqf_shape *fb = calloc((size_t)sc->n, sizeof *fb), *fq = calloc((size_t)sc->nq, sizeof *fq);
+	pqf_world *fw = NULL;
+	if (fb && fq) {
+		for (int i = 0; i < sc->n; i++)
+			to_fcl(sc, &sc->bodies[i], &fb[i]);
+		for (int i = 0; i < sc->nq; i++)
+			to_fcl(sc, &sc->queries[i], &fq[i]);
+		fw = pqf_create(fb, sc->n);
+	}
+	if (fw == NULL || !pqf_prepare_queries(fw, fq, sc->nq)) {
+		fprintf(stderr, "queries: FCL could not be set up; its columns are empty\n");
+		pqf_destroy(fw);
+		free(fb);
+		free(fq);
+		return;
+	}
+	const method ms[3] = {M_ANY, M_NEAREST, M_OVERLAPS};
+	int checked = checked_count(o, sc);
+	for (int k = 0; k < 3; k++) {
+		method m = ms[k];
+		row *r = &rows[m];
+		for (int i = 0; i < checked; i++) {
+			double mine = run_one(w, sc, m, i), theirs;
+			int index;
+			if (m == M_ANY)
+				theirs = pqf_any_overlap_prepared(fw, i);
+			else if (m == M_NEAREST)
+				theirs = pqf_nearest_prepared(fw, i, &index);
+			else
+				theirs = pqf_overlap_count_prepared(fw, i);
+			// FCL reports overlapping pairs' distance as -1 or 0: compare
+			// the separated ones only.
+			if (m == M_NEAREST && mine <= 0.0)
+				continue;
+			double diff = fabs(mine - theirs);
+			if (m == M_NEAREST)
+				r->fcl_max_diff = fmax(r->fcl_max_diff, diff);
+			r->fcl_disagree += diff > 1e-6;
+		}
+		double *t = calloc((size_t)o->reps, sizeof *t);
+		if (t == NULL)
+			break;
+		for (int rep = 0; rep < o->reps; rep++) {
+			double sum = 0.0, t0 = bench_now_ns();
+			for (int i = 0; i < sc->nq; i++) {
+				int index;
+				if (m == M_ANY)
+					sum += pqf_any_overlap_prepared(fw, i);
+				else if (m == M_NEAREST)
+					sum += pqf_nearest_prepared(fw, i, &index);
+				else
+					sum += pqf_overlap_count_prepared(fw, i);
+			}
+			t[rep] = (bench_now_ns() - t0) / sc->nq;
+			g_sink = sum;
+		}
+		r->fcl_ns = bench_median(t, o->reps);
+		free(t);
+	}
+	pqf_destroy(fw);
+	free(fb);
+	free(fq);
+}
+#endif
+
+static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int checked);
+
+static bool run_scene(const options *o, int dim, int n, FILE *const fs[2], int *bad)
+{
+	scene sc;
+	if (!scene_make(&sc, dim, n, o->nq, 0x51E7 + (uint64_t)n * 7 + (uint64_t)dim)) {
+		fprintf(stderr, "queries: out of memory making the scene\n");
+		scene_free(&sc);
+		return false;
+	}
+	row rows[M_COUNT];
+	memset(rows, 0, sizeof rows);
+	for (int m = 0; m < M_COUNT; m++)
+		rows[m].fcl_ns = NAN;
+	int checked = checked_count(o, &sc);
+	imp_world *hash_world = NULL;
+	for (int k = 0; k < KINDS; k++) {
+		counter c = {0};
+		imp_world *w = world_make(&sc, k_kinds[k], &c);
+		if (w == NULL) {
+			fprintf(stderr, "queries: could not build the world\n");
+			scene_free(&sc);
+			return false;
+		}
+		for (int m = 0; m < M_COUNT; m++) {
+			row *r = &rows[m];
+			// Checked against brute force (the kinds that have an oracle
+			// here; casts and rays are checked by tests/test_query.c).
+			if (m == M_ANY || m == M_NEAREST || m == M_WITHIN)
+				for (int i = 0; i < checked; i++)
+					r->wrong[k] += run_one(w, &sc, (method)m, i) != brute_one(&sc, (method)m, i);
+			// Warm-up: grows the query buffer to its size.
+			for (int i = 0; i < sc.nq; i++)
+				g_sink = run_one(w, &sc, (method)m, i);
+			long before = c.calls;
+			double *t = calloc((size_t)o->reps, sizeof *t);
+			if (t == NULL)
+				break;
+			for (int rep = 0; rep < o->reps; rep++) {
+				double sum = 0.0, t0 = bench_now_ns();
+				for (int i = 0; i < sc.nq; i++)
+					sum += run_one(w, &sc, (method)m, i);
+				t[rep] = (bench_now_ns() - t0) / sc.nq;
+				g_sink = sum;
+			}
+			r->ns[k] = bench_median(t, o->reps);
+			r->allocs[k] = c.calls - before;
+			free(t);
+			*bad += r->wrong[k];
+		}
+		if (k == 0)
+			hash_world = w;
+		else
+			imp_world_destroy(w);
+	}
+#ifdef HAVE_FCL
+	if (dim == 3)
+		run_fcl(o, &sc, hash_world, rows);
+#endif
+	imp_world_destroy(hash_world);
+	for (int fi = 0; fi < 2; fi++) {
+		FILE *f = fs[fi];
+		if (f != NULL)
+			print_scene(f, &sc, rows, checked);
+	}
+	scene_free(&sc);
+	return true;
+}
+
+static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int checked)
+{
+	int dim = sc->dim, n = sc->n;
+	fprintf(f, "\n### %dD, %d static bodies, %d query poses\n\n", dim, n, sc->nq);
+	fprintf(f, "| query | hash ns | sweep ns | FCL ns | hash/FCL | wrong (of %d checked) hash/sweep | "
+		   "FCL disagrees | allocations in timed loops |\n",
+		checked);
+	fprintf(f, "|---|---:|---:|---:|---:|---|---|---|\n");
+	for (int m = 0; m < M_COUNT; m++) {
+		const row *r = &rows[m];
+		bool has_oracle = m == M_ANY || m == M_NEAREST || m == M_WITHIN;
+		char wrong[32], fcl[32], ratio[32], fcl_dis[48];
+		if (has_oracle)
+			snprintf(wrong, sizeof wrong, "%d/%d", r->wrong[0], r->wrong[1]);
+		else
+			snprintf(wrong, sizeof wrong, "(tests)");
+		if (isnan(r->fcl_ns)) {
+			snprintf(fcl, sizeof fcl, "-");
+			snprintf(ratio, sizeof ratio, "-");
+			snprintf(fcl_dis, sizeof fcl_dis, "-");
+		} else {
+			snprintf(fcl, sizeof fcl, "%.0f", r->fcl_ns);
+			snprintf(ratio, sizeof ratio, "%.2f", r->ns[0] / r->fcl_ns);
+			if (m == M_NEAREST)
+				snprintf(fcl_dis, sizeof fcl_dis, "%d (max diff %.1e)", r->fcl_disagree, r->fcl_max_diff);
+			else
+				snprintf(fcl_dis, sizeof fcl_dis, "%d", r->fcl_disagree);
+		}
+		fprintf(f, "| %s | %.0f | %.0f | %s | %s | %s | %s | %ld/%ld |\n", k_method_names[m], r->ns[0], r->ns[1],
+			fcl, ratio, wrong, fcl_dis, r->allocs[0], r->allocs[1]);
+	}
+	fflush(f);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: queries [--smoke] [--n N] [--queries Q] [--reps R] [--dim 2|3] [--out FILE] [--strict]\n"
+			"  --smoke      2000 bodies, 200 queries, 1 repetition\n"
+			"  --n N        bodies per scene (default: 10000 and 100000)\n"
+			"  --queries Q  query poses (default 100000)\n"
+			"  --reps R     timed repetitions, the median is reported (default 5)\n"
+			"  --dim D      only 2D or only 3D scenes\n"
+			"  --out FILE   also write the report as Markdown to FILE\n"
+			"  --strict     exit 1 when a checked answer differs from brute force\n");
+}
+
+int main(int argc, char **argv)
+{
+	options o = {.n = 0, .nq = 100000, .reps = 5, .dim = 0};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--smoke")) {
+			o.smoke = true;
+		} else if (!strcmp(a, "--strict")) {
+			o.strict = true;
+		} else if (!strcmp(a, "--n") && v && bench_parse_int(v, 1, 10000000, &o.n)) {
+			i++;
+		} else if (!strcmp(a, "--queries") && v && bench_parse_int(v, 1, 10000000, &o.nq)) {
+			i++;
+		} else if (!strcmp(a, "--reps") && v && bench_parse_int(v, 1, 1000, &o.reps)) {
+			i++;
+		} else if (!strcmp(a, "--dim") && v && bench_parse_int(v, 2, 3, &o.dim)) {
+			i++;
+		} else if (!strcmp(a, "--out") && v) {
+			o.out = v;
+			i++;
+		} else {
+			usage();
+			return 2;
+		}
+	}
+	if (o.smoke) {
+		o.nq = 200;
+		o.reps = 1;
+	}
+	int sizes[2] = {10000, 100000}, nsizes = 2;
+	if (o.n > 0) {
+		sizes[0] = o.n;
+		nsizes = 1;
+	} else if (o.smoke) {
+		sizes[0] = 2000;
+		nsizes = 1;
+	}
+	char machine[256], date[64], cpu[256];
+	bench_describe_run(machine, sizeof machine, false, date, sizeof date);
+	bench_cpu_model(cpu, sizeof cpu);
+	FILE *out = o.out ? fopen(o.out, "w") : NULL;
+	if (o.out && !out) {
+		fprintf(stderr, "queries: cannot write %s\n", o.out);
+		return 2;
+	}
+	FILE *fs[2] = {stdout, out};
+	for (int k = 0; k < 2; k++) {
+		if (!fs[k])
+			continue;
+		fprintf(fs[k], "# queries: the planner queries on static worlds\n\n");
+		fprintf(fs[k], "- machine: %s; CPU: %s (%d logical CPUs); run %s\n", machine, cpu, bench_cpu_count(), date);
+		fprintf(fs[k], "- impact %d, -O2; ns per query, median of %d timed loops over every query pose\n",
+			imp_version(), o.reps);
+#ifdef HAVE_FCL
+		fprintf(fs[k], "- peer: %s, DynamicAABBTreeCollisionManager with a query object made before timing "
+			       "(3D scenes only)\n",
+			pqf_version());
+#else
+		fprintf(fs[k], "- peer: FCL not found at build time\n");
+#endif
+		fprintf(fs[k], "- bodies: static boxes, spheres (discs) and capsules of size 0.4 to 1.2, about one per "
+			       "2^dim cube of side 2; query shape: a box 1.0 x 0.6 (x 0.8)\n");
+	}
+	int bad = 0;
+	bool ok = true;
+	for (int dim = 2; dim <= 3 && ok; dim++) {
+		if (o.dim != 0 && dim != o.dim)
+			continue;
+		for (int s = 0; s < nsizes && ok; s++) {
+			ok = run_scene(&o, dim, sizes[s], fs, &bad);
+		}
+	}
+	if (out)
+		fclose(out);
+	if (!ok)
+		return 1;
+	if (bad > 0)
+		fprintf(stderr, "queries: %d answers differ from brute force\n", bad);
+	return o.strict && bad > 0 ? 1 : 0;
+}
