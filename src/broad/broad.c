@@ -40,6 +40,8 @@ void imp_broad_destroy(imp_broad *b)
 		imp_sweep_destroy(b);
 	else if (b->kind == IMP_BROAD_HASH)
 		imp_hash_destroy(b);
+	if (b->tree_ready)
+		imp_tree_free(&b->tree);
 	imp_free(b->alloc, b->proxy, (size_t)b->cap * sizeof *b->proxy);
 	imp_free(b->alloc, b, sizeof *b);
 }
@@ -73,8 +75,10 @@ static void naive_scan(imp_broad *b, int32_t p, const imp_box *old)
 
 imp_status imp_broad_insert(imp_broad *b, int32_t proxy, const imp_box *box, bool is_static)
 {
-	if (!reserve_proxies(b, proxy + 1))
+	if (!reserve_proxies(b, proxy + 1) || (b->tree_ready && !imp_tree_reserve(&b->tree, proxy)))
 		return IMP_ERR_OUT_OF_MEMORY;
+	if (b->tree_ready)
+		imp_tree_insert(&b->tree, proxy, box);
 	b->proxy[proxy].box = *box;
 	b->proxy[proxy].state = is_static ? PROXY_STATIC : PROXY_MOVING;
 	b->live++;
@@ -90,6 +94,8 @@ imp_status imp_broad_move(imp_broad *b, int32_t proxy, const imp_box *box)
 {
 	imp_box old = b->proxy[proxy].box;
 	b->proxy[proxy].box = *box;
+	if (b->tree_ready)
+		imp_tree_move(&b->tree, proxy, box);
 	switch (b->kind) {
 	case IMP_BROAD_SWEEP: return imp_sweep_move(b, proxy, &old);
 	case IMP_BROAD_HASH: return imp_hash_move(b, proxy, &old);
@@ -106,6 +112,8 @@ void imp_broad_remove(imp_broad *b, int32_t proxy)
 		imp_sweep_remove(b, proxy);
 	else if (b->kind == IMP_BROAD_HASH)
 		imp_hash_remove(b, proxy);
+	if (b->tree_ready)
+		imp_tree_remove(&b->tree, proxy);
 	b->proxy[proxy].state = PROXY_ABSENT;
 	b->live--;
 }
@@ -122,8 +130,40 @@ bool imp_broad_query_all(imp_broad *b, const imp_box *box, imp_broad_query_fn *f
 	return true;
 }
 
+/// Makes the query tree from every stored proxy, top down; false when out
+/// of memory (nothing kept).
+static bool tree_build(imp_broad *b)
+{
+	int32_t n = 0, max_proxy = 0;
+	for (int32_t p = 0; p < b->cap; p++)
+		if (b->proxy[p].state != PROXY_ABSENT) {
+			n++;
+			max_proxy = p;
+		}
+	int32_t *ids = imp_alloc(b->alloc, (size_t)(n > 0 ? n : 1) * sizeof *ids);
+	const imp_box **boxes = imp_alloc(b->alloc, (size_t)(n > 0 ? n : 1) * sizeof *boxes);
+	bool ok = ids != NULL && boxes != NULL;
+	if (ok) {
+		int32_t k = 0;
+		for (int32_t p = 0; p < b->cap; p++)
+			if (b->proxy[p].state != PROXY_ABSENT) {
+				ids[k] = p;
+				boxes[k++] = &b->proxy[p].box;
+			}
+		imp_tree_init(&b->tree, b->dim, b->alloc);
+		ok = imp_tree_build(&b->tree, ids, boxes, n, max_proxy);
+	}
+	imp_free(b->alloc, ids, (size_t)(n > 0 ? n : 1) * sizeof *ids);
+	imp_free(b->alloc, boxes, (size_t)(n > 0 ? n : 1) * sizeof *boxes);
+	b->tree_ready = ok;
+	return ok;
+}
+
 bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
 {
+	if (b->tree_ready || tree_build(b))
+		return imp_tree_query(&b->tree, box, fn, ctx, &b->counters.query_visits);
+	// Out of memory for the tree: the structure of the kind answers.
 	switch (b->kind) {
 	case IMP_BROAD_SWEEP: return imp_sweep_query(b, box, fn, ctx);
 	case IMP_BROAD_HASH: return imp_hash_query(b, box, fn, ctx);

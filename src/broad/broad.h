@@ -36,6 +36,17 @@ static inline bool imp_box_overlap(const imp_box *a, const imp_box *b, int dim)
 	return true;
 }
 
+/// The smallest box holding both.
+static inline imp_box imp_box_union(const imp_box *a, const imp_box *b)
+{
+	imp_box u;
+	for (int k = 0; k < 3; k++) {
+		u.lo[k] = a->lo[k] < b->lo[k] ? a->lo[k] : b->lo[k];
+		u.hi[k] = a->hi[k] > b->hi[k] ? a->hi[k] : b->hi[k];
+	}
+	return u;
+}
+
 /// True when `inner` lies inside `outer`.
 static inline bool imp_box_contains(const imp_box *outer, const imp_box *inner, int dim)
 {

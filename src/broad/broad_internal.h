@@ -5,6 +5,7 @@
 #define IMPACT_BROAD_INTERNAL_H
 
 #include "broad/broad.h"
+#include "broad/tree.h"
 #include "core/alloc.h"
 
 enum { PROXY_ABSENT = 0, PROXY_MOVING = 1, PROXY_STATIC = 2 };
@@ -27,6 +28,8 @@ struct imp_broad {
 	int32_t cap;     ///< room in proxy
 	int32_t live;
 	void *impl;
+	imp_tree tree;   ///< the query tree, made at the first query (tree_ready)
+	bool tree_ready;
 };
 
 static inline bool both_static(const imp_broad *b, int32_t p, int32_t q)

@@ -189,16 +189,6 @@ typedef struct query_item {
 imp_status imp_world_shape_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
 			       imp_box *out);
 
-static inline imp_box imp_box_union(const imp_box *a, const imp_box *b)
-{
-	imp_box u;
-	for (int k = 0; k < 3; k++) {
-		u.lo[k] = a->lo[k] < b->lo[k] ? a->lo[k] : b->lo[k];
-		u.hi[k] = a->hi[k] > b->hi[k] ? a->hi[k] : b->hi[k];
-	}
-	return u;
-}
-
 /// The angle that turns `from` into `to` through the smaller angle
 /// (counter-clockwise positive, in [-pi, pi]).
 static inline double imp_turn2(imp_rot2 from, imp_rot2 to)

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+// The query tree: a dynamic bounding-volume tree over the broad phase's
+// boxes, which answers region queries in time that grows with the log of
+// the boxes stored and the boxes found, where the hash visits every cell a
+// region covers at every level and the sweep every end-point along one
+// axis. The broad phase makes it at the first query and keeps it in step
+// with every insert, move and remove from then on, so a world that is never
+// queried pays nothing for it.
+//
+// A leaf per proxy; an internal node bounds its two children. A box goes
+// in next to the sibling that costs least, where cost is the growth of the
+// surface (area in 3D, perimeter in 2D) of the nodes on the way down plus
+// that of the new parent, the greedy rule of Goldsmith and Salmon (1987)
+// that Bullet's and Box2D's trees use too; on the way back up, a node whose
+// children's heights differ by more than one is rotated (its taller child
+// moves up), which keeps the depth near logarithmic whatever the order of
+// insertion. The tree made at the first query is built top down by median
+// splits instead, balanced exactly and with tighter boxes than inserts
+// give.
+#include <string.h>
+
+#include "broad/tree.h"
+
+#define NONE (-1)
+
+static double surface(const imp_box *b, int dim)
+{
+	double x = b->hi[0] - b->lo[0], y = b->hi[1] - b->lo[1];
+	if (dim == 2)
+		return x + y;
+	double z = b->hi[2] - b->lo[2];
+	return x * y + y * z + z * x;
+}
+
+static inline int32_t imax(int32_t a, int32_t b)
+{
+	return a > b ? a : b;
+}
+
+void imp_tree_init(imp_tree *t, int dim, const imp_allocator *alloc)
+{
+	memset(t, 0, sizeof *t);
+	t->dim = dim;
+	t->alloc = alloc;
+	t->root = NONE;
+	t->free_list = NONE;
+}
+
+void imp_tree_free(imp_tree *t)
+{
+	imp_free(t->alloc, t->nodes, (size_t)t->cap * sizeof *t->nodes);
+	imp_free(t->alloc, t->leaf_of, (size_t)t->leaf_cap * sizeof *t->leaf_of);
+	imp_free(t->alloc, t->stack, (size_t)t->stack_cap * sizeof *t->stack);
+	imp_tree_init(t, t->dim, t->alloc);
+}
+
+bool imp_tree_reserve(imp_tree *t, int32_t proxy)
+{
+	// A leaf and its parent: two free nodes, and a slot for the proxy.
+	int32_t free_nodes = 0;
+	for (int32_t i = t->free_list; i != NONE && free_nodes < 2; i = t->nodes[i].parent)
+		free_nodes++;
+	if (free_nodes < 2) {
+		int32_t old = t->cap;
+		if (!imp_grow(t->alloc, (void **)&t->nodes, &t->cap, t->cap + 2 - free_nodes, sizeof *t->nodes))
+			return false;
+		// New nodes onto the free list, lowest index first out.
+		for (int32_t i = t->cap - 1; i >= old; i--) {
+			t->nodes[i].height = NONE;
+			t->nodes[i].parent = t->free_list;
+			t->free_list = i;
+		}
+	}
+	if (proxy >= t->leaf_cap) {
+		int32_t old = t->leaf_cap;
+		if (!imp_grow(t->alloc, (void **)&t->leaf_of, &t->leaf_cap, proxy + 1, sizeof *t->leaf_of))
+			return false;
+		for (int32_t i = old; i < t->leaf_cap; i++)
+			t->leaf_of[i] = NONE;
+	}
+	// The traversal stack holds at most the tree's height times one node
+	// per level plus one: the node count bounds it.
+	if (!imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack))
+		return false;
+	return true;
+}
+
+static int32_t node_take(imp_tree *t)
+{
+	int32_t i = t->free_list;
+	t->free_list = t->nodes[i].parent;
+	t->nodes[i].parent = NONE;
+	t->nodes[i].child[0] = t->nodes[i].child[1] = NONE;
+	t->nodes[i].height = 0;
+	t->nodes[i].proxy = NONE;
+	return i;
+}
+
+static void node_give(imp_tree *t, int32_t i)
+{
+	t->nodes[i].height = NONE;
+	t->nodes[i].parent = t->free_list;
+	t->free_list = i;
+}
+
+static void relink(imp_tree *t, int32_t parent, int32_t old_child, int32_t new_child)
+{
+	if (parent == NONE) {
+		t->root = new_child;
+		return;
+	}
+	tnode *p = &t->nodes[parent];
+	p->child[p->child[0] == old_child ? 0 : 1] = new_child;
+}
+
+/// Node a's taller child moves up into a's place when the two children's
+/// heights differ by more than one; returns the node now at a's place.
+static int32_t balance(imp_tree *t, int32_t a)
+{
+	tnode *n = t->nodes;
+	// Read the children's heights, not a's own: refit calls this before it
+	// brings a's height up to date.
+	if (n[a].height == 0)
+		return a;
+	int32_t b = n[a].child[0], c = n[a].child[1];
+	int32_t skew = n[c].height - n[b].height;
+	if (skew >= -1 && skew <= 1)
+		return a;
+	// `up` is the taller child, `stay` the other; `up` takes a's place, a
+	// becomes its child and keeps up's shorter child.
+	int side = skew > 1 ? 1 : 0;
+	int32_t up = n[a].child[side], stay = n[a].child[1 - side];
+	int32_t f = n[up].child[0], g = n[up].child[1];
+	int32_t tall = n[f].height > n[g].height ? f : g, low = tall == f ? g : f;
+	n[up].parent = n[a].parent;
+	relink(t, n[a].parent, a, up);
+	n[a].parent = up;
+	n[up].child[0] = a;
+	n[up].child[1] = tall;
+	n[a].child[side] = low;
+	n[a].child[1 - side] = stay;
+	n[low].parent = a;
+	n[a].box = imp_box_union(&n[stay].box, &n[low].box);
+	n[a].height = 1 + imax(n[stay].height, n[low].height);
+	n[up].box = imp_box_union(&n[a].box, &n[tall].box);
+	n[up].height = 1 + imax(n[a].height, n[tall].height);
+	return up;
+}
+
+/// From node i up to the root: boxes and heights brought up to date,
+/// unbalanced nodes rotated.
+static void refit(imp_tree *t, int32_t i)
+{
+	tnode *n = t->nodes;
+	while (i != NONE) {
+		i = balance(t, i);
+		int32_t a = n[i].child[0], b = n[i].child[1];
+		n[i].height = 1 + imax(n[a].height, n[b].height);
+		n[i].box = imp_box_union(&n[a].box, &n[b].box);
+		i = n[i].parent;
+	}
+}
+
+/// Where a box goes: down from the root towards the child whose surface
+/// grows least, stopping where making a new parent here is cheaper.
+static int32_t best_sibling(const imp_tree *t, const imp_box *box)
+{
+	const tnode *n = t->nodes;
+	int32_t i = t->root;
+	while (n[i].height > 0) {
+		double area = surface(&n[i].box, t->dim);
+		imp_box both = imp_box_union(&n[i].box, box);
+		double here = 2.0 * surface(&both, t->dim);
+		// What every node below pays for this node's growth.
+		double inherited = 2.0 * (surface(&both, t->dim) - area);
+		double cost[2];
+		for (int k = 0; k < 2; k++) {
+			const tnode *c = &n[n[i].child[k]];
+			imp_box with = imp_box_union(&c->box, box);
+			cost[k] = surface(&with, t->dim) + inherited;
+			if (c->height > 0)
+				cost[k] -= surface(&c->box, t->dim);
+		}
+		if (here < cost[0] && here < cost[1])
+			break;
+		i = n[i].child[cost[1] < cost[0] ? 1 : 0];
+	}
+	return i;
+}
+
+void imp_tree_insert(imp_tree *t, int32_t proxy, const imp_box *box)
+{
+	int32_t leaf = node_take(t);
+	t->nodes[leaf].box = *box;
+	t->nodes[leaf].proxy = proxy;
+	t->leaf_of[proxy] = leaf;
+	t->leaves++;
+	if (t->root == NONE) {
+		t->root = leaf;
+		return;
+	}
+	int32_t sibling = best_sibling(t, box);
+	int32_t parent = node_take(t), grand = t->nodes[sibling].parent;
+	tnode *n = t->nodes;
+	n[parent].parent = grand;
+	n[parent].child[0] = sibling;
+	n[parent].child[1] = leaf;
+	n[parent].box = imp_box_union(&n[sibling].box, box);
+	n[parent].height = n[sibling].height + 1;
+	relink(t, grand, sibling, parent);
+	n[sibling].parent = parent;
+	n[leaf].parent = parent;
+	refit(t, grand);
+}
+
+void imp_tree_remove(imp_tree *t, int32_t proxy)
+{
+	if (proxy < 0 || proxy >= t->leaf_cap || t->leaf_of[proxy] == NONE)
+		return;
+	int32_t leaf = t->leaf_of[proxy];
+	t->leaf_of[proxy] = NONE;
+	t->leaves--;
+	tnode *n = t->nodes;
+	int32_t parent = n[leaf].parent;
+	node_give(t, leaf);
+	if (parent == NONE) {
+		t->root = NONE;
+		return;
+	}
+	int32_t grand = n[parent].parent;
+	int32_t sibling = n[parent].child[n[parent].child[0] == leaf ? 1 : 0];
+	relink(t, grand, parent, sibling);
+	n[sibling].parent = grand;
+	node_give(t, parent);
+	refit(t, grand);
+}
+
+void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box)
+{
+	if (proxy < 0 || proxy >= t->leaf_cap || t->leaf_of[proxy] == NONE)
+		return;
+	// Out and in again: the two nodes it frees are the two it takes.
+	imp_tree_remove(t, proxy);
+	imp_tree_insert(t, proxy, box);
+}
+
+bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
+{
+	if (t->root == NONE)
+		return true;
+	const tnode *n = t->nodes;
+	int32_t *stack = t->stack;
+	int32_t top = 0;
+	stack[top++] = t->root;
+	uint64_t seen = 0;
+	bool go = true;
+	while (top > 0) {
+		int32_t i = stack[--top];
+		seen++;
+		if (!imp_box_overlap(&n[i].box, box, t->dim))
+			continue;
+		if (n[i].height == 0) {
+			if (!fn(ctx, n[i].proxy)) {
+				go = false;
+				break;
+			}
+		} else {
+			stack[top++] = n[i].child[0];
+			stack[top++] = n[i].child[1];
+		}
+	}
+	*visits += seen;
+	return go;
+}
+
+/* ---- building in one go ---- */
+
+/// A leaf waiting for its place: its node and its box's centre doubled.
+typedef struct pending {
+	int32_t node;
+	double c[3];
+} pending;
+
+/// Moves the k-th smallest (by axis `a` of the centre) of p[0..n) to p[k],
+/// smaller ones before it, larger after (Hoare's selection).
+static void select_kth(pending *p, int32_t n, int32_t k, int a)
+{
+	int32_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = p[lo + (hi - lo) / 2].c[a];
+		int32_t i = lo, j = hi;
+		while (i <= j) {
+			while (p[i].c[a] < pivot)
+				i++;
+			while (p[j].c[a] > pivot)
+				j--;
+			if (i <= j) {
+				pending x = p[i];
+				p[i++] = p[j];
+				p[j--] = x;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/// The subtree over p[0..n): split at the median along the axis where the
+/// centres spread most. Its height is ceil(log2 n), and two halves differ
+/// by at most one leaf, so the balance the incremental updates keep holds.
+static int32_t build_range(imp_tree *t, pending *p, int32_t n)
+{
+	if (n == 1)
+		return p[0].node;
+	double lo[3] = {p[0].c[0], p[0].c[1], p[0].c[2]}, hi[3] = {lo[0], lo[1], lo[2]};
+	for (int32_t i = 1; i < n; i++)
+		for (int k = 0; k < t->dim; k++) {
+			lo[k] = p[i].c[k] < lo[k] ? p[i].c[k] : lo[k];
+			hi[k] = p[i].c[k] > hi[k] ? p[i].c[k] : hi[k];
+		}
+	int a = 0;
+	for (int k = 1; k < t->dim; k++)
+		if (hi[k] - lo[k] > hi[a] - lo[a])
+			a = k;
+	int32_t half = n / 2;
+	select_kth(p, n, half, a);
+	int32_t left = build_range(t, p, half), right = build_range(t, p + half, n - half);
+	int32_t i = node_take(t);
+	tnode *x = &t->nodes[i];
+	x->child[0] = left;
+	x->child[1] = right;
+	t->nodes[left].parent = t->nodes[right].parent = i;
+	x->box = imp_box_union(&t->nodes[left].box, &t->nodes[right].box);
+	x->height = 1 + imax(t->nodes[left].height, t->nodes[right].height);
+	return i;
+}
+
+bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy)
+{
+	imp_tree_free(t);
+	if (n == 0)
+		return imp_tree_reserve(t, max_proxy > 0 ? max_proxy : 0);
+	pending *p = imp_alloc(t->alloc, (size_t)n * sizeof *p);
+	bool ok = p != NULL && imp_grow(t->alloc, (void **)&t->nodes, &t->cap, 2 * n + 2, sizeof *t->nodes) &&
+		  imp_grow(t->alloc, (void **)&t->leaf_of, &t->leaf_cap, max_proxy + 1, sizeof *t->leaf_of) &&
+		  imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack);
+	if (!ok) {
+		imp_free(t->alloc, p, (size_t)n * sizeof *p);
+		imp_tree_free(t);
+		return false;
+	}
+	for (int32_t i = t->cap - 1; i >= 0; i--) {
+		t->nodes[i].height = NONE;
+		t->nodes[i].parent = t->free_list;
+		t->free_list = i;
+	}
+	for (int32_t i = 0; i < t->leaf_cap; i++)
+		t->leaf_of[i] = NONE;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t leaf = node_take(t);
+		t->nodes[leaf].box = *boxes[i];
+		t->nodes[leaf].proxy = proxies[i];
+		t->leaf_of[proxies[i]] = leaf;
+		p[i].node = leaf;
+		for (int k = 0; k < 3; k++)
+			p[i].c[k] = boxes[i]->lo[k] + boxes[i]->hi[k];
+	}
+	t->leaves = n;
+	t->root = build_range(t, p, n);
+	t->nodes[t->root].parent = NONE;
+	imp_free(t->alloc, p, (size_t)n * sizeof *p);
+	return true;
+}
+
+int32_t imp_tree_height(const imp_tree *t)
+{
+	return t->root == NONE ? 0 : t->nodes[t->root].height;
+}
+
+bool imp_tree_valid(const imp_tree *t)
+{
+	// Every node's box holds its children's, heights are right, parents
+	// point back, and every leaf is found by its proxy. (Balance is not
+	// strict: a leaf inserted next to a tall subtree leaves its new parent
+	// lopsided, and one rotation per node on the way up only evens what it
+	// can, as in the other dynamic trees.)
+	int32_t leaves = 0;
+	for (int32_t i = 0; i < t->cap; i++) {
+		const tnode *x = &t->nodes[i];
+		if (x->height < 0)
+			continue;
+		if (x->height == 0) {
+			leaves++;
+			if (x->proxy < 0 || x->proxy >= t->leaf_cap || t->leaf_of[x->proxy] != i)
+				return false;
+			continue;
+		}
+		const tnode *a = &t->nodes[x->child[0]], *b = &t->nodes[x->child[1]];
+		if (a->parent != i || b->parent != i || x->height != 1 + imax(a->height, b->height))
+			return false;
+		if (!imp_box_contains(&x->box, &a->box, t->dim) || !imp_box_contains(&x->box, &b->box, t->dim))
+			return false;
+	}
+	return leaves == t->leaves && (t->root == NONE || t->nodes[t->root].parent == NONE);
+}

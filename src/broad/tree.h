@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// The query tree of the broad phase (tree.c): a dynamic bounding-volume
+// tree over the proxies' boxes, for region queries.
+#ifndef IMPACT_BROAD_TREE_H
+#define IMPACT_BROAD_TREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "broad/broad.h"
+#include "core/alloc.h"
+
+typedef struct tnode {
+	imp_box box;
+	int32_t parent;   ///< NONE at the root; the next free node while free
+	int32_t child[2]; ///< internal nodes only
+	int32_t height;   ///< 0 for a leaf, -1 while free
+	int32_t proxy;    ///< leaves only
+} tnode;
+
+typedef struct imp_tree {
+	tnode *nodes;
+	int32_t cap, root, free_list, leaves;
+	int32_t *leaf_of;  ///< per proxy: its leaf, or -1
+	int32_t leaf_cap;
+	int32_t *stack;    ///< the queries' traversal stack
+	int32_t stack_cap;
+	int dim;
+	const imp_allocator *alloc;
+} imp_tree;
+
+/// Told of each proxy whose box overlaps the query's; false stops.
+typedef bool imp_tree_fn(void *ctx, int32_t proxy);
+
+void imp_tree_init(imp_tree *t, int dim, const imp_allocator *alloc);
+/// Frees the memory; the tree is then empty (as after init).
+void imp_tree_free(imp_tree *t);
+/// Room for one more proxy (the next insert cannot fail); false when out
+/// of memory, the tree unchanged.
+bool imp_tree_reserve(imp_tree *t, int32_t proxy);
+/// After imp_tree_reserve(t, proxy). The proxy must not be in the tree.
+void imp_tree_insert(imp_tree *t, int32_t proxy, const imp_box *box);
+/// No effect for a proxy not in the tree.
+void imp_tree_remove(imp_tree *t, int32_t proxy);
+void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box);
+/// Replaces the tree with one over proxies[0..n) (their boxes, each below
+/// max_proxy), built top down by median splits: better boxes than n
+/// inserts. False when out of memory: the tree is then empty.
+bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy);
+/// Every proxy whose box overlaps `box`, each once; false when fn stopped
+/// it. Adds the nodes looked at to *visits.
+bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits);
+int32_t imp_tree_height(const imp_tree *t);
+/// The invariants (for tests): boxes nest, heights, links, leaves.
+bool imp_tree_valid(const imp_tree *t);
+
+#endif

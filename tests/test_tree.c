@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// The broad phase's region queries: the query tree (src/broad/tree.c),
+// built top down and then updated by inserts, moves and removes, and the
+// hash's and the sweep's own queries (which answer when the tree could not
+// be made), all against a plain loop over every box. Random operation
+// sequences with fixed seeds, boxes from points to wide ones, in 2D and 3D;
+// the tree's invariants (boxes nest, heights, links) after every
+// operation; out of memory at the tree's allocations.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "broad/broad_internal.h"
+#include "counting_alloc.h"
+
+#define MAX_PROXIES 300
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static double rng_range(uint64_t *s, double lo, double hi)
+{
+	return lo + (hi - lo) * (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static imp_box random_box(uint64_t *s, int dim)
+{
+	imp_box b;
+	memset(&b, 0, sizeof b);
+	// Sizes over four orders of magnitude, some points.
+	double size = (rng_next(s) % 8 == 0) ? 0.0 : pow(10.0, rng_range(s, -2.0, 1.0));
+	for (int k = 0; k < dim; k++) {
+		double c = rng_range(s, -20.0, 20.0);
+		double h = 0.5 * size * rng_range(s, 0.2, 1.0);
+		b.lo[k] = c - h;
+		b.hi[k] = c + h;
+	}
+	return b;
+}
+
+typedef struct found {
+	int count[MAX_PROXIES];
+	int total;
+} found;
+
+static bool note(void *ctx, int32_t p)
+{
+	found *f = ctx;
+	assert_true(p >= 0 && p < MAX_PROXIES);
+	f->count[p]++;
+	f->total++;
+	return true;
+}
+
+/// The query's answer against the loop over every live box: each
+/// overlapping box once, no other.
+static void check_answer(const found *f, const imp_box *boxes, const bool *live, const imp_box *q, int dim)
+{
+	for (int p = 0; p < MAX_PROXIES; p++) {
+		bool want = live[p] && imp_box_overlap(&boxes[p], q, dim);
+		assert_int_equal(f->count[p], want ? 1 : 0);
+	}
+}
+
+static void run_tree(int dim, uint64_t seed)
+{
+	imp_allocator a = {0};
+	imp_tree t;
+	imp_tree_init(&t, dim, &a);
+	imp_box boxes[MAX_PROXIES];
+	bool live[MAX_PROXIES] = {false};
+	uint64_t s = seed;
+	// A first set built in one go, then random operations.
+	int32_t ids[MAX_PROXIES];
+	const imp_box *bp[MAX_PROXIES];
+	int n = 0;
+	for (int p = 0; p < MAX_PROXIES; p += 2) {
+		boxes[p] = random_box(&s, dim);
+		live[p] = true;
+		ids[n] = p;
+		bp[n++] = &boxes[p];
+	}
+	assert_true(imp_tree_build(&t, ids, bp, n, MAX_PROXIES - 2));
+	assert_true(imp_tree_valid(&t));
+	uint64_t visits = 0;
+	for (int op = 0; op < 3000; op++) {
+		int p = (int)(rng_next(&s) % MAX_PROXIES);
+		int what = (int)(rng_next(&s) % 4);
+		if (what == 0 && !live[p]) {
+			boxes[p] = random_box(&s, dim);
+			assert_true(imp_tree_reserve(&t, p));
+			imp_tree_insert(&t, p, &boxes[p]);
+			live[p] = true;
+		} else if (what == 1 && live[p]) {
+			imp_tree_remove(&t, p);
+			live[p] = false;
+		} else if (what == 2 && live[p]) {
+			// Small moves mostly, some jumps.
+			if (rng_next(&s) % 4 == 0) {
+				boxes[p] = random_box(&s, dim);
+			} else {
+				double d = rng_range(&s, -0.5, 0.5);
+				for (int k = 0; k < dim; k++) {
+					boxes[p].lo[k] += d;
+					boxes[p].hi[k] += d;
+				}
+			}
+			imp_tree_move(&t, p, &boxes[p]);
+		} else {
+			imp_box q = random_box(&s, dim);
+			found f;
+			memset(&f, 0, sizeof f);
+			assert_true(imp_tree_query(&t, &q, note, &f, &visits));
+			check_answer(&f, boxes, live, &q, dim);
+		}
+		assert_true(imp_tree_valid(&t));
+	}
+	// Removing a proxy twice, or one never stored, changes nothing.
+	imp_tree_remove(&t, MAX_PROXIES + 5);
+	for (int p = 0; p < MAX_PROXIES; p++)
+		if (live[p]) {
+			imp_tree_remove(&t, p);
+			imp_tree_remove(&t, p);
+		}
+	assert_true(imp_tree_valid(&t));
+	assert_int_equal(imp_tree_height(&t), 0);
+	imp_tree_free(&t);
+}
+
+static void test_tree_2d(void **state)
+{
+	(void)state;
+	run_tree(2, 0x7001);
+	run_tree(2, 0x7002);
+}
+
+static void test_tree_3d(void **state)
+{
+	(void)state;
+	run_tree(3, 0x7101);
+	run_tree(3, 0x7102);
+}
+
+/// The built tree is balanced: its height is the least a binary tree of
+/// its leaves can have.
+static void test_tree_build_height(void **state)
+{
+	(void)state;
+	imp_allocator a = {0};
+	static imp_box boxes[1000];
+	int32_t ids[1000];
+	const imp_box *bp[1000];
+	uint64_t s = 0x7201;
+	for (int n = 1; n <= 1000; n = n * 3 + 1) {
+		for (int i = 0; i < n; i++) {
+			boxes[i] = random_box(&s, 3);
+			ids[i] = i;
+			bp[i] = &boxes[i];
+		}
+		imp_tree t;
+		imp_tree_init(&t, 3, &a);
+		assert_true(imp_tree_build(&t, ids, bp, n, n - 1));
+		assert_true(imp_tree_valid(&t));
+		int h = 0;
+		while ((1 << h) < n)
+			h++;
+		assert_int_equal(imp_tree_height(&t), h);
+		imp_tree_free(&t);
+	}
+}
+
+/// Out of memory at every allocation of a build and of a reserve: false,
+/// and the tree empty (build) or unchanged (reserve), nothing leaked.
+static void test_tree_oom(void **state)
+{
+	(void)state;
+	static imp_box boxes[200];
+	int32_t ids[200];
+	const imp_box *bp[200];
+	uint64_t s = 0x7301;
+	for (int i = 0; i < 200; i++) {
+		boxes[i] = random_box(&s, 2);
+		ids[i] = i;
+		bp[i] = &boxes[i];
+	}
+	for (int k = 1; k < 12; k++) {
+		counting c = {.fail_at = -1};
+		imp_allocator a = counting_allocator(&c);
+		imp_tree t;
+		imp_tree_init(&t, 2, &a);
+		c.fail_at = c.calls + k;
+		bool built = imp_tree_build(&t, ids, bp, 100, 99);
+		assert_true(imp_tree_valid(&t));
+		if (!built)
+			assert_int_equal(imp_tree_height(&t), 0);
+		for (int i = 100; i < 200; i++) {
+			c.fail_at = c.calls + 1;
+			if (imp_tree_reserve(&t, i))
+				imp_tree_insert(&t, i, &boxes[i]);
+			assert_true(imp_tree_valid(&t));
+		}
+		c.fail_at = -1;
+		imp_tree_free(&t);
+		assert_int_equal(c.live, 0);
+		assert_false(c.size_mismatch);
+	}
+}
+
+/// The hash's and the sweep's own queries, and the broad phase's (through
+/// the tree), against the loop: through the broad phase's interface, with
+/// moves and removes between queries.
+static void ignore_pair(void *ctx, int32_t p, int32_t q, bool added)
+{
+	(void)ctx;
+	(void)p;
+	(void)q;
+	(void)added;
+}
+
+static void run_kind(imp_broad_kind kind, int dim, uint64_t seed)
+{
+	imp_allocator a = {0};
+	imp_broad_def def = {kind, dim, 0.5, 1.0, &a, ignore_pair, NULL};
+	imp_broad *b = NULL;
+	assert_int_equal(imp_broad_create(&def, &b), IMP_OK);
+	imp_box boxes[MAX_PROXIES];
+	bool live[MAX_PROXIES] = {false};
+	uint64_t s = seed;
+	for (int p = 0; p < MAX_PROXIES; p += 3) {
+		boxes[p] = random_box(&s, dim);
+		live[p] = true;
+		assert_int_equal(imp_broad_insert(b, p, &boxes[p], p % 2 == 0), IMP_OK);
+	}
+	imp_broad_flush(b);
+	for (int op = 0; op < 600; op++) {
+		int p = (int)(rng_next(&s) % MAX_PROXIES);
+		int what = (int)(rng_next(&s) % 4);
+		if (what == 0 && !live[p]) {
+			boxes[p] = random_box(&s, dim);
+			assert_int_equal(imp_broad_insert(b, p, &boxes[p], false), IMP_OK);
+			live[p] = true;
+			if (rng_next(&s) % 2)
+				imp_broad_flush(b); // sometimes not: the sweep's fresh proxies are queried too
+		} else if (what == 1 && live[p]) {
+			imp_broad_remove(b, p);
+			live[p] = false;
+		} else if (what == 2 && live[p]) {
+			boxes[p] = random_box(&s, dim);
+			assert_int_equal(imp_broad_move(b, p, &boxes[p]), IMP_OK);
+		} else {
+			imp_box q = random_box(&s, dim);
+			found f;
+			memset(&f, 0, sizeof f);
+			if (kind == IMP_BROAD_HASH)
+				assert_true(imp_hash_query(b, &q, note, &f));
+			else if (kind == IMP_BROAD_SWEEP)
+				assert_true(imp_sweep_query(b, &q, note, &f));
+			else
+				assert_true(imp_broad_query_all(b, &q, note, &f));
+			check_answer(&f, boxes, live, &q, dim);
+			memset(&f, 0, sizeof f);
+			assert_true(imp_broad_query(b, &q, note, &f));
+			check_answer(&f, boxes, live, &q, dim);
+			assert_true(imp_tree_valid(&b->tree));
+		}
+	}
+	imp_broad_destroy(b);
+}
+
+static void test_broad_queries(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		run_kind(IMP_BROAD_HASH, dim, 0x7401 + (uint64_t)dim);
+		run_kind(IMP_BROAD_SWEEP, dim, 0x7501 + (uint64_t)dim);
+		run_kind(IMP_BROAD_NAIVE, dim, 0x7601 + (uint64_t)dim);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tree_2d),		  cmocka_unit_test(test_tree_3d),
+		cmocka_unit_test(test_tree_build_height), cmocka_unit_test(test_tree_oom),
+		cmocka_unit_test(test_broad_queries),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
