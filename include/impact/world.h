@@ -44,7 +44,8 @@ typedef struct imp_world_def {
 	double hash_beta;          ///< 1 <= beta <= 1e6 (a box spans at most (beta + 1)^dim cells of its level)
 	double fat_ratio;          ///< the broad phase stores each box enlarged by this fraction of its
 	                           ///< largest side on every side, so that small motions inside it
-	                           ///< cost no broad-phase work; 0 <= fat_ratio <= 1e6, 0 = exact boxes
+	                           ///< cost no broad-phase work (static bodies' boxes are kept exact);
+	                           ///< 0 <= fat_ratio <= 1e6, 0 = exact boxes
 	double margin;             ///< pairs closer than this count as touching (a security margin:
 	                           ///< needs the distance query); 0 <= margin <= IMP_MAX_COORDINATE,
 	                           ///< 0 = touching or overlapping

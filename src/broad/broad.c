@@ -172,6 +172,21 @@ bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, v
 	return imp_broad_query_all(b, box, fn, ctx);
 }
 
+void imp_broad_nearest(imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx)
+{
+	if (b->tree_ready || tree_build(b)) {
+		imp_tree_nearest(&b->tree, box, bound, fn, ctx, &b->counters.query_visits);
+		return;
+	}
+	for (int32_t q = 0; q < b->cap; q++) {
+		if (b->proxy[q].state == PROXY_ABSENT)
+			continue;
+		b->counters.query_visits++;
+		if (imp_box_bound(&b->proxy[q].box, box, b->dim) <= bound)
+			bound = fn(ctx, q, bound);
+	}
+}
+
 void imp_broad_flush(imp_broad *b)
 {
 	if (b->kind == IMP_BROAD_SWEEP)

@@ -17,6 +17,7 @@
 #ifndef IMPACT_BROAD_BROAD_H
 #define IMPACT_BROAD_BROAD_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +46,27 @@ static inline imp_box imp_box_union(const imp_box *a, const imp_box *b)
 		u.hi[k] = a->hi[k] > b->hi[k] ? a->hi[k] : b->hi[k];
 	}
 	return u;
+}
+
+/// A lower bound on the signed distance between two shapes inside these
+/// boxes: the Euclidean gap between boxes apart; for boxes that overlap,
+/// minus their smallest overlap along an axis (moving one shape that far
+/// along that axis separates the boxes, so no penetration is deeper).
+static inline double imp_box_bound(const imp_box *a, const imp_box *b, int dim)
+{
+	double gap2 = 0.0, overlap = INFINITY;
+	bool apart = false;
+	for (int k = 0; k < dim; k++) {
+		double g1 = a->lo[k] - b->hi[k], g2 = b->lo[k] - a->hi[k];
+		double g = g1 > g2 ? g1 : g2;
+		if (g > 0.0) {
+			apart = true;
+			gap2 += g * g;
+		} else if (-g < overlap) {
+			overlap = -g;
+		}
+	}
+	return apart ? sqrt(gap2) : -overlap;
 }
 
 /// True when `inner` lies inside `outer`.
@@ -94,6 +116,15 @@ typedef bool imp_broad_query_fn(void *ctx, int32_t proxy);
 /// Returns false when fn stopped it. Reads only: no allocation, no report
 /// through the pair callback.
 bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+
+/// Told of a proxy whose box is within the current bound (imp_box_bound
+/// from the query box); returns the bound for the rest of the search.
+typedef double imp_broad_visit_fn(void *ctx, int32_t proxy, double bound);
+
+/// Branch and bound over the stored proxies: those whose box's lower bound
+/// from `box` is at most `bound`, nearest boxes first (through the query
+/// tree; in index order if it cannot be made), fn lowering the bound.
+void imp_broad_nearest(imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx);
 
 /// Counters of work done since creation.
 typedef struct imp_broad_counters {

@@ -23,6 +23,12 @@
 
 #define NONE (-1)
 
+/// A node waiting in the best-first queue with its lower bound.
+typedef struct tree_entry {
+	double lb;
+	int32_t node;
+} tree_entry;
+
 static double surface(const imp_box *b, int dim)
 {
 	double x = b->hi[0] - b->lo[0], y = b->hi[1] - b->lo[1];
@@ -51,6 +57,7 @@ void imp_tree_free(imp_tree *t)
 	imp_free(t->alloc, t->nodes, (size_t)t->cap * sizeof *t->nodes);
 	imp_free(t->alloc, t->leaf_of, (size_t)t->leaf_cap * sizeof *t->leaf_of);
 	imp_free(t->alloc, t->stack, (size_t)t->stack_cap * sizeof *t->stack);
+	imp_free(t->alloc, t->heap, (size_t)t->heap_cap * sizeof *t->heap);
 	imp_tree_init(t, t->dim, t->alloc);
 }
 
@@ -80,7 +87,8 @@ bool imp_tree_reserve(imp_tree *t, int32_t proxy)
 	}
 	// The traversal stack holds at most the tree's height times one node
 	// per level plus one: the node count bounds it.
-	if (!imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack))
+	if (!imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack) ||
+	    !imp_grow(t->alloc, (void **)&t->heap, &t->heap_cap, t->cap + 1, sizeof *t->heap))
 		return false;
 	return true;
 }
@@ -347,7 +355,8 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 	pending *p = imp_alloc(t->alloc, (size_t)n * sizeof *p);
 	bool ok = p != NULL && imp_grow(t->alloc, (void **)&t->nodes, &t->cap, 2 * n + 2, sizeof *t->nodes) &&
 		  imp_grow(t->alloc, (void **)&t->leaf_of, &t->leaf_cap, max_proxy + 1, sizeof *t->leaf_of) &&
-		  imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack);
+		  imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack) &&
+		  imp_grow(t->alloc, (void **)&t->heap, &t->heap_cap, t->cap + 1, sizeof *t->heap);
 	if (!ok) {
 		imp_free(t->alloc, p, (size_t)n * sizeof *p);
 		imp_tree_free(t);
@@ -374,6 +383,67 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 	t->nodes[t->root].parent = NONE;
 	imp_free(t->alloc, p, (size_t)n * sizeof *p);
 	return true;
+}
+
+static void queue_push(tree_entry *h, int32_t n, tree_entry e)
+{
+	int32_t i = n;
+	while (i > 0 && h[(i - 1) / 2].lb > e.lb) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = e;
+}
+
+static tree_entry queue_pop(tree_entry *h, int32_t n)
+{
+	tree_entry top = h[0], last = h[--n];
+	int32_t i = 0;
+	for (;;) {
+		int32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1].lb < h[c].lb)
+			c++;
+		if (h[c].lb >= last.lb)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n > 0)
+		h[i] = last;
+	return top;
+}
+
+void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
+		      uint64_t *visits)
+{
+	if (t->root == NONE)
+		return;
+	const tnode *n = t->nodes;
+	tree_entry *h = t->heap;
+	int32_t count = 0;
+	uint64_t seen = 1;
+	double lb = imp_box_bound(&n[t->root].box, box, t->dim);
+	if (lb <= bound)
+		queue_push(h, count++, (tree_entry){lb, t->root});
+	while (count > 0) {
+		tree_entry e = queue_pop(h, count--);
+		if (e.lb > bound)
+			break; // every node left is as far
+		if (n[e.node].height == 0) {
+			bound = fn(ctx, n[e.node].proxy, bound);
+			continue;
+		}
+		for (int k = 0; k < 2; k++) {
+			int32_t c = n[e.node].child[k];
+			seen++;
+			double cl = imp_box_bound(&n[c].box, box, t->dim);
+			if (cl <= bound)
+				queue_push(h, count++, (tree_entry){cl, c});
+		}
+	}
+	*visits += seen;
 }
 
 int32_t imp_tree_height(const imp_tree *t)

@@ -25,6 +25,8 @@ typedef struct imp_tree {
 	int32_t leaf_cap;
 	int32_t *stack;    ///< the queries' traversal stack
 	int32_t stack_cap;
+	struct tree_entry *heap; ///< the best-first traversal's queue
+	int32_t heap_cap;
 	int dim;
 	const imp_allocator *alloc;
 } imp_tree;
@@ -50,6 +52,15 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 /// Every proxy whose box overlaps `box`, each once; false when fn stopped
 /// it. Adds the nodes looked at to *visits.
 bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits);
+/// Told of a proxy whose box's lower bound (imp_box_bound) is at most the
+/// current bound; returns the bound for the rest of the search.
+typedef double imp_tree_visit_fn(void *ctx, int32_t proxy, double bound);
+
+/// Branch and bound: the proxies in increasing order of the lower bound
+/// between their box and `box` (nodes taken from a queue by their own
+/// box's bound), while that bound is at most `bound`, which fn may lower.
+void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
+		      uint64_t *visits);
 int32_t imp_tree_height(const imp_tree *t);
 /// The invariants (for tests): boxes nest, heights, links, leaves.
 bool imp_tree_valid(const imp_tree *t);

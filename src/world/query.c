@@ -108,26 +108,6 @@ static imp_box inflate(const imp_box *b, double r, int dim)
 	return o;
 }
 
-/// The lower bound on the signed distance of two shapes from their boxes
-/// (see the top of the file).
-static double box_bound(const imp_box *a, const imp_box *b, int dim)
-{
-	double gap2 = 0.0, overlap = INFINITY;
-	bool apart = false;
-	for (int k = 0; k < dim; k++) {
-		double g = fmax(a->lo[k] - b->hi[k], b->lo[k] - a->hi[k]);
-		if (g > 0.0) {
-			apart = true;
-			gap2 += g * g;
-		} else {
-			overlap = fmin(overlap, -g);
-		}
-	}
-	if (apart)
-		return sqrt(gap2);
-	return -overlap;
-}
-
 typedef struct gather {
 	imp_world *w;
 	const qshape *q;
@@ -163,7 +143,7 @@ static bool gather_add(gather *g, int32_t s)
 		g->oom = true;
 		return false;
 	}
-	w->qitems[g->count++] = (query_item){box_bound(&g->q->box, &b->tight, w->dim), s, 0};
+	w->qitems[g->count++] = (query_item){imp_box_bound(&g->q->box, &b->tight, w->dim), s, 0};
 	return true;
 }
 
@@ -343,20 +323,48 @@ imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *shape, imp_
 
 /* ---- nearest ---- */
 
-static double box_size(const imp_box *b, int dim)
-{
-	double s = 0.0;
-	for (int k = 0; k < dim; k++)
-		s = fmax(s, b->hi[k] - b->lo[k]);
-	return s;
-}
-
 /// Better: a smaller distance, or the same at a lower index.
 static bool better(double d, int32_t s, double best, int32_t best_slot)
 {
 	return best_slot < 0 || d < best || (d == best && s < best_slot);
 }
 
+typedef struct nearest_ctx {
+	imp_world *w;
+	const qshape *q;
+	double max_distance;
+	imp_query_result best;
+	int32_t best_slot;
+} nearest_ctx;
+
+/// One candidate of the nearest query: its exact distance when its own box
+/// can still beat the bound; returns the bound for the rest.
+static double nearest_try(nearest_ctx *c, int32_t s, double bound)
+{
+	const body *b = &c->w->bodies[s];
+	if (!visible(c->w, c->q, s) || imp_box_bound(&c->q->box, &b->tight, c->w->dim) > bound)
+		return bound;
+	imp_query_result r;
+	if (!closest(c->w, c->q, s, NULL, &r) || r.distance > c->max_distance)
+		return bound;
+	if (better(r.distance, s, c->best.distance, c->best_slot)) {
+		c->best = r;
+		c->best_slot = s;
+	}
+	return fmin(bound, c->best.distance);
+}
+
+static double nearest_visit(void *ctx, int32_t s, double bound)
+{
+	nearest_ctx *c = ctx;
+	if (!broad_current(&c->w->bodies[s]))
+		return bound; // taken from the moved list
+	return nearest_try(c, s, bound);
+}
+
+/// Branch and bound: the bodies the broad phase does not hold where they
+/// are first (the moved list), then the broad phase's boxes nearest first,
+/// each looked at only while its box's bound is within the best distance.
 static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2, const imp_pose3 *p3,
 			  double max_distance, const imp_query_filter *filter, imp_query_result *out)
 {
@@ -366,37 +374,16 @@ static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const i
 		return st;
 	if (isnan(max_distance))
 		return IMP_ERR_NOT_FINITE;
-	imp_query_result best = {.distance = INFINITY};
-	int32_t best_slot = -1;
-	// The search box grows until it holds the best body found (every body
-	// within distance r of the shape has its box within r of the shape's
-	// box), holds every body, or reaches max_distance.
-	double r = isfinite(max_distance) ? max_distance : fmax(box_size(&q.box, dim), 1e-9);
-	for (;;) {
-		double reach = fmax(fmin(r, max_distance), 0.0);
-		imp_box search = inflate(&q.box, reach, dim);
-		gather g;
-		st = gather_all(w, &q, &search, &g);
-		if (st != IMP_OK)
-			return st;
-		sort_by_bound(w->qitems, g.count);
-		for (int32_t i = 0; i < g.count; i++) {
-			const query_item *it = &w->qitems[i];
-			if (it->lb > max_distance || (best_slot >= 0 && it->lb > best.distance))
-				break;
-			imp_query_result r1;
-			if (!closest(w, &q, it->slot, NULL, &r1) || r1.distance > max_distance)
-				continue;
-			if (better(r1.distance, it->slot, best.distance, best_slot)) {
-				best = r1;
-				best_slot = it->slot;
-			}
-		}
-		if ((best_slot >= 0 && best.distance <= reach) || reach >= max_distance || g.seen >= w->body_count)
-			break;
-		r *= 4.0;
+	nearest_ctx c = {w, &q, max_distance, {.distance = INFINITY}, -1};
+	double bound = max_distance;
+	for (int32_t i = 0; i < w->moved_count; i++) {
+		int32_t s = w->moved[i];
+		const body *b = &w->bodies[s];
+		if (b->alive && !broad_current(b))
+			bound = nearest_try(&c, s, bound);
 	}
-	*out = best;
+	imp_broad_nearest(w->broad, &q.box, bound, nearest_visit, &c);
+	*out = c.best;
 	return IMP_OK;
 }
 

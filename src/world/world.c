@@ -199,8 +199,13 @@ IMP_ALWAYS_INLINE bool same_rotation(const imp_world *w, const body *b, const im
 	       p3->q.w == b->pose3.q.w;
 }
 
-static imp_box fatten(const imp_world *w, const imp_box *t)
+static imp_box fatten(const imp_world *w, const body *b)
 {
+	// A static body does not move on its own: enlarging its box would only
+	// widen the region it answers to in the broad phase and the queries.
+	const imp_box *t = &b->tight;
+	if (b->type == IMP_BODY_STATIC)
+		return *t;
 	double size = 0.0;
 	for (int k = 0; k < w->dim; k++)
 		size = imp_max(size, t->hi[k] - t->lo[k]);
@@ -931,7 +936,7 @@ static imp_status broad_pass(imp_world *w, int32_t s, int *moves)
 	if (b->inside)
 		return IMP_OK;
 	w->oom = false;
-	b->fat = fatten(w, &b->tight);
+	b->fat = fatten(w, b);
 	b->inside = 1;
 	imp_status st = imp_broad_move(w->broad, s, &b->fat);
 	++*moves;
@@ -960,7 +965,7 @@ static imp_status insert_pass(imp_world *w, int32_t n, int *moves)
 		if (!b->alive || !b->moved || !b->inserting || b->in_broad)
 			continue;
 		w->oom = false;
-		b->fat = fatten(w, &b->tight);
+		b->fat = fatten(w, b);
 		b->inside = 1;
 		imp_status st = imp_broad_insert(w->broad, s, &b->fat, b->type == IMP_BODY_STATIC);
 		++*moves;
@@ -1906,7 +1911,7 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 		b->tight = imp_box_union(&b->tight, &rest);
 		if (b->in_broad && !box_contains_all(&b->fat, &b->tight)) {
 			w->oom = false;
-			b->fat = fatten(w, &b->tight);
+			b->fat = fatten(w, b);
 			imp_status st = imp_broad_move(w->broad, s, &b->fat);
 			w->step_stats.broad_moves++;
 			if (st != IMP_OK || w->oom) {
