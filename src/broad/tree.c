@@ -38,6 +38,14 @@ static double surface(const imp_box *b, int dim)
 	return x * y + y * z + z * x;
 }
 
+/// imp_box_overlap on all three axes (a 2D box has 0 for both z bounds)
+/// without a branch per axis.
+static inline bool box_meets(const imp_box *a, const imp_box *b)
+{
+	return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
+	       (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
+}
+
 static inline int32_t imax(int32_t a, int32_t b)
 {
 	return a > b ? a : b;
@@ -265,7 +273,7 @@ bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void
 	while (top > 0) {
 		int32_t i = stack[--top];
 		seen++;
-		if (!imp_box_overlap(&n[i].box, box, t->dim))
+		if (!box_meets(&n[i].box, box))
 			continue;
 		if (n[i].height == 0) {
 			if (!fn(ctx, n[i].proxy)) {
@@ -283,9 +291,11 @@ bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void
 
 /* ---- building in one go ---- */
 
-/// A leaf waiting for its place: its node and its box's centre doubled.
+/// A leaf waiting for its place: its proxy and box, and the box's centre
+/// doubled.
 typedef struct pending {
-	int32_t node;
+	int32_t proxy;
+	const imp_box *box;
 	double c[3];
 } pending;
 
@@ -322,8 +332,16 @@ static void select_kth(pending *p, int32_t n, int32_t k, int a)
 /// by at most one leaf, so the balance the incremental updates keep holds.
 static int32_t build_range(imp_tree *t, pending *p, int32_t n)
 {
-	if (n == 1)
-		return p[0].node;
+	// Nodes are taken in pre-order (a node, then its first subtree, then
+	// the second): a subtree lies together in memory, leaves near each
+	// other in space near each other in memory.
+	int32_t i = node_take(t);
+	if (n == 1) {
+		t->nodes[i].box = *p[0].box;
+		t->nodes[i].proxy = p[0].proxy;
+		t->leaf_of[p[0].proxy] = i;
+		return i;
+	}
 	double lo[3] = {p[0].c[0], p[0].c[1], p[0].c[2]}, hi[3] = {lo[0], lo[1], lo[2]};
 	for (int32_t i = 1; i < n; i++)
 		for (int k = 0; k < t->dim; k++) {
@@ -337,7 +355,6 @@ static int32_t build_range(imp_tree *t, pending *p, int32_t n)
 	int32_t half = n / 2;
 	select_kth(p, n, half, a);
 	int32_t left = build_range(t, p, half), right = build_range(t, p + half, n - half);
-	int32_t i = node_take(t);
 	tnode *x = &t->nodes[i];
 	x->child[0] = left;
 	x->child[1] = right;
@@ -370,11 +387,8 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 	for (int32_t i = 0; i < t->leaf_cap; i++)
 		t->leaf_of[i] = NONE;
 	for (int32_t i = 0; i < n; i++) {
-		int32_t leaf = node_take(t);
-		t->nodes[leaf].box = *boxes[i];
-		t->nodes[leaf].proxy = proxies[i];
-		t->leaf_of[proxies[i]] = leaf;
-		p[i].node = leaf;
+		p[i].proxy = proxies[i];
+		p[i].box = boxes[i];
 		for (int k = 0; k < 3; k++)
 			p[i].c[k] = boxes[i]->lo[k] + boxes[i]->hi[k];
 	}
