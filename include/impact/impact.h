@@ -9,5 +9,6 @@
 #include "shape.h"
 #include "collision.h"
 #include "world.h"
+#include "draw.h"
 
 #endif
