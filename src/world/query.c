@@ -39,6 +39,7 @@ typedef struct qshape {
 	imp_pose2 p2;
 	imp_pose3 p3;
 	imp_box box;          ///< the shape's box at the pose
+	double reach;         ///< its largest distance from its origin (INFINITY: not known, a user shape)
 	imp_filter filter;
 	int32_t ignore;       ///< a slot, or -1
 	int32_t pair_slot;    ///< clearance: the body whose pairs are looked for, or -1
@@ -67,6 +68,31 @@ static imp_status check_filter(const imp_world *w, const imp_query_filter *f, qs
 	return IMP_OK;
 }
 
+/// The largest distance of a point of the shape from its origin, kept in
+/// polygon and 3D shape records; INFINITY for a user shape (not kept).
+static double shape_reach(const imp_shape *s)
+{
+	if (s->kind == IMP_SHAPE_USER2 || s->kind == IMP_SHAPE_USER3)
+		return INFINITY;
+	return s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius;
+}
+
+/// A second lower bound on the signed distance, from the balls of the two
+/// shapes' reach about their origins: |c_a - c_b| - r_a - r_b. Apart, the
+/// shapes lie in the balls; overlapping, moving one that far along the line
+/// of centres separates the balls and so the shapes. Rotated boxes overlap
+/// as boxes where their balls are apart: this bound then spares the narrow
+/// phase.
+static double ball_bound(const imp_world *w, const qshape *q, const body *b)
+{
+	double r = q->reach + shape_reach(b->shape);
+	if (!(r < INFINITY))
+		return -INFINITY;
+	imp_vec3 d = w->dim == 2 ? imp_vec3_make(b->pose2.p.x - q->p2.p.x, b->pose2.p.y - q->p2.p.y, 0.0)
+				 : imp_vec3_sub(b->pose3.p, q->p3.p);
+	return sqrt(imp_vec3_dot(d, d)) - r;
+}
+
 /// Everything a shape query checks, in the order of the header's list;
 /// out_given: the query's callback or result pointer is not NULL.
 static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
@@ -93,6 +119,7 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 	st = imp_world_shape_box(w, shape, p2, p3, &q->box);
 	if (st != IMP_OK)
 		return st;
+	q->reach = shape_reach(shape);
 	return check_filter(w, filter, q);
 }
 
@@ -342,7 +369,8 @@ typedef struct nearest_ctx {
 static double nearest_try(nearest_ctx *c, int32_t s, double bound)
 {
 	const body *b = &c->w->bodies[s];
-	if (!visible(c->w, c->q, s) || imp_box_bound(&c->q->box, &b->tight, c->w->dim) > bound)
+	if (!visible(c->w, c->q, s) || imp_box_bound(&c->q->box, &b->tight, c->w->dim) > bound ||
+	    ball_bound(c->w, c->q, b) > bound)
 		return bound;
 	imp_query_result r;
 	if (!closest(c->w, c->q, s, NULL, &r) || r.distance > c->max_distance)
@@ -482,10 +510,10 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 		}
 		if (lb > bound)
 			break;
+		int32_t s = w->qitems[next++].slot;
 		imp_query_result r;
-		if (closest(w, &q, w->qitems[next].slot, NULL, &r) && r.distance <= bound)
+		if (ball_bound(w, &q, &w->bodies[s]) <= bound && closest(w, &q, s, NULL, &r) && r.distance <= bound)
 			heap_push(w->qresults, found++, r);
-		next++;
 	}
 	w->busy = false;
 	return IMP_OK;
@@ -515,6 +543,7 @@ static qshape body_shape(const imp_world *w, int32_t a)
 	q.p2 = b->pose2;
 	q.p3 = b->pose3;
 	q.box = b->tight;
+	q.reach = shape_reach(b->shape);
 	q.filter = b->filter;
 	q.ignore = a;
 	q.pair_slot = a;
