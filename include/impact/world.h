@@ -375,8 +375,8 @@ IMP_API double imp_world_time(const imp_world *world);
 // the world's own callbacks too.
 //
 // Each query has a 2D and a 3D function (suffix 2 or 3, taking imp_pose2 or
-// imp_pose3); in C11 the name without the suffix picks one by the type of
-// the pose. Common errors, with nothing written: IMP_ERR_NULL_ARGUMENT,
+// imp_pose3); the name without the suffix picks one by the type of the
+// pose (C11: _Generic macros; C++: overloads). Common errors, with nothing written: IMP_ERR_NULL_ARGUMENT,
 // IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH (the shape's or the call's
 // dimension is not the world's), the pose's error (IMP_ERR_NOT_FINITE,
 // IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), IMP_ERR_BAD_ID (an `ignore`
@@ -540,6 +540,78 @@ IMP_API imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_
 #endif
 
 #ifdef __cplusplus
+}
+
+// C++: the names without the suffix as overloads on the pose's type.
+inline imp_status imp_world_overlap_shape(imp_world *w, const imp_shape *s, imp_pose2 p, const imp_query_filter *f,
+					  imp_query_fn *fn, void *u)
+{
+	return imp_world_overlap_shape2(w, s, p, f, fn, u);
+}
+inline imp_status imp_world_overlap_shape(imp_world *w, const imp_shape *s, imp_pose3 p, const imp_query_filter *f,
+					  imp_query_fn *fn, void *u)
+{
+	return imp_world_overlap_shape3(w, s, p, f, fn, u);
+}
+inline imp_status imp_world_overlap_any(imp_world *w, const imp_shape *s, imp_pose2 p, const imp_query_filter *f,
+					bool *out)
+{
+	return imp_world_overlap_any2(w, s, p, f, out);
+}
+inline imp_status imp_world_overlap_any(imp_world *w, const imp_shape *s, imp_pose3 p, const imp_query_filter *f,
+					bool *out)
+{
+	return imp_world_overlap_any3(w, s, p, f, out);
+}
+inline imp_status imp_world_nearest(imp_world *w, const imp_shape *s, imp_pose2 p, double d, const imp_query_filter *f,
+				    imp_query_result *out)
+{
+	return imp_world_nearest2(w, s, p, d, f, out);
+}
+inline imp_status imp_world_nearest(imp_world *w, const imp_shape *s, imp_pose3 p, double d, const imp_query_filter *f,
+				    imp_query_result *out)
+{
+	return imp_world_nearest3(w, s, p, d, f, out);
+}
+inline imp_status imp_world_query_distance(imp_world *w, const imp_shape *s, imp_pose2 p, double d,
+					   const imp_query_filter *f, imp_distance_fn *fn, void *u)
+{
+	return imp_world_query_distance2(w, s, p, d, f, fn, u);
+}
+inline imp_status imp_world_query_distance(imp_world *w, const imp_shape *s, imp_pose3 p, double d,
+					   const imp_query_filter *f, imp_distance_fn *fn, void *u)
+{
+	return imp_world_query_distance3(w, s, p, d, f, fn, u);
+}
+inline imp_status imp_world_cast_shape(imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
+				       const imp_query_filter *f, imp_cast_hit *hit)
+{
+	return imp_world_cast_shape2(w, s, from, to, f, hit);
+}
+inline imp_status imp_world_cast_shape(imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
+				       const imp_query_filter *f, imp_cast_hit *hit)
+{
+	return imp_world_cast_shape3(w, s, from, to, f, hit);
+}
+inline imp_status imp_world_ray_cast(imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
+				     imp_ray_hit *hit)
+{
+	return imp_world_ray_cast2(w, from, to, f, hit);
+}
+inline imp_status imp_world_ray_cast(imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f,
+				     imp_ray_hit *hit)
+{
+	return imp_world_ray_cast3(w, from, to, f, hit);
+}
+inline imp_status imp_world_ray_cast_all(imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
+					 imp_ray_fn *fn, void *u)
+{
+	return imp_world_ray_cast_all2(w, from, to, f, fn, u);
+}
+inline imp_status imp_world_ray_cast_all(imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f,
+					 imp_ray_fn *fn, void *u)
+{
+	return imp_world_ray_cast_all3(w, from, to, f, fn, u);
 }
 #endif
 
