@@ -234,6 +234,11 @@ static void test_svg(void **state)
 	assert_int_equal(imp_svg_open(path, (imp_aabb2){{0, 0}, {0, 1}}, 400, &svg), IMP_ERR_BAD_OPTIONS);
 	assert_int_equal(imp_svg_open(path, (imp_aabb2){{0, 0}, {NAN, 1}}, 400, &svg), IMP_ERR_BAD_OPTIONS);
 	assert_int_equal(imp_svg_open(path, view, 8, &svg), IMP_ERR_BAD_OPTIONS);
+	assert_int_equal(imp_svg_open(path, (imp_aabb2){{0, 0}, {1, 1e7}}, 1000, &svg), IMP_ERR_BAD_OPTIONS);
+	assert_int_equal(imp_svg_open(path, (imp_aabb2){{0, 0}, {1e-310, 1}}, 1000, &svg), IMP_ERR_BAD_OPTIONS);
+	assert_int_equal(imp_svg_open(path, (imp_aabb2){{0, 0}, {1e7, 1}}, 1000, &svg), IMP_OK); // 1 pixel high
+	assert_int_equal(imp_svg_close(svg), IMP_OK);
+	svg = NULL;
 	assert_int_equal(imp_svg_open("/nonexistent-dir/x.svg", view, 400, &svg), IMP_ERR_BAD_OPTIONS);
 	assert_null(svg);
 	assert_int_equal(imp_svg_open(path, view, 400, &svg), IMP_OK);

@@ -680,6 +680,97 @@ static void test_queries_3d_naive(void **state)
 	run_scene(3, IMP_BROAD_NAIVE, 0x5601);
 }
 
+/* ---- bounds at the edge ---- */
+
+static double count_any(const imp_query_result *hit, void *user)
+{
+	(void)hit;
+	++*(int *)user;
+	return INFINITY;
+}
+
+/// A body exactly at max_distance (the narrow phase's own distance) is
+/// found, touching bodies at max_distance 0 too: the lower bounds that
+/// prune are rounded sums and square roots of coordinates, and must not
+/// come out above the distance they bound. And mirrored bodies at the very
+/// same distance give the lower index, whichever is met first.
+static void test_query_bound_edges(void **state)
+{
+	(void)state;
+	uint64_t s = 0x5701;
+	ow_rng r = {s};
+	int ties = 0;
+	for (int t = 0; t < 3000; t++) {
+		double rq = ow_range(&r, 0.1, 2.0), rb = ow_range(&r, 0.1, 2.0);
+		imp_shape *qs, *bs;
+		assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), rq, &qs), IMP_OK);
+		if (t % 2)
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), rb, &bs), IMP_OK);
+		else
+			assert_int_equal(imp_shape_box2(rb, 0.5 * rb, 0.0, &bs), IMP_OK);
+		imp_pose2 pq = imp_pose2_make(ow_range(&r, -10, 10), ow_range(&r, -10, 10), ow_range(&r, 0, 6.28));
+		imp_pose2 pb = imp_pose2_make(ow_range(&r, -10, 10), ow_range(&r, -10, 10), ow_range(&r, 0, 6.28));
+		if (t % 3 == 0) {
+			// Touching: b moved along the line of centres to distance 0.
+			imp_closest2_result c0;
+			assert_int_equal(imp_closest2(qs, pq, bs, pb, NULL, &c0), IMP_OK);
+			pb.p = imp_vec2_sub(pb.p, imp_vec2_scale(c0.distance, c0.normal));
+		}
+		imp_closest2_result c;
+		assert_int_equal(imp_closest2(qs, pq, bs, pb, NULL, &c), IMP_OK);
+		imp_world_def def = imp_default_world_def();
+		def.dim = 2;
+		imp_world *w;
+		assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+		imp_body_def bd = imp_default_body_def();
+		bd.shape = bs;
+		bd.pose2 = pb;
+		imp_body_id id;
+		assert_int_equal(imp_world_add_body(w, &bd, &id), IMP_OK);
+		if (t % 4 < 2)
+			assert_int_equal(imp_world_update(w), IMP_OK); // the tree's path, else the moved list's
+		double d = c.distance > 0.0 ? c.distance : 0.0;
+		int got = 0;
+		assert_int_equal(imp_world_query_distance2(w, qs, pq, d, NULL, count_any, &got), IMP_OK);
+		assert_int_equal(got, 1);
+		imp_query_result near;
+		assert_int_equal(imp_world_nearest2(w, qs, pq, d, NULL, &near), IMP_OK);
+		assert_true(imp_body_id_equal(near.body, id));
+		// The mirror image of b about the vertical through the query's
+		// centre: a disc there is at exactly the same distance.
+		if (t % 2) {
+			imp_body_id low, high, gone;
+			imp_world_destroy(w);
+			assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+			bd.pose2 = imp_pose2_make(2.0 * pq.p.x - pb.p.x, pb.p.y, 0.0);
+			assert_int_equal(imp_world_add_body(w, &bd, &gone), IMP_OK);
+			assert_int_equal(imp_world_add_body(w, &bd, &high), IMP_OK);
+			// The lower slot again, for b itself, after `high` in the moved list.
+			assert_int_equal(imp_world_remove_body(w, gone), IMP_OK);
+			bd.pose2 = pb;
+			assert_int_equal(imp_world_add_body(w, &bd, &low), IMP_OK);
+			assert_true(low.index < high.index);
+			imp_closest2_result cm;
+			assert_int_equal(imp_closest2(qs, pq, bs, bd.pose2, NULL, &cm), IMP_OK);
+			imp_closest2_result ch;
+			imp_pose2 mirror = imp_pose2_make(2.0 * pq.p.x - pb.p.x, pb.p.y, 0.0);
+			assert_int_equal(imp_closest2(qs, pq, bs, mirror, NULL, &ch), IMP_OK);
+			if (cm.distance == ch.distance) {
+				ties++;
+				for (int u = 0; u < 2; u++) {
+					assert_int_equal(imp_world_nearest2(w, qs, pq, INFINITY, NULL, &near), IMP_OK);
+					assert_true(imp_body_id_equal(near.body, low));
+					assert_int_equal(imp_world_update(w), IMP_OK);
+				}
+			}
+		}
+		imp_world_destroy(w);
+		imp_shape_destroy(qs);
+		imp_shape_destroy(bs);
+	}
+	assert_true(ties > 100);
+}
+
 /* ---- bad input ---- */
 
 typedef struct nested {
@@ -861,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_queries_2d_naive), cmocka_unit_test(test_queries_3d_hash),
 		cmocka_unit_test(test_queries_3d_sweep), cmocka_unit_test(test_queries_3d_naive),
 		cmocka_unit_test(test_query_errors),
+		cmocka_unit_test(test_query_bound_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,8 @@ typedef struct imp_svg imp_svg;
 /// Starts an SVG picture of the world region `view` (y up, as in the
 /// world), `width` pixels wide (the height follows the region's shape).
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_OPTIONS (an empty or
-/// non-finite region, a width outside 16 .. 16384), IMP_ERR_OUT_OF_MEMORY;
+/// non-finite region, a width outside 16 .. 16384, a region so tall or thin
+/// that the height would be outside 1 .. 16384), IMP_ERR_OUT_OF_MEMORY;
 /// a file that cannot be opened: IMP_ERR_BAD_OPTIONS too.
 IMP_API imp_status imp_svg_open(const char *path, imp_aabb2 view, int width, imp_svg **out);
 

@@ -365,23 +365,27 @@ IMP_API double imp_world_time(const imp_world *world);
 // ---------------------------------------------------------------------------
 // Queries for motion planners: a shape at a pose (or moving between two
 // poses) against the bodies of the world, as they are now (poses set since
-// the last update included). No query allocates once the world's query
-// buffer has grown to the largest candidate set, and none rebuilds
-// anything: each asks the world's broad phase for the bodies whose boxes
-// can matter. Results are the same for every broad phase, and callbacks
-// come in body index order (nearest and distance queries: nearest first).
-// While a callback runs the world is busy: calls that change it, and other
-// queries, return IMP_ERR_BUSY. Queries are refused with IMP_ERR_BUSY inside
-// the world's own callbacks too.
+// the last update included). The first query makes the broad phase's query
+// tree, which every change of the world then keeps up to date; after that,
+// no query allocates once the world's query buffer has grown to the largest
+// candidate set, and none rebuilds anything: each asks the tree for the
+// bodies whose boxes can matter. Results are the same for every broad
+// phase, and callbacks come in body index order (nearest and distance
+// queries: nearest first). A query holds the world busy from start to end
+// (its callbacks, and the support callbacks of user shapes, run then):
+// calls that change the world, and other queries, return IMP_ERR_BUSY.
+// Queries are refused with IMP_ERR_BUSY inside the world's own callbacks
+// too.
 //
 // Each query has a 2D and a 3D function (suffix 2 or 3, taking imp_pose2 or
 // imp_pose3); the name without the suffix picks one by the type of the
-// pose (C11: _Generic macros; C++: overloads). Common errors, with nothing written: IMP_ERR_NULL_ARGUMENT,
-// IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH (the shape's or the call's
-// dimension is not the world's), the pose's error (IMP_ERR_NOT_FINITE,
-// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), IMP_ERR_BAD_ID (an `ignore`
-// id that is neither zeroed nor a live body), IMP_ERR_BUSY,
-// IMP_ERR_OUT_OF_MEMORY (the query buffer could not grow).
+// pose (C11: _Generic macros; C++: overloads). Common errors, with nothing
+// written: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE,
+// IMP_ERR_DIMENSION_MISMATCH (the shape's or the call's dimension is not
+// the world's), the pose's error (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION,
+// IMP_ERR_OUT_OF_RANGE), IMP_ERR_BAD_ID (an `ignore` id that is neither
+// zeroed nor a live body), IMP_ERR_BUSY, IMP_ERR_OUT_OF_MEMORY (the query
+// buffer could not grow).
 
 /// Which bodies a query sees: those whose filter pairs with `filter`
 /// (imp_filter_should_pair), except `ignore`: the querying body itself, so

@@ -113,8 +113,10 @@ typedef bool imp_broad_query_fn(void *ctx, int32_t proxy);
 
 /// Every stored proxy whose box overlaps `box` (closed boxes), each once,
 /// in no particular order; proxies inserted but not yet flushed included.
-/// Returns false when fn stopped it. Reads only: no allocation, no report
-/// through the pair callback.
+/// Returns false when fn stopped it. No report through the pair callback.
+/// The first query makes the query tree (the only allocation; if it fails,
+/// the kind's own structure answers, and the next query tries again); later
+/// ones allocate nothing.
 bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
 
 /// Told of a proxy whose box is within the current bound (imp_box_bound

@@ -126,6 +126,10 @@ imp_status imp_svg_open(const char *path, imp_aabb2 view, int width, imp_svg **o
 	double w = view.hi.x - view.lo.x, h = view.hi.y - view.lo.y;
 	if (!(w > 0.0) || !(h > 0.0) || !isfinite(w) || !isfinite(h) || width < 16 || width > 16384)
 		return IMP_ERR_BAD_OPTIONS;
+	// The height follows the region's shape: it must be a size too.
+	double height = ceil(h * (width / w));
+	if (!(height >= 1.0) || !(height <= 16384.0))
+		return IMP_ERR_BAD_OPTIONS;
 	imp_svg *s = malloc(sizeof *s);
 	if (s == NULL)
 		return IMP_ERR_OUT_OF_MEMORY;

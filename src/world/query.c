@@ -16,6 +16,7 @@
 //   FCL's pruning used, skips deeper penetrations: FCL #403.)
 // Distance queries take candidates in order of that bound and stop when it
 // passes the best distance found, or the callback's bound.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ typedef struct qshape {
 	imp_pose3 p3;
 	imp_box box;          ///< the shape's box at the pose
 	double reach;         ///< its largest distance from its origin (INFINITY: not known, a user shape)
+	double slack;         ///< what rounding can take off a lower bound near it (see widen)
 	imp_filter filter;
 	int32_t ignore;       ///< a slot, or -1
 	int32_t pair_slot;    ///< clearance: the body whose pairs are looked for, or -1
@@ -53,6 +55,21 @@ static imp_status check_world(const imp_world *w)
 		return IMP_ERR_NULL_ARGUMENT;
 	return w->busy ? IMP_ERR_BUSY : IMP_OK;
 }
+
+/// A public query runs with the world busy from start to end: the user's
+/// callbacks, and the support callbacks of user shapes, cannot change the
+/// world or start another query while this one holds the world's candidate
+/// arrays and the query tree's stack.
+#define GUARDED(w, call)                                                                                     \
+	do {                                                                                                 \
+		imp_status guard_st = check_world(w);                                                        \
+		if (guard_st != IMP_OK)                                                                      \
+			return guard_st;                                                                     \
+		(w)->busy = true;                                                                            \
+		guard_st = (call);                                                                           \
+		(w)->busy = false;                                                                           \
+		return guard_st;                                                                             \
+	} while (0)
 
 static imp_status check_filter(const imp_world *w, const imp_query_filter *f, qshape *q)
 {
@@ -93,14 +110,33 @@ static double ball_bound(const imp_world *w, const qshape *q, const body *b)
 	return sqrt(imp_vec3_dot(d, d)) - r;
 }
 
+/// The rounding a box-or-ball lower bound near a box can carry: boxes are
+/// positions plus relative boxes, rounded, and the bounds differences and
+/// square roots of them, so a bound can come out a few ulps of the
+/// coordinates above the distance the narrow phase gives (a touching pair
+/// then pruned at max_distance 0). Bounds are compared with the bound
+/// widened by this (widen), never with the bound itself.
+static double box_slack(const imp_box *b)
+{
+	double m = 0.0;
+	for (int k = 0; k < 3; k++)
+		m = fmax(m, fmax(fabs(b->lo[k]), fabs(b->hi[k])));
+	return 64.0 * DBL_EPSILON * m;
+}
+
+/// A bound widened by the rounding of the bounds compared with it: the
+/// query's slack, and the rounding of the bound's own size.
+static double widen(const qshape *q, double bound)
+{
+	return bound + (q->slack + 64.0 * DBL_EPSILON * fabs(bound));
+}
+
 /// Everything a shape query checks, in the order of the header's list;
 /// out_given: the query's callback or result pointer is not NULL.
 static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 			const imp_pose3 *p3, const imp_query_filter *filter, bool out_given, qshape *q)
 {
-	imp_status st = check_world(w);
-	if (st != IMP_OK)
-		return st;
+	imp_status st = IMP_OK;
 	if (shape == NULL || !out_given)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (dim != w->dim)
@@ -120,6 +156,7 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 	if (st != IMP_OK)
 		return st;
 	q->reach = shape_reach(shape);
+	q->slack = box_slack(&q->box);
 	return check_filter(w, filter, q);
 }
 
@@ -268,28 +305,24 @@ static imp_status overlap_shape(imp_world *w, int dim, const imp_shape *shape, c
 	if (st != IMP_OK)
 		return st;
 	sort_by_slot(w->qitems, g.count);
-	// The candidates stay in the world's array while fn runs: busy, so
-	// that no call can change the array or the bodies under it.
-	w->busy = true;
 	for (int32_t i = 0; i < g.count; i++) {
 		int32_t s = w->qitems[i].slot;
 		if (overlaps(w, &q, s) && !fn(imp_world_id_of(w, s), user))
 			break;
 	}
-	w->busy = false;
 	return IMP_OK;
 }
 
 imp_status imp_world_overlap_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
 				    const imp_query_filter *filter, imp_query_fn *fn, void *user)
 {
-	return overlap_shape(world, 2, shape, &pose, NULL, filter, fn, user);
+	GUARDED(world, overlap_shape(world, 2, shape, &pose, NULL, filter, fn, user));
 }
 
 imp_status imp_world_overlap_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				    const imp_query_filter *filter, imp_query_fn *fn, void *user)
 {
-	return overlap_shape(world, 3, shape, NULL, &pose, filter, fn, user);
+	GUARDED(world, overlap_shape(world, 3, shape, NULL, &pose, filter, fn, user));
 }
 
 typedef struct any_ctx {
@@ -339,13 +372,13 @@ static imp_status overlap_any(imp_world *w, int dim, const imp_shape *shape, con
 imp_status imp_world_overlap_any2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
 				  const imp_query_filter *filter, bool *out)
 {
-	return overlap_any(world, 2, shape, &pose, NULL, filter, out);
+	GUARDED(world, overlap_any(world, 2, shape, &pose, NULL, filter, out));
 }
 
 imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				  const imp_query_filter *filter, bool *out)
 {
-	return overlap_any(world, 3, shape, NULL, &pose, filter, out);
+	GUARDED(world, overlap_any(world, 3, shape, NULL, &pose, filter, out));
 }
 
 /* ---- nearest ---- */
@@ -364,8 +397,9 @@ typedef struct nearest_ctx {
 	int32_t best_slot;
 } nearest_ctx;
 
-/// One candidate of the nearest query: its exact distance when its own box
-/// can still beat the bound; returns the bound for the rest.
+/// One candidate of the nearest query, given the search's bound (the best
+/// distance so far, or max_distance, widened): its exact distance when
+/// neither lower bound rules it out; returns the bound for the rest.
 static double nearest_try(nearest_ctx *c, int32_t s, double bound)
 {
 	const body *b = &c->w->bodies[s];
@@ -379,7 +413,9 @@ static double nearest_try(nearest_ctx *c, int32_t s, double bound)
 		c->best = r;
 		c->best_slot = s;
 	}
-	return fmin(bound, c->best.distance);
+	// Widened: a body at the same distance (a tie, which the lower index
+	// wins) is still looked at.
+	return fmin(bound, widen(c->q, c->best.distance));
 }
 
 static double nearest_visit(void *ctx, int32_t s, double bound)
@@ -403,7 +439,7 @@ static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const i
 	if (isnan(max_distance))
 		return IMP_ERR_NOT_FINITE;
 	nearest_ctx c = {w, &q, max_distance, {.distance = INFINITY}, -1};
-	double bound = max_distance;
+	double bound = widen(&q, max_distance);
 	for (int32_t i = 0; i < w->moved_count; i++) {
 		int32_t s = w->moved[i];
 		const body *b = &w->bodies[s];
@@ -418,13 +454,13 @@ static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const i
 imp_status imp_world_nearest2(imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
 			      const imp_query_filter *filter, imp_query_result *out)
 {
-	return nearest(world, 2, shape, &pose, NULL, max_distance, filter, out);
+	GUARDED(world, nearest(world, 2, shape, &pose, NULL, max_distance, filter, out));
 }
 
 imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
 			      const imp_query_filter *filter, imp_query_result *out)
 {
-	return nearest(world, 3, shape, NULL, &pose, max_distance, filter, out);
+	GUARDED(world, nearest(world, 3, shape, NULL, &pose, max_distance, filter, out));
 }
 
 /* ---- every body within a distance ---- */
@@ -483,7 +519,7 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 		return st;
 	if (!isfinite(max_distance))
 		return IMP_ERR_NOT_FINITE;
-	imp_box search = inflate(&q.box, fmax(max_distance, 0.0), dim);
+	imp_box search = inflate(&q.box, fmax(widen(&q, max_distance), 0.0), dim);
 	gather g;
 	st = gather_all(w, &q, &search, &g);
 	if (st != IMP_OK)
@@ -494,10 +530,10 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 	sort_by_bound(w->qitems, g.count);
 	double bound = max_distance;
 	int32_t next = 0, found = 0;
-	w->busy = true;
 	for (;;) {
 		double lb = next < g.count ? w->qitems[next].lb : INFINITY;
-		if (found > 0 && (w->qresults[0].distance < lb || lb > bound)) {
+		double wide = widen(&q, bound);
+		if (found > 0 && (w->qresults[0].distance < lb || lb > wide)) {
 			imp_query_result r = heap_pop(w->qresults, found--);
 			if (r.distance > bound)
 				continue; // pruned by a bound given after it was found
@@ -508,27 +544,26 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 				break;
 			continue;
 		}
-		if (lb > bound)
+		if (lb > wide)
 			break;
 		int32_t s = w->qitems[next++].slot;
 		imp_query_result r;
-		if (ball_bound(w, &q, &w->bodies[s]) <= bound && closest(w, &q, s, NULL, &r) && r.distance <= bound)
+		if (ball_bound(w, &q, &w->bodies[s]) <= wide && closest(w, &q, s, NULL, &r) && r.distance <= bound)
 			heap_push(w->qresults, found++, r);
 	}
-	w->busy = false;
 	return IMP_OK;
 }
 
 imp_status imp_world_query_distance2(imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
 				     const imp_query_filter *filter, imp_distance_fn *fn, void *user)
 {
-	return query_distance(world, 2, shape, &pose, NULL, max_distance, filter, fn, user);
+	GUARDED(world, query_distance(world, 2, shape, &pose, NULL, max_distance, filter, fn, user));
 }
 
 imp_status imp_world_query_distance3(imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
 				     const imp_query_filter *filter, imp_distance_fn *fn, void *user)
 {
-	return query_distance(world, 3, shape, NULL, &pose, max_distance, filter, fn, user);
+	GUARDED(world, query_distance(world, 3, shape, NULL, &pose, max_distance, filter, fn, user));
 }
 
 /* ---- body to body, and the world's clearance ---- */
@@ -544,6 +579,7 @@ static qshape body_shape(const imp_world *w, int32_t a)
 	q.p3 = b->pose3;
 	q.box = b->tight;
 	q.reach = shape_reach(b->shape);
+	q.slack = box_slack(&q.box);
 	q.filter = b->filter;
 	q.ignore = a;
 	q.pair_slot = a;
@@ -581,11 +617,8 @@ static bool body_distance(imp_world *w, int32_t a, int32_t b, imp_query_result *
 	return true;
 }
 
-imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
+static imp_status world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
 {
-	imp_status st = check_world(world);
-	if (st != IMP_OK)
-		return st;
 	if (closest_out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	int32_t sa = imp_world_slot_of(world, a), sb = imp_world_slot_of(world, b);
@@ -601,39 +634,51 @@ imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, im
 	return IMP_OK;
 }
 
-imp_status imp_world_clearance(imp_world *w, double margin, imp_clearance_fn *fn, void *user)
+imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
 {
-	imp_status st = check_world(w);
-	if (st != IMP_OK)
-		return st;
+	GUARDED(world, world_distance(world, a, b, closest_out));
+}
+
+static imp_status clearance(imp_world *w, double margin, imp_clearance_fn *fn, void *user)
+{
 	if (fn == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (!(margin >= 0.0) || !isfinite(margin))
 		return IMP_ERR_BAD_RADIUS;
-	w->busy = true;
+	// Room for every body as a candidate before the first callback: a
+	// failure later would leave the user with part of the pairs.
+	if (w->qitem_cap < w->body_count &&
+	    !imp_grow(&w->alloc, (void **)&w->qitems, &w->qitem_cap, w->body_count, sizeof *w->qitems))
+		return IMP_ERR_OUT_OF_MEMORY;
+	imp_status st = IMP_OK;
 	bool go = true;
 	for (int32_t a = 0; a < w->body_high && go; a++) {
 		if (!w->bodies[a].alive)
 			continue;
 		qshape q = body_shape(w, a);
-		imp_box search = inflate(&q.box, margin, w->dim);
+		double wide = widen(&q, margin);
+		imp_box search = inflate(&q.box, wide, w->dim);
 		gather g;
 		st = gather_all(w, &q, &search, &g);
 		if (st != IMP_OK)
-			break;
+			break; // cannot happen: the room was made above
 		sort_by_slot(w->qitems, g.count);
 		imp_body_id ida = imp_world_id_of(w, a);
 		for (int32_t i = 0; i < g.count && go; i++) {
 			int32_t b = w->qitems[i].slot;
-			if (w->qitems[i].lb > margin)
+			if (w->qitems[i].lb > wide)
 				continue;
 			imp_query_result r;
 			if (body_distance(w, a, b, &r) && r.distance <= margin)
 				go = fn(ida, &r, user);
 		}
 	}
-	w->busy = false;
 	return st;
+}
+
+imp_status imp_world_clearance(imp_world *w, double margin, imp_clearance_fn *fn, void *user)
+{
+	GUARDED(w, clearance(w, margin, fn, user));
 }
 
 /* ---- motion validity ---- */
@@ -782,13 +827,13 @@ static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, cons
 imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
-	return cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, hit);
+	GUARDED(world, cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, hit));
 }
 
 imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
-	return cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, hit);
+	GUARDED(world, cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, hit));
 }
 
 /* ---- rays ---- */
@@ -798,9 +843,7 @@ imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_p
 static imp_status ray_begin(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			    bool out_given, qshape *q, cast *c)
 {
-	imp_status st = check_world(w);
-	if (st != IMP_OK)
-		return st;
+	imp_status st = IMP_OK;
 	if (dim != w->dim)
 		return IMP_ERR_DIMENSION_MISMATCH;
 	if (w->ray_point == NULL) {
@@ -853,13 +896,13 @@ static imp_status ray_cast(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, co
 imp_status imp_world_ray_cast2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 			       imp_ray_hit *hit)
 {
-	return ray_cast(world, 2, v3(from), v3(to), filter, hit);
+	GUARDED(world, ray_cast(world, 2, v3(from), v3(to), filter, hit));
 }
 
 imp_status imp_world_ray_cast3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			       imp_ray_hit *hit)
 {
-	return ray_cast(world, 3, from, to, filter, hit);
+	GUARDED(world, ray_cast(world, 3, from, to, filter, hit));
 }
 
 static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
@@ -888,25 +931,23 @@ static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to
 		r.body = imp_world_id_of(w, s);
 		heap_push(w->qresults, found++, r);
 	}
-	w->busy = true;
 	while (found > 0) {
 		imp_query_result r = heap_pop(w->qresults, found--);
 		imp_ray_hit h = ray_hit(w, (int32_t)r.body.index - 1, r.distance, r.body_point, r.normal);
 		if (!fn(&h, user))
 			break;
 	}
-	w->busy = false;
 	return IMP_OK;
 }
 
 imp_status imp_world_ray_cast_all2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 				   imp_ray_fn *fn, void *user)
 {
-	return ray_cast_all(world, 2, v3(from), v3(to), filter, fn, user);
+	GUARDED(world, ray_cast_all(world, 2, v3(from), v3(to), filter, fn, user));
 }
 
 imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 				   imp_ray_fn *fn, void *user)
 {
-	return ray_cast_all(world, 3, from, to, filter, fn, user);
+	GUARDED(world, ray_cast_all(world, 3, from, to, filter, fn, user));
 }
