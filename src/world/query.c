@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: MIT
 // The planner queries: a shape at a pose (or moving between two poses)
-// against the bodies of the world, and the world's own clearance.
+// against the bodies of the world, and the world's own clearance
+// (docs/queries.md).
 //
-// Every query asks the broad phase for the bodies whose enlarged boxes
-// overlap a search box, and adds the bodies whose pose changed since the
-// last update in a way the broad phase does not hold yet (new bodies, and
-// bodies whose box left their enlarged box: the moved list has them all).
-// The candidates go into one array owned by the world (grown, never
-// shrunk: no allocation once it has reached the largest candidate set),
-// each with a lower bound on its distance from its box:
+// Candidates come from the broad phase's query tree (broad/tree.c): the
+// bodies whose boxes meet a search box, or, for the nearest query, the
+// boxes best first by a lower bound on the signed distance. The bodies
+// whose pose changed since the last update in a way the broad phase does
+// not hold yet (new bodies, and bodies whose box left their enlarged box:
+// the moved list has them all) are added directly. Candidate sets go into
+// arrays owned by the world (grown, never shrunk: no allocation once they
+// have reached the largest set). The lower bounds:
 //   boxes apart: the Euclidean gap between them;
 //   boxes overlapping: minus the smallest overlap along an axis, since
 //   moving one shape by that much along that axis separates the boxes and
 //   so the shapes: no penetration is deeper. (A bound of 0 there, which
 //   FCL's pruning used, skips deeper penetrations: FCL #403.)
-// Distance queries take candidates in order of that bound and stop when it
-// passes the best distance found, or the callback's bound.
+//   the balls of the shapes' reach about their origins: |c_a - c_b| - r_a - r_b.
+// Distance queries take candidates in order of the bound and stop when it
+// passes the best distance found, or the callback's bound, widened by the
+// rounding the bounds carry (widen).
 #include <float.h>
 #include <math.h>
 #include <string.h>
