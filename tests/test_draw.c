@@ -181,6 +181,8 @@ static void test_draw_3d(void **state)
 	assert_true(fabs(hi_x - lo_x - 1.0) < 1e-9 && fabs(hi_y - lo_y - 0.6) < 1e-9);
 	assert_int_equal(imp_draw_shape3(&d, box, (imp_pose3){imp_vec3_make(0, 0, 0), {0, 0, 0, 2}}, black),
 			 IMP_ERR_BAD_ROTATION);
+	imp_vec2 plain = imp_draw_project(NULL, imp_vec3_make(1, 2, 3)); // no draw: the identity view
+	assert_true(plain.x == 1 && plain.y == 2);
 	imp_shape_destroy(ball);
 	imp_shape_destroy(box);
 	imp_shape_destroy(cyl);
@@ -252,6 +254,7 @@ static void test_svg(void **state)
 	d.point(imp_vec2_make(0, 0), 0.1, black, d.user);
 	d.aabb((imp_aabb2){{0, 0}, {1, 1}}, black, d.user);
 	d.text(imp_vec2_make(0, 0), "a < b & c", black, d.user);
+	d.polygon(NULL, 3, 0.0, black, d.user); // ignored, no element written
 	assert_int_equal(imp_svg_close(svg), IMP_OK);
 	assert_int_equal(imp_svg_close(NULL), IMP_OK);
 	FILE *f = fdopen(fd, "r");
@@ -264,6 +267,7 @@ static void test_svg(void **state)
 	assert_true(strncmp(buf, "<svg ", 5) == 0);
 	assert_non_null(strstr(buf, "width=\"400\" height=\"200\""));
 	assert_non_null(strstr(buf, "<polygon "));
+	assert_null(strstr(strstr(buf, "<polygon ") + 1, "<polygon ")); // the NULL one wrote nothing
 	assert_non_null(strstr(buf, "a &lt; b &amp; c"));
 	assert_true(n > 7 && strcmp(buf + n - 7, "</svg>\n") == 0);
 	imp_shape_destroy(box);

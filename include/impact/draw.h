@@ -59,7 +59,8 @@ typedef struct imp_debug_draw {
 /// All callbacks NULL, the identity view, shapes drawn, boxes not.
 IMP_API imp_debug_draw imp_default_debug_draw(void);
 
-/// A 3D point through the view: its 2D picture coordinates.
+/// A 3D point through the view: its 2D picture coordinates (a NULL draw:
+/// the identity view).
 IMP_API imp_vec2 imp_draw_project(const imp_debug_draw *draw, imp_vec3 p);
 
 /// Draws a 2D shape at a pose: a polygon (with its radius), a circle, a

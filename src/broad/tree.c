@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "broad/tree.h"
+#include "core/sort.h"
 
 #define NONE (-1)
 
@@ -399,35 +400,8 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 	return true;
 }
 
-static void queue_push(tree_entry *h, int32_t n, tree_entry e)
-{
-	int32_t i = n;
-	while (i > 0 && h[(i - 1) / 2].lb > e.lb) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = e;
-}
-
-static tree_entry queue_pop(tree_entry *h, int32_t n)
-{
-	tree_entry top = h[0], last = h[--n];
-	int32_t i = 0;
-	for (;;) {
-		int32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && h[c + 1].lb < h[c].lb)
-			c++;
-		if (h[c].lb >= last.lb)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (n > 0)
-		h[i] = last;
-	return top;
-}
+#define ENTRY_LESS(x, y) ((x).lb < (y).lb)
+IMP_DEFINE_HEAP(queue, tree_entry, ENTRY_LESS)
 
 void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
 		      uint64_t *visits)

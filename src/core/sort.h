@@ -108,4 +108,44 @@
 		name##_insertion(a, n);                                                                     \
 	}
 
+// A binary min-heap on an array specialised per element type, for the
+// queries' priority queues (no handles: the world's time-of-impact queue,
+// world/heap.c, is the one with handles and key changes).
+//
+//   IMP_DEFINE_HEAP(name, type, less)
+//
+// defines `static void name##_push(type *h, int32_t n, type x)`, adding x
+// to the heap h[0..n) (room for n + 1), and `static type name##_pop(type
+// *h, int32_t n)`, removing and returning the least of h[0..n), n >= 1.
+#define IMP_DEFINE_HEAP(name, type, less)                                                                   \
+	static void name##_push(type *h, int32_t n, type x)                                                 \
+	{                                                                                                   \
+		int32_t i = n;                                                                              \
+		while (i > 0 && (less(x, h[(i - 1) / 2]))) {                                                \
+			h[i] = h[(i - 1) / 2];                                                              \
+			i = (i - 1) / 2;                                                                    \
+		}                                                                                           \
+		h[i] = x;                                                                                   \
+	}                                                                                                   \
+                                                                                                            \
+	static type name##_pop(type *h, int32_t n)                                                          \
+	{                                                                                                   \
+		type top = h[0], last = h[--n];                                                             \
+		int32_t i = 0;                                                                              \
+		for (;;) {                                                                                  \
+			int32_t c = 2 * i + 1;                                                              \
+			if (c >= n)                                                                         \
+				break;                                                                      \
+			if (c + 1 < n && (less(h[c + 1], h[c])))                                            \
+				c++;                                                                        \
+			if (!(less(h[c], last)))                                                            \
+				break;                                                                      \
+			h[i] = h[c];                                                                        \
+			i = c;                                                                              \
+		}                                                                                           \
+		if (n > 0)                                                                                  \
+			h[i] = last;                                                                        \
+		return top;                                                                                 \
+	}
+
 #endif

@@ -26,6 +26,8 @@ imp_debug_draw imp_default_debug_draw(void)
 
 imp_vec2 imp_draw_project(const imp_debug_draw *draw, imp_vec3 p)
 {
+	if (draw == NULL)
+		return imp_vec2_make(p.x, p.y); // the identity view
 	imp_vec3 v = imp_quat_rotate(draw->view, p);
 	return imp_vec2_make(v.x, v.y);
 }

@@ -40,6 +40,8 @@ static double alpha(imp_color c)
 static void svg_polygon(const imp_vec2 *p, int n, double radius, imp_color c, void *user)
 {
 	imp_svg *s = user;
+	if (p == NULL || n < 1)
+		return;
 	char col[8];
 	rgb(col, sizeof col, c);
 	// A polygon grown by r: the polygon filled and stroked 2r wide with

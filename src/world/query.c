@@ -44,7 +44,7 @@ typedef struct qshape {
 	imp_pose2 p2;
 	imp_pose3 p3;
 	imp_box box;          ///< the shape's box at the pose
-	double reach;         ///< its largest distance from its origin (INFINITY: not known, a user shape)
+	double reach;         ///< its largest distance from its origin (imp_shape_reach; INFINITY: not known)
 	double slack;         ///< what rounding can take off a lower bound near it (see widen)
 	imp_filter filter;
 	int32_t ignore;       ///< a slot, or -1
@@ -89,24 +89,16 @@ static imp_status check_filter(const imp_world *w, const imp_query_filter *f, qs
 	return IMP_OK;
 }
 
-/// The largest distance of a point of the shape from its origin, kept in
-/// polygon and 3D shape records; INFINITY for a user shape (not kept).
-static double shape_reach(const imp_shape *s)
-{
-	if (s->kind == IMP_SHAPE_USER2 || s->kind == IMP_SHAPE_USER3)
-		return INFINITY;
-	return s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius;
-}
-
 /// A second lower bound on the signed distance, from the balls of the two
 /// shapes' reach about their origins: |c_a - c_b| - r_a - r_b. Apart, the
 /// shapes lie in the balls; overlapping, moving one that far along the line
 /// of centres separates the balls and so the shapes. Rotated boxes overlap
 /// as boxes where their balls are apart: this bound then spares the narrow
-/// phase.
-static double ball_bound(const imp_world *w, const qshape *q, const body *b)
+/// phase. A body's reach is the one the world keeps in its motion record.
+static double reach_bound(const imp_world *w, const qshape *q, int32_t s)
 {
-	double r = q->reach + shape_reach(b->shape);
+	const body *b = &w->bodies[s];
+	double r = q->reach + w->motions[s].reach;
 	if (!(r < INFINITY))
 		return -INFINITY;
 	imp_vec3 d = w->dim == 2 ? imp_vec3_make(b->pose2.p.x - q->p2.p.x, b->pose2.p.y - q->p2.p.y, 0.0)
@@ -159,7 +151,7 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 	st = imp_world_shape_box(w, shape, p2, p3, &q->box);
 	if (st != IMP_OK)
 		return st;
-	q->reach = shape_reach(shape);
+	q->reach = imp_shape_reach(shape);
 	q->slack = box_slack(&q->box);
 	return check_filter(w, filter, q);
 }
@@ -275,24 +267,7 @@ static bool closest(imp_world *w, const qshape *q, int32_t s, imp_simplex_cache 
 {
 	const body *b = &w->bodies[s];
 	r->body = imp_world_id_of(w, s);
-	if (w->dim == 2) {
-		imp_closest2_result c;
-		if (imp_closest2(q->shape, q->p2, b->shape, b->pose2, cache, &c) != IMP_OK || isnan(c.distance))
-			return false;
-		r->distance = c.distance;
-		r->point = v3(c.point_a);
-		r->body_point = v3(c.point_b);
-		r->normal = v3(c.normal);
-	} else {
-		imp_closest3_result c;
-		if (imp_closest3(q->shape, q->p3, b->shape, b->pose3, cache, &c) != IMP_OK || isnan(c.distance))
-			return false;
-		r->distance = c.distance;
-		r->point = c.point_a;
-		r->body_point = c.point_b;
-		r->normal = c.normal;
-	}
-	return true;
+	return imp_world_closest(w, q->shape, &q->p2, &q->p3, b->shape, &b->pose2, &b->pose3, cache, r);
 }
 
 /* ---- overlap ---- */
@@ -408,7 +383,7 @@ static double nearest_try(nearest_ctx *c, int32_t s, double bound)
 {
 	const body *b = &c->w->bodies[s];
 	if (!visible(c->w, c->q, s) || imp_box_bound(&c->q->box, &b->tight, c->w->dim) > bound ||
-	    ball_bound(c->w, c->q, b) > bound)
+	    reach_bound(c->w, c->q, s) > bound)
 		return bound;
 	imp_query_result r;
 	if (!closest(c->w, c->q, s, NULL, &r) || r.distance > c->max_distance)
@@ -474,44 +449,9 @@ imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose
 /// sorted, so the heap's top is delivered once it is below the next bound.
 /// A candidate is only looked at when its bound comes up: the callback's
 /// smaller bound prunes the narrow phase, not only the answers.
-static bool result_less(const imp_query_result *a, const imp_query_result *b)
-{
-	return a->distance < b->distance || (a->distance == b->distance && a->body.index < b->body.index);
-}
-
-static void heap_push(imp_query_result *h, int32_t n, imp_query_result r)
-{
-	int32_t i = n;
-	while (i > 0) {
-		int32_t parent = (i - 1) / 2;
-		if (!result_less(&r, &h[parent]))
-			break;
-		h[i] = h[parent];
-		i = parent;
-	}
-	h[i] = r;
-}
-
-static imp_query_result heap_pop(imp_query_result *h, int32_t n)
-{
-	imp_query_result top = h[0], last = h[n - 1];
-	n--;
-	int32_t i = 0;
-	for (;;) {
-		int32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && result_less(&h[c + 1], &h[c]))
-			c++;
-		if (!result_less(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (n > 0)
-		h[i] = last;
-	return top;
-}
+#define RESULT_LESS(x, y)                                                                                    \
+	((x).distance < (y).distance || ((x).distance == (y).distance && (x).body.index < (y).body.index))
+IMP_DEFINE_HEAP(heap, imp_query_result, RESULT_LESS)
 
 static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 				 const imp_pose3 *p3, double max_distance, const imp_query_filter *filter,
@@ -552,7 +492,7 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 			break;
 		int32_t s = w->qitems[next++].slot;
 		imp_query_result r;
-		if (ball_bound(w, &q, &w->bodies[s]) <= wide && closest(w, &q, s, NULL, &r) && r.distance <= bound)
+		if (reach_bound(w, &q, s) <= wide && closest(w, &q, s, NULL, &r) && r.distance <= bound)
 			heap_push(w->qresults, found++, r);
 	}
 	return IMP_OK;
@@ -582,7 +522,7 @@ static qshape body_shape(const imp_world *w, int32_t a)
 	q.p2 = b->pose2;
 	q.p3 = b->pose3;
 	q.box = b->tight;
-	q.reach = shape_reach(b->shape);
+	q.reach = w->motions[a].reach;
 	q.slack = box_slack(&q.box);
 	q.filter = b->filter;
 	q.ignore = a;
@@ -728,7 +668,7 @@ static imp_status cast_begin(const imp_world *w, const qshape *q, const imp_pose
 		imp_vec3 f = dim == 2 ? imp_vec3_make(q->p2.p.x, q->p2.p.y, 0.0) : q->p3.p;
 		imp_vec3 t = dim == 2 ? imp_vec3_make(t2->p.x, t2->p.y, 0.0) : t3->p;
 		imp_box seg = {{fmin(f.x, t.x), fmin(f.y, t.y), fmin(f.z, t.z)}, {fmax(f.x, t.x), fmax(f.y, t.y), fmax(f.z, t.z)}};
-		imp_box ball = inflate(&seg, imp_shape_reach(q->shape), dim);
+		imp_box ball = inflate(&seg, q->reach, dim);
 		c->sweep = imp_box_union(&c->sweep, &ball);
 	}
 	return IMP_OK;

@@ -83,15 +83,6 @@ imp_body_def imp_default_body_def(void)
 
 /* ---- ids and slots ---- */
 
-static imp_body_id id_of(const imp_world *w, int32_t slot)
-{
-	return imp_world_id_of(w, slot);
-}
-
-static int32_t slot_of(const imp_world *w, imp_body_id id)
-{
-	return imp_world_slot_of(w, id);
-}
 
 /* ---- validation ---- */
 
@@ -150,19 +141,6 @@ static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const im
 	return IMP_OK;
 }
 
-imp_status imp_world_shape_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
-			       imp_box *out)
-{
-	imp_box rel;
-	imp_status st = shape_rel_box(w, s, p2, p3, &rel);
-	if (st != IMP_OK)
-		return st;
-	imp_vec3 p = w->dim == 2 ? imp_vec3_make(p2->p.x, p2->p.y, 0.0) : p3->p;
-	*out = (imp_box){{rel.lo[0] + p.x, rel.lo[1] + p.y, rel.lo[2] + p.z}, {rel.hi[0] + p.x, rel.hi[1] + p.y, rel.hi[2] + p.z}};
-	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
-	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
-}
-
 /// The tight box: the relative box placed at the position, enlarged by
 /// half the margin. The sum of its sides is finite exactly when every side
 /// is, and a box wider than DBL_MAX is out of range anyway.
@@ -174,10 +152,9 @@ static inline bool box_contains_all(const imp_box *outer, const imp_box *inner)
 	       (inner->hi[1] <= outer->hi[1]) & (inner->lo[2] >= outer->lo[2]) & (inner->hi[2] <= outer->hi[2]);
 }
 
-IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
-				       const imp_pose3 *p3, imp_box *out)
+IMP_ALWAYS_INLINE imp_status place_grown(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
+					 const imp_pose3 *p3, double h, imp_box *out)
 {
-	double h = 0.5 * w->def.margin;
 	if (w->dim == 2) {
 		*out = (imp_box){{(rel->lo[0] + p2->p.x) - h, (rel->lo[1] + p2->p.y) - h, 0.0},
 				 {(rel->hi[0] + p2->p.x) + h, (rel->hi[1] + p2->p.y) + h, 0.0}};
@@ -187,6 +164,20 @@ IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, c
 	}
 	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
 	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
+}
+
+IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
+				       const imp_pose3 *p3, imp_box *out)
+{
+	return place_grown(w, rel, p2, p3, 0.5 * w->def.margin, out);
+}
+
+imp_status imp_world_shape_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
+			       imp_box *out)
+{
+	imp_box rel;
+	imp_status st = shape_rel_box(w, s, p2, p3, &rel);
+	return st != IMP_OK ? st : place_grown(w, &rel, p2, p3, 0.0, out);
 }
 
 /// Whether a new pose keeps the body's rotation (bit for bit, or equal
@@ -613,7 +604,7 @@ int imp_world_body_count(const imp_world *w)
 
 bool imp_body_is_valid(const imp_world *w, imp_body_id id)
 {
-	return w != NULL && slot_of(w, id) >= 0;
+	return w != NULL && imp_world_slot_of(w, id) >= 0;
 }
 
 /// Puts slot s in the moved list (room reserved by the caller).
@@ -695,7 +686,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	b->next_free = -1;
 	w->body_count++;
 	mark_moved(w, s);
-	*out = id_of(w, s);
+	*out = imp_world_id_of(w, s);
 	return IMP_OK;
 }
 
@@ -705,7 +696,7 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (w->busy)
 		return IMP_ERR_BUSY;
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
 	body *b = &w->bodies[s];
@@ -717,7 +708,7 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 	while (b->pairs != NULL) {
 		pair *pr = b->pairs;
 		if (pr->hot->touching)
-			event_push(w, &w->pending_end, id_of(w, key_lo(pr->key)), id_of(w, key_hi(pr->key)));
+			event_push(w, &w->pending_end, imp_world_id_of(w, key_lo(pr->key)), imp_world_id_of(w, key_hi(pr->key)));
 		pair_delete(w, pr);
 	}
 	if (b->in_broad)
@@ -747,7 +738,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 		return IMP_ERR_BUSY;
 	if ((p2 != NULL) != (w->dim == 2))
 		return IMP_ERR_DIMENSION_MISMATCH;
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
 	imp_status st = p2 != NULL ? imp_pose2_status(*p2) : imp_pose3_status(*p3);
@@ -796,7 +787,7 @@ static const body *get_body(const imp_world *w, imp_body_id id, const void *out,
 		*st = IMP_ERR_NULL_ARGUMENT;
 		return NULL;
 	}
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0) {
 		*st = IMP_ERR_BAD_ID;
 		return NULL;
@@ -891,7 +882,7 @@ imp_status imp_body_set_user_data(imp_world *w, imp_body_id id, void *user_data)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
 	w->bodies[s].user_data = user_data;
@@ -904,7 +895,7 @@ imp_status imp_body_set_filter(imp_world *w, imp_body_id id, imp_filter filter)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (w->busy)
 		return IMP_ERR_BUSY;
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
 	body *b = &w->bodies[s];
@@ -1051,7 +1042,7 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 {
 	h->stamp = w->stamp;
 	if (h->doomed) {
-		if (h->touching && !event_push(w, &w->end, id_of(w, key_lo(h->key)), id_of(w, key_hi(h->key)))) {
+		if (h->touching && !event_push(w, &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
 			h->stamp = 0;
 			return false;
 		}
@@ -1061,7 +1052,7 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 	bool t = narrow_touching(w, pr, h);
 	if (t != (bool)h->touching) {
 		if ((t && !touch_reserve(w)) ||
-		    !event_push(w, t ? &w->begin : &w->end, id_of(w, key_lo(h->key)), id_of(w, key_hi(h->key)))) {
+		    !event_push(w, t ? &w->begin : &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
 			h->stamp = 0;
 			return false;
 		}
@@ -1441,7 +1432,7 @@ static int32_t motion_slot(imp_world *w, imp_body_id id, int dim, imp_status *st
 		*st = IMP_ERR_DIMENSION_MISMATCH;
 		return -1;
 	}
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0) {
 		*st = IMP_ERR_BAD_ID;
 		return -1;
@@ -1566,7 +1557,7 @@ static imp_status get_velocity(const imp_world *w, imp_body_id id, int dim, bool
 {
 	if (w == NULL || !any_out)
 		return IMP_ERR_NULL_ARGUMENT;
-	int32_t s = slot_of(w, id);
+	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
 	if (w->dim != dim)
@@ -1732,6 +1723,31 @@ static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, co
 	return box;
 }
 
+bool imp_world_closest(const imp_world *w, const imp_shape *a, const imp_pose2 *a2, const imp_pose3 *a3,
+		       const imp_shape *b, const imp_pose2 *b2, const imp_pose3 *b3, imp_simplex_cache *cache,
+		       imp_query_result *r)
+{
+	if (w->dim == 2) {
+		imp_closest2_result c;
+		if (imp_closest2(a, *a2, b, *b2, cache, &c) != IMP_OK || c.state == IMP_STATE_DEGENERATE ||
+		    !isfinite(c.distance))
+			return false;
+		r->distance = c.distance;
+		r->point = imp_vec3_make(c.point_a.x, c.point_a.y, 0.0);
+		r->body_point = imp_vec3_make(c.point_b.x, c.point_b.y, 0.0);
+		r->normal = imp_vec3_make(c.normal.x, c.normal.y, 0.0);
+		return true;
+	}
+	imp_closest3_result c;
+	if (imp_closest3(a, *a3, b, *b3, cache, &c) != IMP_OK || c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
+		return false;
+	r->distance = c.distance;
+	r->point = c.point_a;
+	r->body_point = c.point_b;
+	r->normal = c.normal;
+	return true;
+}
+
 /// One look at a pair at step time t.
 typedef struct probe {
 	double distance;
@@ -1758,25 +1774,13 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 	pose_at(w, sa, t, &a2, &a3);
 	pose_at(w, sb, t, &b2, &b3);
 	w->step_stats.narrow_calls++;
-	if (w->dim == 2) {
-		imp_closest2_result r;
-		if (imp_closest2(a->shape, a2, b->shape, b2, &pr->cache, &r) != IMP_OK ||
-		    r.state == IMP_STATE_DEGENERATE || !isfinite(r.distance))
-			return false;
-		out->distance = r.distance;
-		out->point_a = imp_vec3_make(r.point_a.x, r.point_a.y, 0.0);
-		out->point_b = imp_vec3_make(r.point_b.x, r.point_b.y, 0.0);
-		out->normal = imp_vec3_make(r.normal.x, r.normal.y, 0.0);
-	} else {
-		imp_closest3_result r;
-		if (imp_closest3(a->shape, a3, b->shape, b3, &pr->cache, &r) != IMP_OK ||
-		    r.state == IMP_STATE_DEGENERATE || !isfinite(r.distance))
-			return false;
-		out->distance = r.distance;
-		out->point_a = r.point_a;
-		out->point_b = r.point_b;
-		out->normal = r.normal;
-	}
+	imp_query_result r;
+	if (!imp_world_closest(w, a->shape, &a2, &a3, b->shape, &b2, &b3, &pr->cache, &r))
+		return false;
+	out->distance = r.distance;
+	out->point_a = r.point;
+	out->point_b = r.body_point;
+	out->normal = r.normal;
 	imp_vec3 va, wa, vb, wb;
 	step_velocity(w, sa, &va, &wa);
 	step_velocity(w, sb, &vb, &wb);
@@ -1946,8 +1950,8 @@ static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe 
 	    !imp_grow(&w->alloc, (void **)&w->contacts, &w->contact_cap, w->contact_count + 1, sizeof *w->contacts))
 		return IMP_ERR_OUT_OF_MEMORY;
 	imp_contact_event *e = &w->contacts[w->contact_count++];
-	e->a = id_of(w, key_lo(pr->key));
-	e->b = id_of(w, key_hi(pr->key));
+	e->a = imp_world_id_of(w, key_lo(pr->key));
+	e->b = imp_world_id_of(w, key_hi(pr->key));
 	e->t = t;
 	e->time = w->time + t;
 	e->distance = p->distance;
@@ -2039,8 +2043,7 @@ static imp_status step_check(imp_world *w, double dt)
 		w->movers[kept++] = s;
 		if (m->has_target || result != IMP_OK)
 			continue; // a target is within range
-		imp_vec3 p = w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
-		if (!path_in_range(p, m->v, dt) || !(m->reach <= IMP_MAX_COORDINATE))
+		if (!path_in_range(position_of(w, &b->pose2, &b->pose3), m->v, dt) || !(m->reach <= IMP_MAX_COORDINATE))
 			result = IMP_ERR_OUT_OF_RANGE;
 	}
 	w->mover_count = kept;
