@@ -249,7 +249,8 @@ IMP_API imp_status imp_body_set_velocity2(imp_world *world, imp_body_id id, imp_
 IMP_API imp_status imp_body_set_velocity3(imp_world *world, imp_body_id id, imp_vec3 linear, imp_vec3 angular);
 
 /// A body's velocity as set (during a step towards a target pose: the
-/// velocity that reaches it). Either output may be NULL, not both.
+/// velocity that reaches it; zero for a static body, which cannot be given
+/// one). Either output may be NULL, not both.
 IMP_API imp_status imp_body_get_velocity2(const imp_world *world, imp_body_id id, imp_vec2 *linear,
 					  double *angular);
 IMP_API imp_status imp_body_get_velocity3(const imp_world *world, imp_body_id id, imp_vec3 *linear,
