@@ -347,6 +347,62 @@ static void test_separated_parallel_and_touching(void **state)
 	imp_shape_destroy(b);
 }
 
+/// The motions' poses against long double cosine and sine: angles from 0
+/// to 1e6 radians (beyond 1e5 the library falls back to libm), near the
+/// multiples of pi/2 where the reduction cancels, tiny and negative ones;
+/// the 3D turn about random axes against the same half-angle values.
+static void test_motion_poses(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x7a11c0de;
+	double worst2 = 0.0, worst3 = 0.0;
+	for (int i = 0; i < 200000; ++i) {
+		double angle;
+		switch (i % 5) {
+		case 0: angle = rng_range(&seed, -1.0, 1.0); break;
+		case 1: angle = rng_range(&seed, -100.0, 100.0); break;
+		case 2: angle = rng_range(&seed, -1e6, 1e6); break;
+		case 3: angle = (double)((int)rng_range(&seed, -2000, 2000)) * 1.5707963267948966 + rng_range(&seed, -1e-7, 1e-7); break;
+		default: angle = ldexp(rng_range(&seed, -1.0, 1.0), -(int)rng_range(&seed, 10, 1000)); break;
+		}
+		// 2D: the rotation after t = 1 from the identity is the angle's.
+		imp_motion2 m2 = {imp_pose2_identity(), {0.5, -2.0}, angle};
+		imp_pose2 p2 = imp_motion2_at(m2, 1.0);
+		long double c = cosl((long double)angle), s = sinl((long double)angle);
+		worst2 = fmax(worst2, fmax(fabs((double)(p2.q.c - c)), fabs((double)(p2.q.s - s))));
+		assert_true(p2.p.x == 0.5 && p2.p.y == -2.0);
+		// 3D: about a random axis with |w| = |angle|; the half-angle's
+		// cosine is w of the quaternion, its sine the axis part's length.
+		imp_vec3 axis = {rng_range(&seed, -1, 1), rng_range(&seed, -1, 1), rng_range(&seed, -1, 1)};
+		double l = imp_vec3_length(axis);
+		if (!(l > 0.1))
+			continue;
+		imp_vec3 w = imp_vec3_scale(fabs(angle) / l, axis);
+		double speed = imp_vec3_length(w);
+		imp_motion3 m3 = {imp_pose3_identity(), {0, 0, 0}, w};
+		imp_pose3 p3 = imp_motion3_at(m3, 1.0);
+		long double ch = cosl(0.5L * speed), sh = sinl(0.5L * speed);
+		double vlen = sqrt(p3.q.x * p3.q.x + p3.q.y * p3.q.y + p3.q.z * p3.q.z);
+		worst3 = fmax(worst3, fmax(fabs((double)(p3.q.w - ch)), fabs((double)(vlen - fabsl(sh)))));
+	}
+	// An ulp or two of a value at most 1 (2.2e-16 each), and the 3D axis
+	// part's length adds its own rounding.
+	assert_true(worst2 <= 5e-16);
+	assert_true(worst3 <= 8e-16);
+	// No turn leaves the rotation as it was, bit for bit.
+	imp_pose2 q0 = imp_pose2_make(1, 2, 0.3);
+	imp_motion2 still = {q0, {1, 1}, 0.0};
+	imp_pose2 r0 = imp_motion2_at(still, 0.25);
+	assert_true(r0.q.c == q0.q.c && r0.q.s == q0.q.s);
+	imp_motion2 spin = {q0, {1, 1}, 3.0};
+	r0 = imp_motion2_at(spin, 0.0);
+	assert_true(r0.q.c == q0.q.c && r0.q.s == q0.q.s);
+	// Beyond double's trigonometry: NaN, never a crash.
+	imp_motion2 wild = {q0, {0, 0}, INFINITY};
+	r0 = imp_motion2_at(wild, 1.0);
+	assert_true(isnan(r0.q.c) && isnan(r0.q.s));
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -405,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_thin_wall_no_tunnelling),
 		cmocka_unit_test(test_random_motions_against_scan),
 		cmocka_unit_test(test_separated_parallel_and_touching),
+		cmocka_unit_test(test_motion_poses),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/trig.h"
 #include "impact/collision.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
@@ -27,11 +28,21 @@ imp_toi_options imp_default_toi_options(void)
 	return o;
 }
 
+// The turn over t: cosine and sine together from core/trig.h, which the
+// search below evaluates at every step. No turn (w t == 0) leaves the
+// rotation as it is, bit for bit.
 imp_pose2 imp_motion2_at(imp_motion2 m, double t)
 {
 	imp_pose2 p;
 	p.p = imp_vec2_make(m.pose.p.x + m.v.x * t, m.pose.p.y + m.v.y * t);
-	p.q = m.w != 0.0 ? imp_rot2_mul(imp_rot2_make(m.w * t), m.pose.q) : m.pose.q;
+	double angle = m.w * t;
+	if (angle != 0.0) {
+		imp_rot2 turn;
+		imp_cos_sin(angle, &turn.c, &turn.s);
+		p.q = imp_rot2_mul(turn, m.pose.q);
+	} else {
+		p.q = m.pose.q;
+	}
 	return p;
 }
 
@@ -39,8 +50,17 @@ imp_pose3 imp_motion3_at(imp_motion3 m, double t)
 {
 	imp_pose3 p;
 	p.p = imp_vec3_make(m.pose.p.x + m.v.x * t, m.pose.p.y + m.v.y * t, m.pose.p.z + m.v.z * t);
-	double speed = imp_vec3_length(m.w);
-	p.q = speed > 0.0 ? imp_quat_mul(imp_quat_from_axis_angle(m.w, speed * t), m.pose.q) : m.pose.q;
+	double speed = imp_vec3_length(m.w), half = 0.5 * speed * t;
+	if (half != 0.0) {
+		// About the unit axis w / |w|, by speed t.
+		double c, s;
+		imp_cos_sin(half, &c, &s);
+		s /= speed;
+		imp_quat turn = {m.w.x * s, m.w.y * s, m.w.z * s, c};
+		p.q = imp_quat_mul(turn, m.pose.q);
+	} else {
+		p.q = m.pose.q;
+	}
 	return p;
 }
 
