@@ -404,6 +404,9 @@ static uint32_t spread_bits(uint32_t x)
 	return x;
 }
 
+/// Point counts up to which spatial_order sorts by insertion.
+#define SMALL_ORDER 32
+
 /// Orders the input indices along a Morton curve (a stable radix sort on
 /// 10 bits an axis) into w->id: points near each other in space then sit
 /// near each other in memory, and so do conflict lists, which halves the
@@ -421,6 +424,21 @@ static void spatial_order(hull_work *w, const double c[3], double scale)
 		}
 		key[i] = (int32_t)k;
 		perm[i] = i;
+	}
+	if (w->n <= SMALL_ORDER) {
+		// Few points: an insertion sort, stable like the radix passes
+		// below (the same order), without their three 4 KB count arrays,
+		// which cost a small shape such as a box most of its build.
+		for (int i = 1; i < w->n; ++i) {
+			int32_t p = perm[i];
+			int j = i;
+			for (; j > 0 && key[perm[j - 1]] > key[p]; --j)
+				perm[j] = perm[j - 1];
+			perm[j] = p;
+		}
+		memcpy(w->id, perm, (size_t)w->n * sizeof *w->id);
+		memset(w->vmark, 0, (size_t)w->n * sizeof *w->vmark);
+		return;
 	}
 	for (int shift = 0; shift < 30; shift += 10) {
 		int32_t count[1025] = {0};
