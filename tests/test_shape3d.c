@@ -221,6 +221,99 @@ static void test_box_aabb_matches_corners(void **state)
 	}
 }
 
+static uint64_t box_rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/// Index of the point equal to p in v[0..n), or -1.
+static int find_point(const imp_vec3 *v, int n, imp_vec3 p)
+{
+	for (int i = 0; i < n; ++i)
+		if (v[i].x == p.x && v[i].y == p.y && v[i].z == p.z)
+			return i;
+	return -1;
+}
+
+/// imp_shape_box3 makes its hull directly; the hull of the same eight
+/// corners by quickhull (imp_shape_polytope) must be the same polytope:
+/// the same vertices, edges and faces (each face's ring in the same
+/// cyclic order), and the same supports. Sizes from 1e-6 to 1e6 on each
+/// axis, so thin slabs and needles too, and boxes on either side of the
+/// thinness below which the hull decides.
+static void test_box_matches_hull(void **state)
+{
+	(void)state;
+	uint64_t seed = 0xb0c5b0c5;
+	for (int t = 0; t < 400; ++t) {
+		double h[3];
+		for (int k = 0; k < 3; ++k)
+			h[k] = pow(10.0, -6.0 + 12.0 * (double)(box_rng(&seed) >> 11) * 0x1p-53);
+		if (t % 50 == 0) {
+			// Just above and below 1e-12 of the sum.
+			h[0] = 1.0;
+			h[1] = 2.0;
+			h[2] = (t % 100 == 0 ? 4e-12 : 2e-13) * 3.0;
+		}
+		imp_vec3 corner[8];
+		for (int k = 0; k < 8; ++k)
+			corner[k] = imp_vec3_make(k & 1 ? h[0] : -h[0], k & 2 ? h[1] : -h[1], k & 4 ? h[2] : -h[2]);
+		imp_shape *box, *hull;
+		assert_int_equal(imp_shape_box3(h[0], h[1], h[2], 0.0, &box), IMP_OK);
+		assert_int_equal(imp_shape_polytope(corner, 8, 0.0, &hull), IMP_OK);
+		int nv = imp_shape_vertex_count(box), nf = imp_shape_face_count(box), ne = imp_shape_edge_count(box);
+		assert_int_equal(nv, imp_shape_vertex_count(hull));
+		assert_int_equal(nf, imp_shape_face_count(hull));
+		assert_int_equal(ne, imp_shape_edge_count(hull));
+		imp_vec3 vb[8], vh[8];
+		assert_int_equal(imp_shape_vertices3(box, vb, 8), nv);
+		assert_int_equal(imp_shape_vertices3(hull, vh, 8), nv);
+		int map[8]; // box vertex -> hull vertex
+		for (int i = 0; i < nv; ++i) {
+			map[i] = find_point(vh, nv, vb[i]);
+			assert_true(map[i] >= 0);
+		}
+		for (int e = 0; e < ne; ++e) {
+			int a, b, found = 0;
+			assert_int_equal(imp_shape_edge(box, e, &a, &b), IMP_OK);
+			for (int g = 0; g < ne; ++g) {
+				int c, d;
+				assert_int_equal(imp_shape_edge(hull, g, &c, &d), IMP_OK);
+				found += (c == map[a] && d == map[b]) || (c == map[b] && d == map[a]);
+			}
+			assert_int_equal(found, 1);
+		}
+		for (int f = 0; f < nf; ++f) {
+			int rb[8], n = imp_shape_face(box, f, rb, 8), found = 0;
+			for (int g = 0; g < nf; ++g) {
+				int rh[8];
+				if (imp_shape_face(hull, g, rh, 8) != n)
+					continue;
+				for (int shift = 0; shift < n; ++shift) {
+					bool same = true;
+					for (int i = 0; i < n; ++i)
+						same = same && map[rb[i]] == rh[(i + shift) % n];
+					found += same;
+				}
+			}
+			assert_int_equal(found, 1);
+		}
+		for (int d = 0; d < 20; ++d) {
+			imp_vec3 u = {(double)(int64_t)box_rng(&seed), (double)(int64_t)box_rng(&seed),
+				      (double)(int64_t)box_rng(&seed)};
+			imp_vec3 pb, ph;
+			assert_int_equal(imp_shape_support3(box, ident(), u, &pb), IMP_OK);
+			assert_int_equal(imp_shape_support3(hull, ident(), u, &ph), IMP_OK);
+			assert_true(imp_vec3_dot(pb, u) == imp_vec3_dot(ph, u));
+		}
+		imp_shape_destroy(box);
+		imp_shape_destroy(hull);
+	}
+}
+
 static void test_user_shape(void **state)
 {
 	(void)state;
@@ -274,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_supports_sampled),
 		cmocka_unit_test(test_ellipsoid_support_oracle),
 		cmocka_unit_test(test_box_aabb_matches_corners),
+		cmocka_unit_test(test_box_matches_hull),
 		cmocka_unit_test(test_user_shape),
 		cmocka_unit_test(test_large_polytope),
 	};

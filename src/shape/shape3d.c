@@ -314,6 +314,47 @@ imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, imp_shape
 	return hull_shape(p, 2, IMP_SHAPE_CAPSULE3, radius, NULL, out);
 }
 
+/// A box's hull, whatever its sizes: corner k at (+-hx, +-hy, +-hz) by
+/// the bits of k, the 12 edges, the 6 faces counter-clockwise seen from
+/// outside and each corner's 3 neighbours. These are the arrays that
+/// imp_hull3_build gives for the cube's corners; a box has the same ones
+/// with its own coordinates, so it is made directly (about 1% of the
+/// quickhull's time, whose exact predicates work hardest on a box's
+/// coplanar corners).
+static const int32_t box_edges[24] = {0, 1, 0, 2, 0, 4, 1, 3, 1, 5, 2, 3, 2, 6, 3, 7, 4, 5, 4, 6, 5, 7, 6, 7};
+static const int32_t box_face_start[7] = {0, 4, 8, 12, 16, 20, 24};
+static const int32_t box_face_vertices[24] = {0, 2, 3, 1, 0, 4, 6, 2, 4, 5, 7, 6,
+					      0, 1, 5, 4, 2, 6, 7, 3, 1, 3, 7, 5};
+static const int32_t box_adj_start[9] = {0, 3, 6, 9, 12, 15, 18, 21, 24};
+static const int32_t box_adj[24] = {1, 2, 4, 0, 3, 5, 0, 3, 6, 1, 2, 7, 0, 5, 6, 1, 4, 7, 2, 4, 7, 3, 5, 6};
+
+static imp_status box_polytope(imp_vec3 *corners, double hx, double hy, double hz, double radius,
+			       imp_shape **out)
+{
+	int32_t edges[24], face_start[7], face_vertices[24], adj_start[9], adj[24];
+	memcpy(edges, box_edges, sizeof edges);
+	memcpy(face_start, box_face_start, sizeof face_start);
+	memcpy(face_vertices, box_face_vertices, sizeof face_vertices);
+	memcpy(adj_start, box_adj_start, sizeof adj_start);
+	memcpy(adj, box_adj, sizeof adj);
+	// Outward normals of the faces in that order: -z, -x, +z, -y, +y, +x.
+	imp_vec3 normal[6] = {{0, 0, -1}, {-1, 0, 0}, {0, 0, 1}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}};
+	double offset[6] = {hz, hx, hz, hy, hy, hx};
+	imp_hull3 h = {.dim = 3,
+		       .nv = 8,
+		       .v = corners,
+		       .ne = 12,
+		       .edges = edges,
+		       .nf = 6,
+		       .face_start = face_start,
+		       .face_vertices = face_vertices,
+		       .face_normal = normal,
+		       .face_offset = offset,
+		       .adj_start = adj_start,
+		       .adj = adj};
+	return make_polytope(&h, IMP_SHAPE_BOX3, radius, NULL, out);
+}
+
 imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_shape **out)
 {
 	if (out == NULL)
@@ -330,7 +371,11 @@ imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_sh
 	imp_vec3 p[8];
 	for (int k = 0; k < 8; ++k)
 		p[k] = imp_vec3_make(k & 1 ? hx : -hx, k & 2 ? hy : -hy, k & 4 ? hz : -hz);
-	st = hull_shape(p, 8, IMP_SHAPE_BOX3, radius, NULL, out);
+	// A box whose thinnest side is within a few thousand roundings of its
+	// size may be flat to the hull's tolerance: the hull decides.
+	double thin = imp_min(hx, imp_min(hy, hz)), sum = hx + hy + hz;
+	st = thin > 1e-12 * sum ? box_polytope(p, hx, hy, hz, radius, out)
+				: hull_shape(p, 8, IMP_SHAPE_BOX3, radius, NULL, out);
 	if (st != IMP_OK)
 		return st;
 	imp_shape3 *s = (imp_shape3 *)(void *)*out;
