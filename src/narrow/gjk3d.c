@@ -136,11 +136,15 @@ static double norm2(imp_vec3 v)
 	return imp_vec3_dot(v, v);
 }
 
-/// The nearer of two sub-distance answers into *best.
-static void keep_nearer(simplex3 *best, const simplex3 *other)
+/// *to = *from, the used vertices only.
+static void copy_simplex(simplex3 *to, const simplex3 *from)
 {
-	if (norm2(other->v) < norm2(best->v))
-		*best = *other;
+	for (int i = 0; i < from->n; ++i) {
+		to->s[i] = from->s[i];
+		to->l[i] = from->l[i];
+	}
+	to->n = from->n;
+	to->v = from->v;
 }
 
 /// S1D on each of the three edges of a triangle, the nearest kept: for
@@ -150,9 +154,11 @@ static int solve_triangle_edges(imp_svert3 x, imp_svert3 y, imp_svert3 z, simple
 	simplex3 t;
 	solve_segment(x, y, out);
 	solve_segment(x, z, &t);
-	keep_nearer(out, &t);
+	if (norm2(t.v) < norm2(out->v))
+		copy_simplex(out, &t);
 	solve_segment(y, z, &t);
-	keep_nearer(out, &t);
+	if (norm2(t.v) < norm2(out->v))
+		copy_simplex(out, &t);
 	return out->n;
 }
 
@@ -176,18 +182,20 @@ static int solve_triangle(imp_svert3 x, imp_svert3 y, imp_svert3 z, simplex3 *ou
 	int k = ax >= ay && ax >= az ? 0 : (ay >= az ? 1 : 2);
 	double nk = k == 0 ? n.x : (k == 1 ? n.y : n.z);
 	imp_vec3 p0 = imp_vec3_scale(imp_vec3_dot(x.w, n) / nn, n);
-	double P[3][2];
-	const imp_vec3 *pts[3] = {&x.w, &y.w, &z.w};
-	for (int m = 0; m < 3; ++m) {
-		imp_vec3 q = imp_vec3_sub(*pts[m], p0);
-		double c[3] = {q.x, q.y, q.z};
-		P[m][0] = c[(k + 1) % 3];
-		P[m][1] = c[(k + 2) % 3];
+	imp_vec3 q0 = imp_vec3_sub(x.w, p0), q1 = imp_vec3_sub(y.w, p0), q2 = imp_vec3_sub(z.w, p0);
+	// The coordinates (k + 1, k + 2) mod 3 of each point.
+	double u0, v0, u1, v1, u2, v2;
+	if (k == 0) {
+		u0 = q0.y, v0 = q0.z, u1 = q1.y, v1 = q1.z, u2 = q2.y, v2 = q2.z;
+	} else if (k == 1) {
+		u0 = q0.z, v0 = q0.x, u1 = q1.z, v1 = q1.x, u2 = q2.z, v2 = q2.x;
+	} else {
+		u0 = q0.x, v0 = q0.y, u1 = q1.x, v1 = q1.y, u2 = q2.x, v2 = q2.y;
 	}
 	// Signed areas of the sub-triangles opposite each vertex, about p0.
-	double cx = P[1][0] * P[2][1] - P[1][1] * P[2][0];
-	double cy = P[2][0] * P[0][1] - P[2][1] * P[0][0];
-	double cz = P[0][0] * P[1][1] - P[0][1] * P[1][0];
+	double cx = u1 * v2 - v1 * u2;
+	double cy = u2 * v0 - v2 * u0;
+	double cz = u0 * v1 - v0 * u1;
 	if (nk < 0.0) {
 		cx = -cx;
 		cy = -cy;
@@ -252,27 +260,42 @@ static int solve_tetrahedron(const imp_svert3 *s, simplex3 *out)
 		out->v = o;
 		return out->n = 4;
 	}
-	// Faces through s[0]: opposite s[1], s[2], s[3].
+	// Faces through s[0]: opposite s[1], s[2], s[3]. Where several are
+	// searched the nearest answer is kept, in one of two buffers (best,
+	// other), copied out once.
 	static const int face[3][2] = {{2, 3}, {1, 3}, {1, 2}};
 	bool any = false;
-	simplex3 t;
+	simplex3 t[2], *best = out, *other = &t[0];
 	for (int f = 0; f < 3; ++f) {
 		if (vol != 0.0 && c[f + 1] > 0.0)
 			continue;
-		solve_triangle(s[0], s[face[f][0]], s[face[f][1]], any ? &t : out);
-		if (any)
-			keep_nearer(out, &t);
-		any = true;
+		if (!any) {
+			solve_triangle(s[0], s[face[f][0]], s[face[f][1]], best);
+			any = true;
+			continue;
+		}
+		solve_triangle(s[0], s[face[f][0]], s[face[f][1]], other);
+		if (norm2(other->v) < norm2(best->v)) {
+			simplex3 *x = best;
+			best = other;
+			other = x == out ? &t[1] : x;
+		}
 	}
 	if (!any) {
 		// Only s[0]'s own weight is not positive (rounding): every face
 		// through it.
-		solve_triangle(s[0], s[2], s[3], out);
+		solve_triangle(s[0], s[2], s[3], best);
 		for (int f = 1; f < 3; ++f) {
-			solve_triangle(s[0], s[face[f][0]], s[face[f][1]], &t);
-			keep_nearer(out, &t);
+			solve_triangle(s[0], s[face[f][0]], s[face[f][1]], other);
+			if (norm2(other->v) < norm2(best->v)) {
+				simplex3 *x = best;
+				best = other;
+				other = x == out ? &t[1] : x;
+			}
 		}
 	}
+	if (best != out)
+		copy_simplex(out, best);
 	return out->n;
 }
 
@@ -401,17 +424,6 @@ typedef struct gjk3_out {
 	bool closed_form; ///< answered by segment_pair, not GJK: the cache is left alone
 } gjk3_out;
 
-/// *to = *from, the used vertices only.
-static void copy_simplex(simplex3 *to, const simplex3 *from)
-{
-	for (int i = 0; i < from->n; ++i) {
-		to->s[i] = from->s[i];
-		to->l[i] = from->l[i];
-	}
-	to->n = from->n;
-	to->v = from->v;
-}
-
 static bool same_vertex(const imp_svert3 *p, const imp_svert3 *q)
 {
 	if (p->ia >= 0 && p->ib >= 0)
@@ -493,7 +505,9 @@ static bool at_rounding(const simplex3 *x, double vv)
 static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o, gjk3_out *out,
 		 bool boolean, double R)
 {
-	simplex3 *x = &out->x;
+	// The simplex is x; each step's answer goes to the other buffer, and
+	// the two swap: no copy per iteration.
+	simplex3 spare_buf, *x = &out->x, *spare = &spare_buf;
 	out->iterations = 0;
 	bool curved = c->a.v == NULL || c->b.v == NULL;
 	double tol = curved ? o->tolerance : POLYTOPE_TOLERANCE;
@@ -628,9 +642,8 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 		s[0] = w;
 		for (int i = 0; i < x->n; ++i)
 			s[i + 1] = x->s[i];
-		simplex3 next;
-		solve(s, x->n + 1, &next);
-		if (next.n < 4 && !(norm2(next.v) < vv)) {
+		solve(s, x->n + 1, spare);
+		if (spare->n < 4 && !(norm2(spare->v) < vv)) {
 			if (accel) {
 				accel = false;
 				continue;
@@ -639,8 +652,12 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 			state = boolean && vv <= R * R ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			break;
 		}
-		copy_simplex(x, &next);
+		simplex3 *t = x;
+		x = spare;
+		spare = t;
 	}
+	if (x != &out->x)
+		copy_simplex(&out->x, x);
 	out->state = state;
 }
 
