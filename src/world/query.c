@@ -256,6 +256,11 @@ static imp_vec3 v3(imp_vec2 v)
 static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
 {
 	const body *b = &w->bodies[s];
+	// Boxes that meet hold shapes whose balls of reach may not: those are
+	// apart, for the price of a square root instead of GJK's set-up and
+	// first support. (The bound widened: touching counts as overlap.)
+	if (reach_bound(w, q, s) > widen(q, 0.0))
+		return false;
 	if (w->dim == 2)
 		return imp_overlap2(q->shape, q->p2, b->shape, b->pose2, NULL);
 	return imp_overlap3(q->shape, q->p3, b->shape, b->pose3, NULL);
