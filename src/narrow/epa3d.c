@@ -411,30 +411,96 @@ static const double compass[16][2] = {{1, 0},   {C8, S8},   {R8, R8},   {S8, C8}
 				      {-R8, R8}, {-C8, S8}, {-1, 0},    {-C8, -S8}, {-R8, -R8}, {-S8, -C8},
 				      {0, -1},   {S8, -C8}, {R8, -R8},  {C8, -S8}};
 
-bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out)
+/// Whether a core's support function is smooth with a Hessian known in
+/// closed form: a point (a sphere's core) or an ellipsoid.
+static bool smooth_core(const imp_shape3 *s)
 {
-	imp_svert3 w;
-	n = unit3(n);
-	double h = reach_along(c, n, &w);
-	bool converged = false;
+	return s->kind == IMP_SHAPE_ELLIPSOID || (s->v != NULL && s->count == 1);
+}
+
+bool imp_gjk3_smooth(const imp_gjk3_ctx *c)
+{
+	return smooth_core(c->a.s) && smooth_core(c->b.s);
+}
+
+/// x^T H y for the Hessian H of a smooth core's support function at unit
+/// local direction d: 0 for a point; for the ellipsoid with semi-axes e,
+/// h(d) = |E d| and H = (E^2 - g g^T / l^2) / l with g = E^2 d, l = |E d|.
+static double core_form(const imp_shape3 *s, imp_vec3 d, imp_vec3 x, imp_vec3 y)
+{
+	if (s->kind != IMP_SHAPE_ELLIPSOID)
+		return 0.0;
+	imp_vec3 e = s->size;
+	imp_vec3 e2 = imp_vec3_make(e.x * e.x, e.y * e.y, e.z * e.z);
+	imp_vec3 g = imp_vec3_make(e2.x * d.x, e2.y * d.y, e2.z * d.z);
+	double l2 = imp_vec3_dot(g, d); // |E d|^2
+	double l = sqrt(l2);
+	double xy = e2.x * x.x * y.x + e2.y * x.y * y.y + e2.z * x.z * y.z;
+	return (xy - imp_vec3_dot(g, x) * imp_vec3_dot(g, y) / l2) / l;
+}
+
+/// The Hessian of h on the sphere of directions at unit n, in the tangent
+/// basis (e1, e2), for smooth cores: the Hessian of C's support function
+/// (a's, plus b's at -n, which is even in n, turned into a's frame) less
+/// h itself, from the curvature of the sphere.
+static void smooth_tangent_hessian(const imp_gjk3_ctx *c, imp_vec3 n, imp_vec3 e1, imp_vec3 e2, double h,
+				   double *h11, double *h12, double *h22)
+{
+	const imp_shape3 *sa = c->a.s, *sb = c->b.s;
+	imp_vec3 nb = imp_mat3_apply_t(&c->r, n), f1 = imp_mat3_apply_t(&c->r, e1), f2 = imp_mat3_apply_t(&c->r, e2);
+	double a11 = core_form(sa, n, e1, e1) + core_form(sb, nb, f1, f1);
+	double a12 = core_form(sa, n, e1, e2) + core_form(sb, nb, f1, f2);
+	double a22 = core_form(sa, n, e2, e2) + core_form(sb, nb, f2, f2);
+	double k = c->scale; // every point, so h and its Hessian, scaled by it
+	*h11 = k * a11 - h;
+	*h12 = k * a12;
+	*h22 = k * a22 - h;
+}
+
+/// The length of the gradient of h at unit n: the part of the support
+/// point w normal to n.
+static double tangent_length(imp_vec3 n, imp_vec3 w)
+{
+	return imp_vec3_length(imp_vec3_sub(w, imp_vec3_scale(imp_vec3_dot(w, n), n)));
+}
+
+/// The minimum of h(n) = max over C of n . x over unit n, by Newton's
+/// method on the sphere from n (see imp_depth3_refine). On return n, h and
+/// w are the last direction, its h and its support; *iterations counts the
+/// steps. True when the gradient vanished to tol relative to the scene.
+static bool newton_descent(imp_gjk3_ctx *c, imp_vec3 *np, double *hp, imp_svert3 *wp, int max_iterations, double tol,
+			   int *iterations)
+{
+	imp_vec3 n = *np;
+	imp_svert3 w = *wp;
+	double h = *hp;
+	bool smooth = imp_gjk3_smooth(c), converged = false;
 	int it = 0;
 	for (; it < max_iterations && !c->bad; ++it) {
 		// Tangent basis at n, the gradient of h there (the tangential
-		// part of the support point) and a finite-difference Hessian.
+		// part of the support point) and its Hessian: in closed form on
+		// smooth cores, else by finite differences.
 		imp_vec3 e1 = any_normal(n), e2 = imp_vec3_cross(n, e1);
-		double g1 = imp_vec3_dot(w.w, e1), g2 = imp_vec3_dot(w.w, e2);
-		double scale = imp_max(fabs(h), imp_max3(fabs(w.w.x), fabs(w.w.y), fabs(w.w.z)));
-		if (hypot(g1, g2) <= tol * scale) {
+		double g1 = imp_vec3_dot(w.w, e1), g2 = imp_vec3_dot(w.w, e2), gl = hypot(g1, g2);
+		// The scene's size: h and the support carry rounding of the
+		// coordinates, which are that large even where h is near 0.
+		double scale = imp_max(imp_max(fabs(h), c->reach), imp_max3(fabs(w.w.x), fabs(w.w.y), fabs(w.w.z)));
+		if (gl <= tol * scale) {
 			converged = true;
 			break;
 		}
-		const double eps = 1e-6;
-		imp_svert3 w1, w2;
-		imp_cso_support3(c, unit3(imp_vec3_add(n, imp_vec3_scale(eps, e1))), &w1);
-		imp_cso_support3(c, unit3(imp_vec3_add(n, imp_vec3_scale(eps, e2))), &w2);
-		double h11 = imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e1) / eps - h;
-		double h22 = imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e2) / eps - h;
-		double h12 = 0.5 * (imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e1) + imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e2)) / eps;
+		double h11, h22, h12;
+		if (smooth) {
+			smooth_tangent_hessian(c, n, e1, e2, h, &h11, &h12, &h22);
+		} else {
+			const double eps = 1e-6;
+			imp_svert3 w1, w2;
+			imp_cso_support3(c, unit3(imp_vec3_add(n, imp_vec3_scale(eps, e1))), &w1);
+			imp_cso_support3(c, unit3(imp_vec3_add(n, imp_vec3_scale(eps, e2))), &w2);
+			h11 = imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e1) / eps - h;
+			h22 = imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e2) / eps - h;
+			h12 = 0.5 * (imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e1) + imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e2)) / eps;
+		}
 		double det = h11 * h22 - h12 * h12;
 		double u1, u2;
 		if (h11 > 0.0 && det > 0.0) {
@@ -448,11 +514,13 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 		}
 		// Backtracking: accept the first step that lowers h, along the
 		// Newton step, else along the gradient (the Hessian of a kinked
-		// h can point uphill).
+		// h can point uphill). Near the minimum a Newton step lowers h by
+		// less than h's rounding: on smooth cores a step that leaves h
+		// within that rounding and shortens the gradient is taken too.
+		double round = 64 * DBL_EPSILON * scale;
 		bool moved = false;
 		for (int dir = 0; dir < 2 && !moved; ++dir) {
 			if (dir == 1) {
-				double gl = hypot(g1, g2);
 				u1 = -g1 / gl * 0.5;
 				u2 = -g2 / gl * 0.5;
 			}
@@ -461,7 +529,7 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 					unit3(imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(u1, e1), imp_vec3_scale(u2, e2))));
 				imp_svert3 wm;
 				double hm = reach_along(c, m, &wm);
-				if (hm < h) {
+				if (hm < h || (smooth && hm <= h + round && tangent_length(m, wm.w) < gl)) {
 					n = m;
 					h = hm;
 					w = wm;
@@ -475,6 +543,20 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 		if (!moved)
 			break;
 	}
+	*np = n;
+	*hp = h;
+	*wp = w;
+	*iterations = it;
+	return converged;
+}
+
+bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out)
+{
+	imp_svert3 w;
+	n = unit3(n);
+	double h = reach_along(c, n, &w);
+	int it = 0;
+	bool converged = newton_descent(c, &n, &h, &w, max_iterations, tol, &it);
 	if (!converged && !c->bad) {
 		// No lower h along the Newton step or the gradient, or no end to
 		// the descent: a minimum, or a kink (where C has an edge of a
@@ -517,6 +599,16 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 	out->n = 1;
 	out->iterations += it;
 	return converged;
+}
+
+bool imp_depth3_nearest(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_svert3 *w, int *iterations)
+{
+	n = unit3(n);
+	double h = reach_along(c, n, w);
+	if (c->bad || !(h < 0.0))
+		return false;
+	bool converged = newton_descent(c, &n, &h, w, max_iterations, tol, iterations);
+	return converged && !c->bad && h < 0.0;
 }
 
 bool imp_depth3_try(imp_gjk3_ctx *c, imp_vec3 n, imp_epa3_result *out)

@@ -25,6 +25,27 @@
 /// EPA iterations on curved cores before the depth descent takes over.
 #define CURVED_EPA_ITERATIONS 48
 
+/// The same where both cores are smooth (points and ellipsoids): the
+/// descent is Newton's method with the Hessian in closed form there, and
+/// EPA only has to give a start in the basin of the deepest minimum. On
+/// 1,000 overlapping ellipsoid pairs of bench/narrow3d 8 iterations
+/// already gave the depths 48 gave (the same minima, to 3e-12, where
+/// the old descent had stopped that far short of the minimum).
+#define SMOOTH_EPA_ITERATIONS 16
+
+/// Smooth cores apart (points and ellipsoids): GJK hands over to Newton's
+/// method once v separates (v . w > 0) and the gap between its upper and
+/// lower bounds of the distance, (|v|^2 - v . w) / |v|, is below
+/// NEWTON_SWITCH times the scene's size: the direction is then within a
+/// few degrees, in Newton's basin. Newton runs to a gradient of
+/// NEWTON_TOLERANCE relative to the scene in at most NEWTON_ITERATIONS
+/// steps (see imp_depth3_nearest). On bench/narrow3d's ellipsoid pairs
+/// 0.1 took the fewest instructions of 1e-3 to 0.1 (distant 19.9 GJK
+/// iterations became 5.0 steps in all, close 53.8 became 9.4).
+#define NEWTON_SWITCH 1e-1
+#define NEWTON_TOLERANCE 1e-12
+#define NEWTON_ITERATIONS 32
+
 static int imp_min_int(int a, int b)
 {
 	return a < b ? a : b;
@@ -556,6 +577,8 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	// 0.1 to 1, 42.5 against 48.5 at 1e-3 to 0.1).
 	double switch_tol = imp_max(tol, NESTEROV_SWITCH);
 	imp_vec3 d_prev = x->v, w_prev = x->v;
+	// Levels 2 and 3 on smooth cores finish by Newton's method.
+	bool newton = !boolean && curved && imp_gjk3_smooth(c);
 	int k = 0;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	for (;;) {
@@ -575,7 +598,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
-		if (out->iterations == limit)
+		if (out->iterations >= limit)
 			break;
 		imp_svert3 w;
 		if (accel) {
@@ -636,6 +659,27 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 			if (repeated || vv - vw <= tol * vv) {
 				state = IMP_STATE_SEPARATED;
 				break;
+			}
+			if (newton && vw > 0.0 && vv - vw <= NEWTON_SWITCH * sqrt(vv) * c->reach) {
+				// Smooth cores apart, GJK near: Newton's method on the
+				// support function from GJK's direction, quadratic where
+				// GJK is linear, within what is left of the iteration
+				// limit. If it fails, GJK goes on as it was.
+				imp_svert3 near;
+				int steps = 0;
+				int budget = imp_min_int(NEWTON_ITERATIONS, limit - out->iterations);
+				bool done = budget > 0 && imp_depth3_nearest(c, imp_vec3_neg(x->v), budget, NEWTON_TOLERANCE,
+										&near, &steps);
+				out->iterations += steps;
+				if (done) {
+					x->n = 1;
+					x->s[0] = near;
+					x->l[0] = 1.0;
+					x->v = near.w;
+					state = IMP_STATE_SEPARATED;
+					break;
+				}
+				newton = false;
 			}
 		}
 		imp_svert3 s[4];
@@ -916,7 +960,8 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		bool curved = c.a.v == NULL || c.b.v == NULL;
 		double rel = imp_max(curved ? options->tolerance : 1e-13, 16 * DBL_EPSILON);
 		// On curved cores EPA only sets the start of the descent below.
-		int epa_cap = curved ? imp_min_int(options->epa_max_iterations, CURVED_EPA_ITERATIONS)
+		int epa_cap = curved ? imp_min_int(options->epa_max_iterations,
+						   imp_gjk3_smooth(&c) ? SMOOTH_EPA_ITERATIONS : CURVED_EPA_ITERATIONS)
 				     : options->epa_max_iterations;
 		imp_epa3(&c, g.x.s, g.x.n, epa_cap, rel, &e);
 		if (!c.bad && curved && e.limit) {
@@ -931,7 +976,7 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 				imp_epa3_result f = e;
 				f.limit = false;
 				f.iterations = 0;
-				if (imp_depth3_refine(&c, e.candidate[k], options->epa_max_iterations, 1e-9, &f) &&
+				if (imp_depth3_refine(&c, e.candidate[k], options->epa_max_iterations, imp_gjk3_smooth(&c) ? 1e-12 : 1e-9, &f) &&
 				    (!found || f.depth < best.depth)) {
 					best = f;
 					found = true;

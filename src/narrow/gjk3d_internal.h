@@ -81,6 +81,17 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 /// when the gradient vanished to `tol` (relative) or no lower h was found.
 bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out);
 
+/// Both cores smooth with a Hessian in closed form (points and
+/// ellipsoids): Newton's method on h then converges quadratically.
+bool imp_gjk3_smooth(const imp_gjk3_ctx *c);
+
+/// Separated smooth cores: the point of C nearest the origin by the same
+/// descent from direction n (h(n) < 0 there, any length given). Writes
+/// the support at the last direction into *w (its point w->w is that
+/// nearest point) and the steps into *iterations; true when the gradient
+/// vanished to `tol` with h still below 0.
+bool imp_depth3_nearest(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_svert3 *w, int *iterations);
+
 /// h(n) along unit direction n (any length given): when lower than
 /// out->depth, n becomes the answer (one vertex, the support along n).
 bool imp_depth3_try(imp_gjk3_ctx *c, imp_vec3 n, imp_epa3_result *out);
