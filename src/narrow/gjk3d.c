@@ -29,8 +29,9 @@
 /// descent is Newton's method with the Hessian in closed form there, and
 /// EPA only has to give a start in the basin of the deepest minimum. On
 /// 1,000 overlapping ellipsoid pairs of bench/narrow3d 8 iterations
-/// already gave the depths 48 gave (the same minima, to 3e-12, where
-/// the old descent had stopped that far short of the minimum).
+/// already gave the depths 48 gave, but on needles and discs (semi-axes
+/// 0.05 to 2, tests/test_narrow3d.c) 8 missed the deepest minimum once in
+/// 294 pairs, by 1.4e-3; 16 found all of them.
 #define SMOOTH_EPA_ITERATIONS 16
 
 /// Smooth cores apart (points and ellipsoids): GJK hands over to Newton's
