@@ -520,6 +520,33 @@ static bool at_rounding(const simplex3 *x, double vv)
 	return vv <= tiny * tiny;
 }
 
+/// Whether GJK is near enough for Newton's finish (see NEWTON_SWITCH):
+/// direction d separates (dw = d . w > 0, w the support along -d) and the
+/// lower bound of the distance it gives, dw / |d|, is within NEWTON_SWITCH
+/// of the scene of the upper bound |v|.
+static bool near_enough(const imp_gjk3_ctx *c, imp_vec3 d, double dw, double v_length)
+{
+	return dw > 0.0 && v_length - dw / sqrt(norm2(d)) <= NEWTON_SWITCH * c->reach;
+}
+
+/// Newton's finish from direction -d (imp_depth3_nearest), within what is
+/// left of the iteration limit, its steps added to *iterations: true when
+/// it converged, with the answer in x (one vertex, C's nearest point).
+static bool newton_finish(imp_gjk3_ctx *c, imp_vec3 d, int limit, simplex3 *x, int *iterations)
+{
+	imp_svert3 near;
+	int steps = 0, budget = imp_min_int(NEWTON_ITERATIONS, limit - *iterations);
+	bool done = budget > 0 && imp_depth3_nearest(c, imp_vec3_neg(d), budget, NEWTON_TOLERANCE, &near, &steps);
+	*iterations += steps;
+	if (done) {
+		x->n = 1;
+		x->s[0] = near;
+		x->l[0] = 1.0;
+		x->v = near.w;
+	}
+	return done;
+}
+
 /// Alg. 1 in 3D. With `boolean` (Level 1, Alg. 6) it stops as soon as the
 /// answer is known: a separating plane with margin R (the sum of the radii,
 /// scaled) ends it SEPARATED; a point of C within R of the origin, or the
@@ -578,7 +605,8 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	// 0.1 to 1, 42.5 against 48.5 at 1e-3 to 0.1).
 	double switch_tol = imp_max(tol, NESTEROV_SWITCH);
 	imp_vec3 d_prev = x->v, w_prev = x->v;
-	// Levels 2 and 3 on smooth cores finish by Newton's method.
+	// Levels 2 and 3 on smooth cores finish by Newton's method (with or
+	// without the momentum), once GJK is near enough.
 	bool newton = !boolean && curved && imp_gjk3_smooth(c);
 	int k = 0;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
@@ -624,6 +652,13 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 				state = IMP_STATE_SEPARATED; // d separates C from the origin too
 				break;
 			}
+			if (newton && near_enough(c, d_prev, dw, sqrt(vv))) {
+				if (newton_finish(c, d_prev, limit, x, &out->iterations)) {
+					state = IMP_STATE_SEPARATED;
+					break;
+				}
+				newton = false;
+			}
 			bool known = false;
 			for (int i = 0; i < x->n; ++i)
 				known = known || same_vertex(&w, &x->s[i]);
@@ -661,22 +696,8 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 				state = IMP_STATE_SEPARATED;
 				break;
 			}
-			if (newton && vw > 0.0 && vv - vw <= NEWTON_SWITCH * sqrt(vv) * c->reach) {
-				// Smooth cores apart, GJK near: Newton's method on the
-				// support function from GJK's direction, quadratic where
-				// GJK is linear, within what is left of the iteration
-				// limit. If it fails, GJK goes on as it was.
-				imp_svert3 near;
-				int steps = 0;
-				int budget = imp_min_int(NEWTON_ITERATIONS, limit - out->iterations);
-				bool done = budget > 0 && imp_depth3_nearest(c, imp_vec3_neg(x->v), budget, NEWTON_TOLERANCE,
-										&near, &steps);
-				out->iterations += steps;
-				if (done) {
-					x->n = 1;
-					x->s[0] = near;
-					x->l[0] = 1.0;
-					x->v = near.w;
+			if (newton && near_enough(c, x->v, vw, sqrt(vv))) {
+				if (newton_finish(c, x->v, limit, x, &out->iterations)) {
 					state = IMP_STATE_SEPARATED;
 					break;
 				}
