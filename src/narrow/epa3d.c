@@ -74,16 +74,6 @@ static double volume(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 d)
 	return imp_vec3_dot(imp_vec3_sub(b, a), imp_vec3_cross(imp_vec3_sub(c, a), imp_vec3_sub(d, a)));
 }
 
-/// A unit vector normal to e (any non-zero e).
-static imp_vec3 any_normal(imp_vec3 e)
-{
-	imp_vec3 axis = fabs(e.x) <= fabs(e.y) && fabs(e.x) <= fabs(e.z)
-				? imp_vec3_make(1.0, 0.0, 0.0)
-				: (fabs(e.y) <= fabs(e.z) ? imp_vec3_make(0.0, 1.0, 0.0) : imp_vec3_make(0.0, 0.0, 1.0));
-	imp_vec3 n = imp_vec3_cross(e, axis);
-	return imp_vec3_scale(1.0 / imp_vec3_length(n), n);
-}
-
 static bool same_w(imp_vec3 a, imp_vec3 b)
 {
 	return a.x == b.x && a.y == b.y && a.z == b.z;
@@ -107,7 +97,7 @@ static bool complete_simplex(imp_gjk3_ctx *c, poly3 *p)
 	}
 	if (p->nv == 2) {
 		imp_vec3 e = imp_vec3_sub(p->v[1].w, p->v[0].w);
-		imp_vec3 n1 = any_normal(e), n2 = imp_vec3_cross(imp_vec3_scale(1.0 / imp_vec3_length(e), e), n1);
+		imp_vec3 n1 = imp_any_normal3(e), n2 = imp_vec3_cross(imp_vec3_scale(1.0 / imp_vec3_length(e), e), n1);
 		// Six directions around the segment, 60 degrees apart.
 		for (int k = 0; k < 6 && p->nv == 2; ++k) {
 			double t = k * (3.14159265358979323846 / 3.0);
@@ -149,7 +139,7 @@ static void flat_result(const poly3 *p, imp_epa3_result *out)
 		if (l > 0.0)
 			n = imp_vec3_scale(1.0 / l, m);
 	} else if (p->nv == 2) {
-		n = any_normal(imp_vec3_sub(p->v[1].w, p->v[0].w));
+		n = imp_any_normal3(imp_vec3_sub(p->v[1].w, p->v[0].w));
 	}
 	// The point of the simplex nearest the origin (the origin itself,
 	// within rounding) gives the witnesses.
@@ -423,22 +413,6 @@ bool imp_gjk3_smooth(const imp_gjk3_ctx *c)
 	return smooth_core(c->a.s) && smooth_core(c->b.s);
 }
 
-/// x^T H y for the Hessian H of a smooth core's support function at unit
-/// local direction d: 0 for a point; for the ellipsoid with semi-axes e,
-/// h(d) = |E d| and H = (E^2 - g g^T / l^2) / l with g = E^2 d, l = |E d|.
-static double core_form(const imp_shape3 *s, imp_vec3 d, imp_vec3 x, imp_vec3 y)
-{
-	if (s->kind != IMP_SHAPE_ELLIPSOID)
-		return 0.0;
-	imp_vec3 e = s->size;
-	imp_vec3 e2 = imp_vec3_make(e.x * e.x, e.y * e.y, e.z * e.z);
-	imp_vec3 g = imp_vec3_make(e2.x * d.x, e2.y * d.y, e2.z * d.z);
-	double l2 = imp_vec3_dot(g, d); // |E d|^2
-	double l = sqrt(l2);
-	double xy = e2.x * x.x * y.x + e2.y * x.y * y.y + e2.z * x.z * y.z;
-	return (xy - imp_vec3_dot(g, x) * imp_vec3_dot(g, y) / l2) / l;
-}
-
 /// The Hessian of h on the sphere of directions at unit n, in the tangent
 /// basis (e1, e2), for smooth cores: the Hessian of C's support function
 /// (a's, plus b's at -n, which is even in n, turned into a's frame) less
@@ -448,9 +422,9 @@ static void smooth_tangent_hessian(const imp_gjk3_ctx *c, imp_vec3 n, imp_vec3 e
 {
 	const imp_shape3 *sa = c->a.s, *sb = c->b.s;
 	imp_vec3 nb = imp_mat3_apply_t(&c->r, n), f1 = imp_mat3_apply_t(&c->r, e1), f2 = imp_mat3_apply_t(&c->r, e2);
-	double a11 = core_form(sa, n, e1, e1) + core_form(sb, nb, f1, f1);
-	double a12 = core_form(sa, n, e1, e2) + core_form(sb, nb, f1, f2);
-	double a22 = core_form(sa, n, e2, e2) + core_form(sb, nb, f2, f2);
+	double a11 = imp_core_form3(sa, n, e1, e1) + imp_core_form3(sb, nb, f1, f1);
+	double a12 = imp_core_form3(sa, n, e1, e2) + imp_core_form3(sb, nb, f1, f2);
+	double a22 = imp_core_form3(sa, n, e2, e2) + imp_core_form3(sb, nb, f2, f2);
 	double k = c->scale; // every point, so h and its Hessian, scaled by it
 	*h11 = k * a11 - h;
 	*h12 = k * a12;
@@ -480,7 +454,7 @@ static bool newton_descent(imp_gjk3_ctx *c, imp_vec3 *np, double *hp, imp_svert3
 		// Tangent basis at n, the gradient of h there (the tangential
 		// part of the support point) and its Hessian: in closed form on
 		// smooth cores, else by finite differences.
-		imp_vec3 e1 = any_normal(n), e2 = imp_vec3_cross(n, e1);
+		imp_vec3 e1 = imp_any_normal3(n), e2 = imp_vec3_cross(n, e1);
 		double g1 = imp_vec3_dot(w.w, e1), g2 = imp_vec3_dot(w.w, e2), gl = hypot(g1, g2);
 		// The scene's size: h and the support carry rounding of the
 		// coordinates, which are that large even where h is near 0.
@@ -565,7 +539,7 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 		// sixteen directions of the tangent plane follows such a valley
 		// down, to a step of 1e-13.
 		converged = true;
-		imp_vec3 e1 = any_normal(n), e2 = imp_vec3_cross(n, e1);
+		imp_vec3 e1 = imp_any_normal3(n), e2 = imp_vec3_cross(n, e1);
 		double step = 1e-3;
 		int budget = 4 * max_iterations;
 		while (step > 1e-13 && budget-- > 0) {
@@ -585,7 +559,7 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 			++it;
 			if (better) {
 				step *= 2.0;
-				e1 = any_normal(n);
+				e1 = imp_any_normal3(n);
 				e2 = imp_vec3_cross(n, e1);
 			} else {
 				step *= 0.5;

@@ -47,6 +47,10 @@
 #define NEWTON_TOLERANCE 1e-12
 #define NEWTON_ITERATIONS 32
 
+/// How many of GJK's simplices a vertex core against an ellipsoid tries
+/// the feature finish from (see feature_finish).
+#define MIXED_TRIES 3
+
 static int imp_min_int(int a, int b)
 {
 	return a < b ? a : b;
@@ -547,6 +551,302 @@ static bool newton_finish(imp_gjk3_ctx *c, imp_vec3 d, int limit, simplex3 *x, i
 	return done;
 }
 
+// ---------------------------------------------------------------------------
+// A vertex core (polytope, box, segment) against an ellipsoid, apart.
+//
+// With u the unit direction from the vertex core P to the ellipsoid E, the
+// distance is -min over u of g(u) = h_P(u) + h_E(-u) (h: support
+// functions). h_P has kinks where P's support changes, so Newton on all of
+// g fails; but the feature F of P that holds the nearest point (GJK's
+// simplex names it) makes the rest smooth: on a face, u is the face's
+// normal; on an edge, u turns on the circle normal to the edge, where both
+// ends tie; at a vertex, u is free and h_P(u) = v . u. The answer is
+// accepted only if it is optimal: P's support along u is F, and the point
+// of F nearest E's support lies in F.
+
+/// The distinct vertex indices of one shape (a's, else b's) among the
+/// simplex vertices s[0..n) with positive weight, into idx; their count.
+static int weighted_indices(const imp_svert3 *s, const double *l, int n, bool of_a, int *idx)
+{
+	int k = 0;
+	for (int i = 0; i < n; ++i) {
+		int v = of_a ? s[i].ia : s[i].ib;
+		if (!(l[i] > 0.0) || v < 0)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < k; ++j)
+			seen = seen || idx[j] == v;
+		if (!seen)
+			idx[k++] = v;
+	}
+	return k;
+}
+
+/// P's vertex i in a's frame (scaled).
+static imp_vec3 p_vertex(const imp_gjk3_ctx *c, bool p_is_a, int i)
+{
+	imp_vec3 v;
+	if (p_is_a)
+		v = c->a.s->v[i];
+	else
+		v = c->b_in_a ? c->b.v[i] : imp_vec3_add(imp_mat3_apply(&c->r, c->b.s->v[i]), c->p);
+	return c->scaled ? imp_vec3_scale(c->scale, v) : v;
+}
+
+/// P's support along u and E's along -u, from one support of C; P's
+/// support vertex index into *ip when ip is given.
+static void supports_pe(imp_gjk3_ctx *c, bool p_is_a, imp_vec3 u, imp_vec3 *sp, imp_vec3 *se, int *ip)
+{
+	imp_svert3 w;
+	imp_cso_support3(c, p_is_a ? u : imp_vec3_neg(u), &w);
+	imp_vec3 sb = imp_vec3_sub(w.a, w.w);
+	*sp = p_is_a ? w.a : sb;
+	*se = p_is_a ? sb : w.a;
+	if (ip != NULL)
+		*ip = p_is_a ? w.ia : w.ib;
+}
+
+/// x^T H y for E's support function at -u (a's frame, scaled).
+static double e_form(const imp_gjk3_ctx *c, bool p_is_a, imp_vec3 u, imp_vec3 x, imp_vec3 y)
+{
+	if (p_is_a) {
+		// E is b: into b's own frame.
+		u = imp_mat3_apply_t(&c->r, u);
+		x = imp_mat3_apply_t(&c->r, x);
+		y = imp_mat3_apply_t(&c->r, y);
+	}
+	const imp_shape3 *e = p_is_a ? c->b.s : c->a.s;
+	return c->scale * imp_core_form3(e, u, x, y);
+}
+
+/// Newton's method for min g(u) over the unit u normal to `axis` (an
+/// edge's unit direction), or over all unit u (axis zero: a vertex), with
+/// h_P(u) = v . u. *u in: the start; out: the minimum; *q: E's support
+/// there. False when it did not converge in `budget` steps.
+static bool feature_newton(imp_gjk3_ctx *c, bool p_is_a, imp_vec3 v, imp_vec3 axis, imp_vec3 *u, imp_vec3 *q,
+			   int budget, int *steps)
+{
+	bool edge = norm2(axis) > 0.0;
+	imp_vec3 sp, n = *u;
+	supports_pe(c, p_is_a, n, &sp, q, NULL);
+	double round = 64 * DBL_EPSILON * c->reach;
+	while (*steps < budget) {
+		imp_vec3 w = imp_vec3_sub(v, *q); // the point of C along n, less P's part off F
+		double g = imp_vec3_dot(w, n);
+		imp_vec3 e1 = edge ? imp_vec3_cross(axis, n) : imp_any_normal3(n);
+		imp_vec3 e2 = imp_vec3_cross(n, e1);
+		double g1 = imp_vec3_dot(w, e1), g2 = edge ? 0.0 : imp_vec3_dot(w, e2), gl = hypot(g1, g2);
+		double scale = imp_max(c->reach, imp_max3(fabs(w.x), fabs(w.y), fabs(w.z)));
+		if (gl <= NEWTON_TOLERANCE * scale) {
+			*u = n;
+			return true;
+		}
+		double h11 = e_form(c, p_is_a, n, e1, e1) - g, h12 = 0.0, h22 = 1.0, u1, u2 = 0.0;
+		if (!edge) {
+			h12 = e_form(c, p_is_a, n, e1, e2);
+			h22 = e_form(c, p_is_a, n, e2, e2) - g;
+		}
+		double det = h11 * h22 - h12 * h12;
+		if (h11 > 0.0 && det > 0.0) {
+			u1 = -(h22 * g1 - h12 * g2) / det;
+			u2 = -(h11 * g2 - h12 * g1) / det;
+		} else {
+			// Not convex here (u does not separate yet): a gradient step.
+			u1 = -0.5 * g1 / gl;
+			u2 = -0.5 * g2 / gl;
+		}
+		// Backtracking on g, as in the depth descent (epa3d.c).
+		bool moved = false;
+		for (int half = 0; half < 40 && !moved && *steps < budget; ++half) {
+			imp_vec3 m = imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(u1, e1), imp_vec3_scale(u2, e2)));
+			m = imp_vec3_scale(1.0 / sqrt(norm2(m)), m);
+			imp_vec3 qm;
+			supports_pe(c, p_is_a, m, &sp, &qm, NULL);
+			++*steps;
+			imp_vec3 wm = imp_vec3_sub(v, qm);
+			double gm = imp_vec3_dot(wm, m);
+			imp_vec3 t = imp_vec3_sub(wm, imp_vec3_scale(gm, m));
+			if (edge)
+				t = imp_vec3_scale(imp_vec3_dot(t, imp_vec3_cross(axis, m)), imp_vec3_cross(axis, m));
+			if (gm < g || (gm <= g + round && sqrt(norm2(t)) < gl)) {
+				n = m;
+				*q = qm;
+				moved = true;
+			}
+			u1 *= 0.5;
+			u2 *= 0.5;
+		}
+		if (!moved)
+			return false;
+	}
+	return false;
+}
+
+/// Writes the answer: F's vertices idx[0..k) (P's indices) with weights
+/// l, against E's point q.
+static void feature_answer(const imp_gjk3_ctx *c, bool p_is_a, const int *idx, const double *l, int k, imp_vec3 q,
+			   simplex3 *x)
+{
+	x->n = k;
+	x->v = imp_vec3_make(0.0, 0.0, 0.0);
+	for (int j = 0; j < k; ++j) {
+		imp_vec3 pv = p_vertex(c, p_is_a, idx[j]);
+		imp_svert3 s = p_is_a ? (imp_svert3){imp_vec3_sub(pv, q), pv, idx[j], -1}
+				      : (imp_svert3){imp_vec3_sub(q, pv), q, -1, idx[j]};
+		x->s[j] = s;
+		x->l[j] = l[j];
+		x->v = imp_vec3_add(x->v, imp_vec3_scale(l[j], s.w));
+	}
+}
+
+/// Barycentric weights of point y in triangle (a, b, d) seen along unit
+/// normal n; false when y is outside it.
+static bool triangle_weights(imp_vec3 a, imp_vec3 b, imp_vec3 d, imp_vec3 n, imp_vec3 y, double *l)
+{
+	double area = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(d, a)), n);
+	if (!(area > 0.0))
+		return false;
+	l[0] = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, y), imp_vec3_sub(d, y)), n) / area;
+	l[1] = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(d, y), imp_vec3_sub(a, y)), n) / area;
+	l[2] = 1.0 - l[0] - l[1];
+	if (!(l[0] >= 0.0 && l[1] >= 0.0 && l[2] >= 0.0))
+		return false;
+	for (int j = 0; j < 3; ++j)
+		l[j] = imp_max(l[j], 0.0);
+	double sum = l[0] + l[1] + l[2];
+	for (int j = 0; j < 3; ++j)
+		l[j] /= sum;
+	return true;
+}
+
+/// The finish for a vertex core against an ellipsoid (see above), from
+/// GJK's simplex x and direction -x->v. True with the answer in x.
+static bool feature_finish(imp_gjk3_ctx *c, simplex3 *x, int limit, int *iterations)
+{
+	bool p_is_a = c->a.v != NULL;
+	const imp_shape3 *ps = p_is_a ? c->a.s : c->b.s;
+	int idx[4];
+	int k = weighted_indices(x->s, x->l, x->n, p_is_a, idx);
+	if (k == 0)
+		return false;
+	double vv = norm2(x->v);
+	if (!(vv > 0.0))
+		return false;
+	// u from P to E: C = A - B, so from a to b is -v.
+	imp_vec3 u = imp_vec3_scale((p_is_a ? -1.0 : 1.0) / sqrt(vv), x->v);
+	double round = 64 * DBL_EPSILON * c->reach;
+	int budget = imp_min_int(NEWTON_ITERATIONS, limit - *iterations);
+	if (budget <= 0)
+		return false;
+	imp_vec3 q, sp;
+	// Active-set rounds: a feature whose answer fails the optimality test
+	// hands over to the feature the test points to (an end of an edge, a
+	// face's edge, P's actual support vertex), a few times.
+	for (int round_no = 0; round_no < 8; ++round_no) {
+		if (k >= 3) {
+			// A face: u is its outward normal.
+			imp_feature f = imp_shape3_feature(ps, idx, 3);
+			if (f.kind != IMP_FEATURE_FACE)
+				return false;
+			imp_vec3 n = ps->face_normal[f.index];
+			u = p_is_a ? n : imp_mat3_apply(&c->r, n);
+			supports_pe(c, p_is_a, u, &sp, &q, NULL);
+			++*iterations;
+			int f0 = ps->face_start[f.index], fn = ps->face_start[f.index + 1] - f0;
+			const int32_t *ring = ps->face_vertices + f0;
+			imp_vec3 v0 = p_vertex(c, p_is_a, ring[0]);
+			double d = imp_vec3_dot(u, imp_vec3_sub(q, v0));
+			if (!(d > 0.0) || imp_vec3_dot(u, sp) > imp_vec3_dot(u, v0) + round)
+				return false;
+			imp_vec3 y = imp_vec3_sub(q, imp_vec3_scale(d, u)); // q on the face's plane
+			for (int j = 1; j + 1 < fn; ++j) {
+				double l[3];
+				if (triangle_weights(v0, p_vertex(c, p_is_a, ring[j]), p_vertex(c, p_is_a, ring[j + 1]), u, y,
+						     l)) {
+					int tri[3] = {ring[0], ring[j], ring[j + 1]};
+					feature_answer(c, p_is_a, tri, l, 3, q, x);
+					return true;
+				}
+			}
+			// Outside: the ring's edge y is farthest beyond.
+			double worst = -INFINITY;
+			for (int j = 0; j < fn; ++j) {
+				imp_vec3 s0 = p_vertex(c, p_is_a, ring[j]), s1 = p_vertex(c, p_is_a, ring[(j + 1) % fn]);
+				imp_vec3 out = imp_vec3_cross(imp_vec3_sub(s1, s0), u); // outward in the plane
+				double beyond = imp_vec3_dot(imp_vec3_sub(y, s0), out) / sqrt(norm2(out));
+				if (beyond > worst) {
+					worst = beyond;
+					idx[0] = ring[j];
+					idx[1] = ring[(j + 1) % fn];
+				}
+			}
+			k = 2;
+			continue;
+		}
+		imp_vec3 v1 = p_vertex(c, p_is_a, idx[0]), axis = {0.0, 0.0, 0.0};
+		if (k == 2) {
+			imp_vec3 e = imp_vec3_sub(p_vertex(c, p_is_a, idx[1]), v1);
+			axis = imp_vec3_scale(1.0 / sqrt(norm2(e)), e);
+			u = imp_vec3_sub(u, imp_vec3_scale(imp_vec3_dot(u, axis), axis));
+			if (!(norm2(u) > 0.0))
+				return false;
+			u = imp_vec3_scale(1.0 / sqrt(norm2(u)), u);
+		}
+		int steps = 0;
+		bool done = feature_newton(c, p_is_a, v1, axis, &u, &q, budget, &steps);
+		*iterations += steps;
+		budget -= steps;
+		if (!done)
+			return false;
+		int top;
+		supports_pe(c, p_is_a, u, &sp, &q, &top);
+		if (!(imp_vec3_dot(u, imp_vec3_sub(q, v1)) > 0.0))
+			return false;
+		if (imp_vec3_dot(u, sp) > imp_vec3_dot(u, v1) + round) {
+			// F is not P's support along u: on from P's support vertex
+			// with F, if they make a face (an edge and a third vertex),
+			// else with F's first vertex if they make an edge, else alone.
+			if (top < 0 || top == idx[0] || (k == 2 && top == idx[1]))
+				return false;
+			int three[3] = {top, idx[0], idx[1]}, two[2] = {top, idx[0]};
+			if (k == 2 && imp_shape3_feature(ps, three, 3).kind == IMP_FEATURE_FACE) {
+				memcpy(idx, three, sizeof three);
+				k = 3;
+			} else {
+				k = imp_shape3_feature(ps, two, 2).kind == IMP_FEATURE_EDGE ? 2 : 1;
+				memcpy(idx, two, sizeof two);
+			}
+			continue;
+		}
+		if (k == 1) {
+			double l = 1.0;
+			feature_answer(c, p_is_a, idx, &l, 1, q, x);
+			return true;
+		}
+		imp_vec3 v2 = p_vertex(c, p_is_a, idx[1]);
+		double t = imp_vec3_dot(imp_vec3_sub(q, v1), imp_vec3_sub(v2, v1)) / norm2(imp_vec3_sub(v2, v1));
+		if (!(t >= 0.0 && t <= 1.0)) {
+			// The nearest point is beyond an end: on from that end.
+			idx[0] = t < 0.0 ? idx[0] : idx[1];
+			k = 1;
+			continue;
+		}
+		double l[2] = {1.0 - t, t};
+		feature_answer(c, p_is_a, idx, l, 2, q, x);
+		return true;
+	}
+	return false;
+}
+
+/// Whether the finish above applies: a core with two or more vertices
+/// against an ellipsoid.
+static bool vertex_against_ellipsoid(const imp_gjk3_ctx *c)
+{
+	const imp_shape3 *a = c->a.s, *b = c->b.s;
+	return (a->v != NULL && a->count >= 2 && b->kind == IMP_SHAPE_ELLIPSOID) ||
+	       (b->v != NULL && b->count >= 2 && a->kind == IMP_SHAPE_ELLIPSOID);
+}
+
 /// Alg. 1 in 3D. With `boolean` (Level 1, Alg. 6) it stops as soon as the
 /// answer is known: a separating plane with margin R (the sum of the radii,
 /// scaled) ends it SEPARATED; a point of C within R of the origin, or the
@@ -608,6 +908,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	// Levels 2 and 3 on smooth cores finish by Newton's method (with or
 	// without the momentum), once GJK is near enough.
 	bool newton = !boolean && curved && imp_gjk3_smooth(c);
+	int mixed = !boolean && curved && !accel && vertex_against_ellipsoid(c) ? MIXED_TRIES : 0;
 	int k = 0;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	for (;;) {
@@ -702,6 +1003,16 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 					break;
 				}
 				newton = false;
+			}
+			if (mixed > 0 && near_enough(c, x->v, vw, sqrt(vv))) {
+				// A feature that fails now (an end of an edge holds the
+				// answer, or the simplex has not found the feature yet)
+				// is tried again as GJK moves on, up to MIXED_TRIES times.
+				--mixed;
+				if (feature_finish(c, x, limit, &out->iterations)) {
+					state = IMP_STATE_SEPARATED;
+					break;
+				}
 			}
 		}
 		imp_svert3 s[4];
@@ -894,17 +1205,8 @@ static imp_feature feature_of(const imp_proxy3 *x, const imp_svert3 *s, const do
 	imp_feature none = {IMP_FEATURE_NONE, -1};
 	if (x->v == NULL)
 		return none;
-	int idx[4], k = 0;
-	for (int i = 0; i < n; ++i) {
-		int v = which == 0 ? s[i].ia : s[i].ib;
-		if (!(l[i] > 0.0) || v < 0)
-			continue;
-		bool seen = false;
-		for (int j = 0; j < k; ++j)
-			seen = seen || idx[j] == v;
-		if (!seen)
-			idx[k++] = v;
-	}
+	int idx[4];
+	int k = weighted_indices(s, l, n, which == 0, idx);
 	if (k == 0 || k > 3)
 		return none;
 	return imp_shape3_feature(x->s, idx, k);

@@ -3,6 +3,7 @@
 #ifndef IMPACT_GJK3D_INTERNAL_H
 #define IMPACT_GJK3D_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -80,6 +81,32 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 /// the final n), adds its iterations to out->iterations, and returns true
 /// when the gradient vanished to `tol` (relative) or no lower h was found.
 bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out);
+
+/// A unit vector normal to e (any length but zero).
+static inline imp_vec3 imp_any_normal3(imp_vec3 e)
+{
+	imp_vec3 axis = fabs(e.x) <= fabs(e.y) && fabs(e.x) <= fabs(e.z)
+				? imp_vec3_make(1.0, 0.0, 0.0)
+				: (fabs(e.y) <= fabs(e.z) ? imp_vec3_make(0.0, 1.0, 0.0) : imp_vec3_make(0.0, 0.0, 1.0));
+	imp_vec3 n = imp_vec3_cross(e, axis);
+	return imp_vec3_scale(1.0 / imp_vec3_length(n), n);
+}
+
+/// x^T H y for the Hessian H of a smooth core's support function at unit
+/// local direction d: 0 for a point; for the ellipsoid with semi-axes e,
+/// h(d) = |E d| and H = (E^2 - g g^T / l^2) / l with g = E^2 d, l = |E d|.
+static inline double imp_core_form3(const imp_shape3 *s, imp_vec3 d, imp_vec3 x, imp_vec3 y)
+{
+	if (s->kind != IMP_SHAPE_ELLIPSOID)
+		return 0.0;
+	imp_vec3 e = s->size;
+	imp_vec3 e2 = imp_vec3_make(e.x * e.x, e.y * e.y, e.z * e.z);
+	imp_vec3 g = imp_vec3_make(e2.x * d.x, e2.y * d.y, e2.z * d.z);
+	double l2 = imp_vec3_dot(g, d); // |E d|^2
+	double l = sqrt(l2);
+	double xy = e2.x * x.x * y.x + e2.y * x.y * y.y + e2.z * x.z * y.z;
+	return (xy - imp_vec3_dot(g, x) * imp_vec3_dot(g, y) / l2) / l;
+}
 
 /// Both cores smooth with a Hessian in closed form (points and
 /// ellipsoids): Newton's method on h then converges quadratically.
