@@ -1254,6 +1254,175 @@ static double simplex_scale3(const imp_svert3 *s, int n)
 	return m;
 }
 
+// ---------------------------------------------------------------------------
+// Two overlapping boxes: the penetration by the separating-axis test.
+//
+// For two convex polytopes the depth is the least overlap of their
+// projections over the normals of the faces of C = A - B: for boxes, the
+// three face normals of each and the nine cross products of their edge
+// directions, each projection in closed form. That is exact like EPA's
+// answer and needs no support search; the witnesses are the deepest
+// features' points: B's support vertex and its foot on A's face (or the
+// other way round), or the nearest points of two edges.
+
+/// What the test found, in a's frame (unscaled).
+typedef struct box_depth {
+	double depth;
+	imp_vec3 normal;   ///< from a to b
+	imp_vec3 pa, pb;   ///< pa - pb = depth * normal
+} box_depth;
+
+/// The corner of a box (half sizes h) by the signs of d's coordinates
+/// (0 counts as +).
+static imp_vec3 box_corner(imp_vec3 h, imp_vec3 d)
+{
+	return imp_vec3_make(d.x >= 0.0 ? h.x : -h.x, d.y >= 0.0 ? h.y : -h.y, d.z >= 0.0 ? h.z : -h.z);
+}
+
+static double axis_of(imp_vec3 v, int k)
+{
+	return k == 0 ? v.x : (k == 1 ? v.y : v.z);
+}
+
+static imp_vec3 with_axis(imp_vec3 v, int k, double x)
+{
+	if (k == 0)
+		v.x = x;
+	else if (k == 1)
+		v.y = x;
+	else
+		v.z = x;
+	return v;
+}
+
+/// Nearest points of lines p + s u and q + t w (not parallel): false when
+/// either lies beyond its segment's half length (lu, lw) by more than
+/// `slack`.
+static bool edge_points(imp_vec3 p, imp_vec3 u, double lu, imp_vec3 q, imp_vec3 w, double lw, double slack,
+			imp_vec3 *x, imp_vec3 *y)
+{
+	imp_vec3 r = imp_vec3_sub(p, q);
+	double b = imp_vec3_dot(u, w), d = imp_vec3_dot(u, r), e = imp_vec3_dot(w, r), den = 1.0 - b * b;
+	if (!(den > 0.0))
+		return false;
+	double sp = (b * e - d) / den, tq = (e - b * d) / den;
+	if (!(fabs(sp) <= lu + slack && fabs(tq) <= lw + slack))
+		return false;
+	*x = imp_vec3_add(p, imp_vec3_scale(sp, u));
+	*y = imp_vec3_add(q, imp_vec3_scale(tq, w));
+	return true;
+}
+
+/// The separating-axis depth of boxes a (half sizes ha, at the origin,
+/// unrotated) and b (half sizes hb, rotation r, centre p). False when
+/// rounding leaves the witnesses undecided: EPA answers then.
+static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 p, box_depth *out)
+{
+	imp_vec3 ea[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	imp_vec3 eb[3];
+	for (int j = 0; j < 3; ++j)
+		eb[j] = imp_mat3_apply(r, ea[j]);
+	double size = ha.x + ha.y + ha.z + hb.x + hb.y + hb.z + sqrt(norm2(p));
+	double best = INFINITY;
+	int kind = -1, ia = -1, ib = -1; // 0: a's face ia, 1: b's face ib, 2: edges ia x ib
+	imp_vec3 axis = {0, 0, 0};
+	for (int t = 0; t < 15; ++t) {
+		imp_vec3 l;
+		int k = t < 3 ? 0 : (t < 6 ? 1 : 2), i = t < 3 ? t : (t < 6 ? -1 : (t - 6) / 3), j = t < 3 ? -1 : (t < 6 ? t - 3 : (t - 6) % 3);
+		if (k == 0) {
+			l = ea[i];
+		} else if (k == 1) {
+			l = eb[j];
+		} else {
+			l = imp_vec3_cross(ea[i], eb[j]);
+			double ll = norm2(l);
+			if (!(ll > 1e-20))
+				continue; // parallel edges: the face axes cover them
+			l = imp_vec3_scale(1.0 / sqrt(ll), l);
+		}
+		double ra = ha.x * fabs(l.x) + ha.y * fabs(l.y) + ha.z * fabs(l.z);
+		double rb = hb.x * fabs(imp_vec3_dot(l, eb[0])) + hb.y * fabs(imp_vec3_dot(l, eb[1])) +
+			    hb.z * fabs(imp_vec3_dot(l, eb[2]));
+		double s = ra + rb - fabs(imp_vec3_dot(l, p));
+		if (s < best) {
+			best = s;
+			kind = k;
+			ia = i;
+			ib = j;
+			axis = imp_vec3_dot(l, p) >= 0.0 ? l : imp_vec3_neg(l);
+		}
+	}
+	if (kind < 0 || !(best >= 0.0))
+		return false;
+	double tol = 64 * DBL_EPSILON * size;
+	imp_vec3 nb = imp_mat3_apply_t(r, axis); // the normal in b's frame
+	out->depth = best;
+	out->normal = axis;
+	if (kind == 2) {
+		// a's edge along ea[ia] at the corner farthest along the normal,
+		// b's along eb[ib] at the corner farthest against it.
+		imp_vec3 ca = with_axis(box_corner(ha, axis), ia, 0.0);
+		imp_vec3 cb = imp_vec3_add(imp_mat3_apply(r, with_axis(box_corner(hb, imp_vec3_neg(nb)), ib, 0.0)), p);
+		for (int k = 0; k < 3; ++k)
+			if (k != ia && fabs(axis_of(axis, k)) <= tol)
+				return false; // a face of a, not an edge: undecided
+		for (int k = 0; k < 3; ++k)
+			if (k != ib && fabs(axis_of(nb, k)) <= tol)
+				return false;
+		return edge_points(ca, ea[ia], axis_of(ha, ia), cb, eb[ib], axis_of(hb, ib), tol, &out->pa, &out->pb);
+	}
+	// A face axis: the other box's support vertex along it, which must be
+	// its only deepest point (else undecided), and that vertex's foot.
+	if (kind == 0) {
+		for (int k = 0; k < 3; ++k)
+			if (fabs(axis_of(nb, k)) <= tol)
+				return false;
+		out->pb = imp_vec3_add(imp_mat3_apply(r, box_corner(hb, imp_vec3_neg(nb))), p);
+		out->pa = imp_vec3_add(out->pb, imp_vec3_scale(best, axis));
+		for (int k = 0; k < 3; ++k)
+			if (!(fabs(axis_of(out->pa, k)) <= axis_of(ha, k) + tol))
+				return false;
+		return true;
+	}
+	for (int k = 0; k < 3; ++k)
+		if (fabs(axis_of(axis, k)) <= tol)
+			return false;
+	out->pa = box_corner(ha, axis);
+	out->pb = imp_vec3_sub(out->pa, imp_vec3_scale(best, axis));
+	imp_vec3 local = imp_mat3_apply_t(r, imp_vec3_sub(out->pb, p));
+	for (int k = 0; k < 3; ++k)
+		if (!(fabs(axis_of(local, k)) <= axis_of(hb, k) + tol))
+			return false;
+	return true;
+}
+
+/// The feature of a box (half sizes h) holding local point x on its
+/// surface: each coordinate at a face (within tol) fixes that side.
+static imp_feature box_feature(const imp_shape3 *s, imp_vec3 x, double tol)
+{
+	int side[3], fixed = 0;
+	for (int k = 0; k < 3; ++k) {
+		double c = axis_of(x, k), h = axis_of(s->size, k);
+		side[k] = c >= h - tol ? 1 : (c <= -h + tol ? -1 : 0);
+		fixed += side[k] != 0;
+	}
+	imp_feature none = {IMP_FEATURE_NONE, -1};
+	if (fixed == 0)
+		return none;
+	// Corners with the fixed signs (free coordinates both ways).
+	int idx[4], n = 0;
+	for (int corner = 0; corner < 8 && n < 4; ++corner) {
+		bool fits = true;
+		for (int k = 0; k < 3; ++k) {
+			int sgn = corner >> k & 1 ? 1 : -1;
+			fits = fits && (side[k] == 0 || side[k] == sgn);
+		}
+		if (fits)
+			idx[n++] = s->box_vertex[corner];
+	}
+	return imp_shape3_feature(s, idx, n >= 3 ? 3 : n);
+}
+
 imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out)
 {
@@ -1280,7 +1449,22 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	const double *wl;
 	int wn;
 	imp_epa3_result e;
-	if (g.state == IMP_STATE_OVERLAPPING) {
+	box_depth bd;
+	bool boxes = g.state == IMP_STATE_OVERLAPPING && c.a.s->kind == IMP_SHAPE_BOX3 && c.b.s->kind == IMP_SHAPE_BOX3 &&
+		     c.a.s->hull_dim == 3 && c.b.s->hull_dim == 3 && box_box_depth(c.a.s->size, c.b.s->size, &c.r, c.p, &bd);
+	if (boxes) {
+		// Unscaled: the test works on the boxes' own sizes.
+		imp_vec3 pa_s = imp_vec3_scale(c.scale, bd.pa), pb_s = imp_vec3_scale(c.scale, bd.pb);
+		e.s[0] = (imp_svert3){imp_vec3_sub(pa_s, pb_s), pa_s, -1, -1};
+		e.l[0] = 1.0;
+		e.n = 1;
+		r.epa_iterations = 1;
+		core = -bd.depth * c.scale;
+		normal = bd.normal;
+		ws = e.s;
+		wl = e.l;
+		wn = 1;
+	} else if (g.state == IMP_STATE_OVERLAPPING) {
 		bool curved = c.a.v == NULL || c.b.v == NULL;
 		double rel = imp_max(curved ? options->tolerance : 1e-13, 16 * DBL_EPSILON);
 		// On curved cores EPA only sets the start of the descent below.
@@ -1339,8 +1523,14 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		pa_local = imp_vec3_add(pa_local, imp_vec3_scale(wl[i], ws[i].a));
 		pb_local = imp_vec3_add(pb_local, imp_vec3_scale(wl[i], imp_vec3_sub(ws[i].a, ws[i].w)));
 	}
-	r.feature_a = feature_of(&c.a, ws, wl, wn, 0);
-	r.feature_b = feature_of(&c.b, ws, wl, wn, 1);
+	if (boxes) {
+		double tol = 64 * DBL_EPSILON * (c.a.s->bound_radius + c.b.s->bound_radius);
+		r.feature_a = box_feature(c.a.s, bd.pa, tol);
+		r.feature_b = box_feature(c.b.s, imp_mat3_apply_t(&c.r, imp_vec3_sub(bd.pb, c.p)), tol);
+	} else {
+		r.feature_a = feature_of(&c.a, ws, wl, wn, 0);
+		r.feature_b = feature_of(&c.b, ws, wl, wn, 1);
+	}
 	double inv = 1.0 / c.scale;
 	double scene = simplex_scale3(ws, wn) * inv;
 	pa_local = imp_vec3_scale(inv, pa_local);
