@@ -1313,9 +1313,92 @@ static bool edge_points(imp_vec3 p, imp_vec3 u, double lu, imp_vec3 q, imp_vec3 
 	return true;
 }
 
+/// The corners of a box (half sizes h) farthest along d, in ring order:
+/// 1 (a vertex), 2 (an edge) or 4 (a face), a coordinate counting as free
+/// where d's is within tol of 0.
+static int deepest_ring(imp_vec3 h, imp_vec3 d, double tol, imp_vec3 *ring)
+{
+	int free_axis[3], nf = 0;
+	for (int k = 0; k < 3; ++k)
+		if (fabs(axis_of(d, k)) <= tol)
+			free_axis[nf++] = k;
+	imp_vec3 c = box_corner(h, d);
+	if (nf == 0) {
+		ring[0] = c;
+		return 1;
+	}
+	if (nf == 1) {
+		ring[0] = with_axis(c, free_axis[0], axis_of(h, free_axis[0]));
+		ring[1] = with_axis(c, free_axis[0], -axis_of(h, free_axis[0]));
+		return 2;
+	}
+	if (nf == 3)
+		return 0; // d is 0: no deepest feature
+	static const int sign[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+	for (int m = 0; m < 4; ++m) {
+		imp_vec3 x = with_axis(c, free_axis[0], sign[m][0] * axis_of(h, free_axis[0]));
+		ring[m] = with_axis(x, free_axis[1], sign[m][1] * axis_of(h, free_axis[1]));
+	}
+	return 4;
+}
+
+/// The centre of the part of polygon ring[0..n) (1, 2 or 4 points, lying
+/// on a plane normal to axis `ax`) inside the box's face rectangle: the
+/// two other coordinates within the half sizes h (plus tol). False when
+/// nothing is inside.
+static bool clip_centre(const imp_vec3 *ring, int n, imp_vec3 h, int ax, double tol, imp_vec3 *out)
+{
+	int u = (ax + 1) % 3, v = (ax + 2) % 3;
+	double pu[12], pv[12], qu[12], qv[12];
+	int m = n;
+	for (int j = 0; j < n; ++j) {
+		pu[j] = axis_of(ring[j], u);
+		pv[j] = axis_of(ring[j], v);
+	}
+	// Sutherland-Hodgman against u <= hu, -u <= hu, v <= hv, -v <= hv.
+	for (int side = 0; side < 4 && m > 0; ++side) {
+		double lim = (side < 2 ? axis_of(h, u) : axis_of(h, v)) + tol, sg = side % 2 ? -1.0 : 1.0;
+		double *cu = side < 2 ? pu : pv; // the coordinate clipped
+		int k = 0;
+		for (int j = 0; j < m && k < 10; ++j) {
+			int jn = (j + 1) % m;
+			double a = sg * cu[j] - lim, b = sg * cu[jn] - lim;
+			if (a <= 0.0) {
+				qu[k] = pu[j];
+				qv[k++] = pv[j];
+			}
+			if ((a < 0.0 && b > 0.0) || (a > 0.0 && b < 0.0)) {
+				double t = a / (a - b);
+				qu[k] = pu[j] + t * (pu[jn] - pu[j]);
+				qv[k++] = pv[j] + t * (pv[jn] - pv[j]);
+			}
+		}
+		m = k;
+		for (int j = 0; j < m; ++j) {
+			pu[j] = qu[j];
+			pv[j] = qv[j];
+		}
+	}
+	if (m == 0)
+		return false;
+	double su = 0.0, sv = 0.0, sa = 0.0;
+	for (int j = 0; j < m; ++j) {
+		su += pu[j];
+		sv += pv[j];
+	}
+	for (int j = 0; j < n; ++j)
+		sa += axis_of(ring[j], ax);
+	imp_vec3 c = {0.0, 0.0, 0.0};
+	c = with_axis(c, u, su / m);
+	c = with_axis(c, v, sv / m);
+	*out = with_axis(c, ax, sa / n);
+	return true;
+}
+
 /// The separating-axis depth of boxes a (half sizes ha, at the origin,
 /// unrotated) and b (half sizes hb, rotation r, centre p). False when
-/// rounding leaves the witnesses undecided: EPA answers then.
+/// rounding leaves the witnesses undecided (an edge axis whose features
+/// are not both edges, or a clip that keeps nothing): EPA answers then.
 static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 p, box_depth *out)
 {
 	imp_vec3 ea[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
@@ -1371,28 +1454,30 @@ static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 
 				return false;
 		return edge_points(ca, ea[ia], axis_of(ha, ia), cb, eb[ib], axis_of(hb, ib), tol, &out->pa, &out->pb);
 	}
-	// A face axis: the other box's support vertex along it, which must be
-	// its only deepest point (else undecided), and that vertex's foot.
+	// A face axis of one box: the other box's deepest feature along it (a
+	// vertex, or an edge or face lying flat on the face) overlaps the face
+	// once moved by the depth; a point of that overlap is b's witness (a
+	// vertex's own foot, else the centre of the feature clipped to the
+	// face), and a's is that point moved back by the depth.
+	imp_vec3 z = imp_vec3_scale(best, axis), ring[4];
+	int n;
 	if (kind == 0) {
-		for (int k = 0; k < 3; ++k)
-			if (fabs(axis_of(nb, k)) <= tol)
-				return false;
-		out->pb = imp_vec3_add(imp_mat3_apply(r, box_corner(hb, imp_vec3_neg(nb))), p);
-		out->pa = imp_vec3_add(out->pb, imp_vec3_scale(best, axis));
-		for (int k = 0; k < 3; ++k)
-			if (!(fabs(axis_of(out->pa, k)) <= axis_of(ha, k) + tol))
-				return false;
+		n = deepest_ring(hb, imp_vec3_neg(nb), tol, ring);
+		for (int m = 0; m < n; ++m)
+			ring[m] = imp_vec3_add(imp_mat3_apply(r, ring[m]), p);
+		if (!clip_centre(ring, n, ha, ia, tol, &out->pb))
+			return false;
+		out->pa = imp_vec3_add(out->pb, z);
 		return true;
 	}
-	for (int k = 0; k < 3; ++k)
-		if (fabs(axis_of(axis, k)) <= tol)
-			return false;
-	out->pa = box_corner(ha, axis);
-	out->pb = imp_vec3_sub(out->pa, imp_vec3_scale(best, axis));
-	imp_vec3 local = imp_mat3_apply_t(r, imp_vec3_sub(out->pb, p));
-	for (int k = 0; k < 3; ++k)
-		if (!(fabs(axis_of(local, k)) <= axis_of(hb, k) + tol))
-			return false;
+	n = deepest_ring(ha, axis, tol, ring);
+	for (int m = 0; m < n; ++m)
+		ring[m] = imp_mat3_apply_t(r, imp_vec3_sub(imp_vec3_sub(ring[m], z), p)); // into b's frame
+	imp_vec3 local;
+	if (!clip_centre(ring, n, hb, ib, tol, &local))
+		return false;
+	out->pb = imp_vec3_add(imp_mat3_apply(r, local), p);
+	out->pa = imp_vec3_add(out->pb, z);
 	return true;
 }
 
