@@ -1396,45 +1396,91 @@ static bool clip_centre(const imp_vec3 *ring, int n, imp_vec3 h, int ax, double 
 }
 
 /// The separating-axis depth of boxes a (half sizes ha, at the origin,
-/// unrotated) and b (half sizes hb, rotation r, centre p). False when
-/// rounding leaves the witnesses undecided (an edge axis whose features
-/// are not both edges, or a clip that keeps nothing): EPA answers then.
+/// unrotated) and b (half sizes hb, rotation r, centre p). False when an
+/// axis separates them, or when rounding leaves the witnesses undecided
+/// (an edge axis whose features are not both edges, or a clip that keeps
+/// nothing): GJK, and EPA, answer then.
 static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 p, box_depth *out)
 {
-	imp_vec3 ea[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-	imp_vec3 eb[3];
-	for (int j = 0; j < 3; ++j)
-		eb[j] = imp_mat3_apply(r, ea[j]);
+	// R[i][j] = ea[i] . eb[j] (a's axis i, b's axis j: r's column j), and
+	// b's centre in b's frame.
+	const double(*R)[3] = r->m;
+	double h1[3] = {ha.x, ha.y, ha.z}, h2[3] = {hb.x, hb.y, hb.z}, c1[3] = {p.x, p.y, p.z};
+	imp_vec3 pl = imp_mat3_apply_t(r, p);
+	double c2[3] = {pl.x, pl.y, pl.z};
 	double size = ha.x + ha.y + ha.z + hb.x + hb.y + hb.z + sqrt(norm2(p));
+	// First the line through the centres, which is not one of the axes
+	// but separates most pairs that are apart: they leave at once.
+	double pp = norm2(p);
+	if (pp > 0.0) {
+		double ra = ha.x * fabs(p.x) + ha.y * fabs(p.y) + ha.z * fabs(p.z);
+		double rb = h2[0] * fabs(c2[0]) + h2[1] * fabs(c2[1]) + h2[2] * fabs(c2[2]);
+		if (ra + rb < pp)
+			return false;
+	}
+	double A[3][3];
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j)
+			A[i][j] = fabs(R[i][j]);
 	double best = INFINITY;
 	int kind = -1, ia = -1, ib = -1; // 0: a's face ia, 1: b's face ib, 2: edges ia x ib
-	imp_vec3 axis = {0, 0, 0};
-	for (int t = 0; t < 15; ++t) {
-		imp_vec3 l;
-		int k = t < 3 ? 0 : (t < 6 ? 1 : 2), i = t < 3 ? t : (t < 6 ? -1 : (t - 6) / 3), j = t < 3 ? -1 : (t < 6 ? t - 3 : (t - 6) % 3);
-		if (k == 0) {
-			l = ea[i];
-		} else if (k == 1) {
-			l = eb[j];
-		} else {
-			l = imp_vec3_cross(ea[i], eb[j]);
-			double ll = norm2(l);
-			if (!(ll > 1e-20))
-				continue; // parallel edges: the face axes cover them
-			l = imp_vec3_scale(1.0 / sqrt(ll), l);
-		}
-		double ra = ha.x * fabs(l.x) + ha.y * fabs(l.y) + ha.z * fabs(l.z);
-		double rb = hb.x * fabs(imp_vec3_dot(l, eb[0])) + hb.y * fabs(imp_vec3_dot(l, eb[1])) +
-			    hb.z * fabs(imp_vec3_dot(l, eb[2]));
-		double s = ra + rb - fabs(imp_vec3_dot(l, p));
+	// The face axes first: they are cheap, and separate most pairs apart.
+	for (int i = 0; i < 3; ++i) {
+		double s = h1[i] + h2[0] * A[i][0] + h2[1] * A[i][1] + h2[2] * A[i][2] - fabs(c1[i]);
+		if (s < 0.0)
+			return false; // a separating axis: apart
 		if (s < best) {
 			best = s;
-			kind = k;
+			kind = 0;
 			ia = i;
-			ib = j;
-			axis = imp_vec3_dot(l, p) >= 0.0 ? l : imp_vec3_neg(l);
 		}
 	}
+	for (int j = 0; j < 3; ++j) {
+		double s = h1[0] * A[0][j] + h1[1] * A[1][j] + h1[2] * A[2][j] + h2[j] - fabs(c2[j]);
+		if (s < 0.0)
+			return false;
+		if (s < best) {
+			best = s;
+			kind = 1;
+			ib = j;
+		}
+	}
+	// ea[i] x eb[j] = (0, -R[i2][j], R[i1][j]) in the (i, i1, i2) order:
+	// the projections of both boxes and of p on it, over its length
+	// (from those two components: 1 - R[i][j]^2 would cancel).
+	for (int i = 0; i < 3; ++i) {
+		int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+		for (int j = 0; j < 3; ++j) {
+			int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+			double len2 = R[i1][j] * R[i1][j] + R[i2][j] * R[i2][j];
+			if (!(len2 > 1e-20))
+				continue; // parallel edges: the face axes cover them
+			double ra = h1[i1] * A[i2][j] + h1[i2] * A[i1][j], rb = h2[j1] * A[i][j2] + h2[j2] * A[i][j1];
+			double d = c1[i2] * R[i1][j] - c1[i1] * R[i2][j];
+			double s = ra + rb - fabs(d);
+			if (s < 0.0)
+				return false;
+			s /= sqrt(len2);
+			if (s < best) {
+				best = s;
+				kind = 2;
+				ia = i;
+				ib = j;
+			}
+		}
+	}
+	imp_vec3 ea[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, eb[3];
+	for (int j = 0; j < 3; ++j)
+		eb[j] = imp_vec3_make(R[0][j], R[1][j], R[2][j]);
+	imp_vec3 axis;
+	if (kind == 0)
+		axis = ea[ia];
+	else if (kind == 1)
+		axis = eb[ib];
+	else
+		axis = imp_vec3_scale(1.0 / sqrt(norm2(imp_vec3_cross(ea[ia], eb[ib]))), imp_vec3_cross(ea[ia], eb[ib]));
+	if (imp_vec3_dot(axis, p) < 0.0)
+		axis = imp_vec3_neg(axis);
 	if (kind < 0 || !(best >= 0.0))
 		return false;
 	double tol = 64 * DBL_EPSILON * size;
@@ -1519,8 +1565,21 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	imp_status st = setup(&c, a, pa, b, pb, options, false);
 	if (st != IMP_OK)
 		return st;
+	// Two boxes: the separating-axis test first. It stops at the first
+	// axis that separates them (GJK then finds the distance); when none
+	// does, its depth is the answer and GJK is not needed at all.
+	box_depth bd;
+	bool boxes = c.a.s->kind == IMP_SHAPE_BOX3 && c.b.s->kind == IMP_SHAPE_BOX3 && c.a.s->hull_dim == 3 &&
+		     c.b.s->hull_dim == 3 && box_box_depth(c.a.s->size, c.b.s->size, &c.r, c.p, &bd);
 	gjk3_out g;
-	run_query(&c, cache, options, &g, false, 0.0);
+	if (boxes) {
+		g.state = IMP_STATE_OVERLAPPING;
+		g.iterations = 0;
+		g.x.n = 0;
+		g.closed_form = true; // the cache is left as it was
+	} else {
+		run_query(&c, cache, options, &g, false, 0.0);
+	}
 	write_cache(cache, &g);
 
 	imp_closest3_result r = {.iterations = g.iterations};
@@ -1534,9 +1593,6 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	const double *wl;
 	int wn;
 	imp_epa3_result e;
-	box_depth bd;
-	bool boxes = g.state == IMP_STATE_OVERLAPPING && c.a.s->kind == IMP_SHAPE_BOX3 && c.b.s->kind == IMP_SHAPE_BOX3 &&
-		     c.a.s->hull_dim == 3 && c.b.s->hull_dim == 3 && box_box_depth(c.a.s->size, c.b.s->size, &c.r, c.p, &bd);
 	if (boxes) {
 		// Unscaled: the test works on the boxes' own sizes.
 		imp_vec3 pa_s = imp_vec3_scale(c.scale, bd.pa), pb_s = imp_vec3_scale(c.scale, bd.pb);
