@@ -1121,139 +1121,6 @@ static void run_query(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp
 // ---------------------------------------------------------------------------
 // Levels 1 and 2.
 
-static double overlap_radius(const imp_gjk3_ctx *c)
-{
-	return (c->a.s->radius + c->b.s->radius) * c->scale;
-}
-
-bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache,
-		     const imp_query_options *options)
-{
-	if (options == NULL)
-		options = &imp_default_options;
-	imp_gjk3_ctx c;
-	if (setup(&c, a, pa, b, pb, options, true) != IMP_OK)
-		return false;
-	gjk3_out g;
-	double R = overlap_radius(&c);
-	run_query(&c, cache, options, &g, true, R);
-	write_cache(cache, &g);
-	if (g.state == IMP_STATE_ITERATION_LIMIT)
-		return imp_vec3_length(g.x.v) <= R;
-	return g.state == IMP_STATE_OVERLAPPING;
-}
-
-bool imp_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
-{
-	return imp_overlap3_ex(a, pa, b, pb, cache, NULL);
-}
-
-/// |v| without squaring v (its square leaves double's range first).
-static double robust_length3(imp_vec3 v)
-{
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return 0.0;
-	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
-	return m * sqrt(norm2(u));
-}
-
-double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
-			   imp_query_state *state)
-{
-	if (options == NULL)
-		options = &imp_default_options;
-	imp_gjk3_ctx c;
-	if (setup(&c, a, pa, b, pb, options, false) != IMP_OK)
-		return NAN;
-	gjk3_out g;
-	run_query(&c, cache, options, &g, false, 0.0);
-	write_cache(cache, &g);
-	if (iterations != NULL)
-		*iterations = g.iterations;
-	if (state != NULL)
-		*state = g.state;
-	if (g.state == IMP_STATE_DEGENERATE)
-		return NAN;
-	if (g.state == IMP_STATE_OVERLAPPING)
-		return 0.0;
-	double d = robust_length3(g.x.v) / c.scale - a->radius - b->radius;
-	if (state != NULL && g.state == IMP_STATE_SEPARATED && d <= 0.0)
-		*state = d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
-	return d > 0.0 ? d : 0.0;
-}
-
-double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-			imp_simplex_cache *cache, const imp_query_options *options)
-{
-	return imp_distance3_stats(a, pa, b, pb, cache, options, NULL, NULL);
-}
-
-double imp_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
-{
-	return imp_distance3_stats(a, pa, b, pb, cache, NULL, NULL, NULL);
-}
-
-// ---------------------------------------------------------------------------
-// Level 3.
-
-/// The feature of one shape's core holding the witness made of the kept
-/// simplex vertices with positive weight (`which`: 0 for a, 1 for b).
-static imp_feature feature_of(const imp_proxy3 *x, const imp_svert3 *s, const double *l, int n, int which)
-{
-	imp_feature none = {IMP_FEATURE_NONE, -1};
-	if (x->v == NULL)
-		return none;
-	int idx[4];
-	int k = weighted_indices(s, l, n, which == 0, idx);
-	if (k == 0 || k > 3)
-		return none;
-	return imp_shape3_feature(x->s, idx, k);
-}
-
-/// Polytopes with at most this many faces have each face normal tried as
-/// a penetration direction against a curved core.
-#define FACE_NORMAL_TRIES 64
-
-static void try_face_normals(imp_gjk3_ctx *c, const imp_proxy3 *x, bool is_b, imp_epa3_result *e)
-{
-	const imp_shape3 *s = x->s;
-	if (s->v == NULL || s->nf == 0 || s->nf > FACE_NORMAL_TRIES)
-		return;
-	for (int f = 0; f < s->nf; ++f) {
-		// a pushed along its own outward normal's opposite is b moving
-		// out through a's face: the direction from a to b is a's normal;
-		// for b's faces, minus b's normal (in a's frame).
-		imp_vec3 n = is_b ? imp_vec3_neg(imp_mat3_apply(&c->r, s->face_normal[f])) : s->face_normal[f];
-		imp_depth3_try(c, n, e);
-		if (s->hull_dim == 2) // a flat polygon's one face stands for both sides
-			imp_depth3_try(c, imp_vec3_neg(n), e);
-	}
-}
-
-static imp_status degenerate_result3(imp_closest3_result r, imp_closest3_result *out)
-{
-	r.distance = NAN;
-	r.point_a = r.point_b = r.normal = imp_vec3_make(NAN, NAN, NAN);
-	r.state = IMP_STATE_DEGENERATE;
-	*out = r;
-	return IMP_OK;
-}
-
-/// The largest coordinate of the simplex's points: the scale rounding is
-/// measured against.
-static double simplex_scale3(const imp_svert3 *s, int n)
-{
-	double m = 0.0;
-	for (int i = 0; i < n; ++i) {
-		m = imp_max(m, imp_max3(fabs(s[i].a.x), fabs(s[i].a.y), fabs(s[i].a.z)));
-		imp_vec3 b = imp_vec3_sub(s[i].a, s[i].w);
-		m = imp_max(m, imp_max3(fabs(b.x), fabs(b.y), fabs(b.z)));
-	}
-	return m;
-}
-
 // ---------------------------------------------------------------------------
 // Two overlapping boxes: the penetration by the separating-axis test.
 //
@@ -1395,12 +1262,13 @@ static bool clip_centre(const imp_vec3 *ring, int n, imp_vec3 h, int ax, double 
 	return true;
 }
 
-/// The separating-axis depth of boxes a (half sizes ha, at the origin,
-/// unrotated) and b (half sizes hb, rotation r, centre p). False when an
-/// axis separates them, or when rounding leaves the witnesses undecided
-/// (an edge axis whose features are not both edges, or a clip that keeps
-/// nothing): GJK, and EPA, answer then.
-static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 p, box_depth *out)
+/// The separating-axis test on boxes a (half sizes ha, at the origin,
+/// unrotated) and b (half sizes hb, rotation r, centre p): false when an
+/// axis separates them; else the least overlap over the fifteen axes into
+/// *best, with the axis: kind 0 a's face *ia, 1 b's face *ib, 2 the edges
+/// *ia x *ib.
+static bool box_axes(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 p, double *best_out, int *kind_out,
+		     int *ia_out, int *ib_out)
 {
 	// R[i][j] = ea[i] . eb[j] (a's axis i, b's axis j: r's column j), and
 	// b's centre in b's frame.
@@ -1408,7 +1276,6 @@ static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 
 	double h1[3] = {ha.x, ha.y, ha.z}, h2[3] = {hb.x, hb.y, hb.z}, c1[3] = {p.x, p.y, p.z};
 	imp_vec3 pl = imp_mat3_apply_t(r, p);
 	double c2[3] = {pl.x, pl.y, pl.z};
-	double size = ha.x + ha.y + ha.z + hb.x + hb.y + hb.z + sqrt(norm2(p));
 	// First the line through the centres, which is not one of the axes
 	// but separates most pairs that are apart: they leave at once.
 	double pp = norm2(p);
@@ -1469,6 +1336,25 @@ static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 
 			}
 		}
 	}
+	*best_out = best;
+	*kind_out = kind;
+	*ia_out = ia;
+	*ib_out = ib;
+	return true;
+}
+
+/// The separating-axis depth of boxes a and b (see box_axes). False when
+/// an axis separates them, or when rounding leaves the witnesses
+/// undecided (an edge axis whose features are not both edges, or a clip
+/// that keeps nothing): GJK, and EPA, answer then.
+static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 p, box_depth *out)
+{
+	double best;
+	int kind, ia, ib;
+	if (!box_axes(ha, hb, r, p, &best, &kind, &ia, &ib) || kind < 0 || !(best >= 0.0))
+		return false;
+	const double(*R)[3] = r->m;
+	double size = ha.x + ha.y + ha.z + hb.x + hb.y + hb.z + sqrt(norm2(p));
 	imp_vec3 ea[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, eb[3];
 	for (int j = 0; j < 3; ++j)
 		eb[j] = imp_vec3_make(R[0][j], R[1][j], R[2][j]);
@@ -1481,8 +1367,6 @@ static bool box_box_depth(imp_vec3 ha, imp_vec3 hb, const imp_mat3 *r, imp_vec3 
 		axis = imp_vec3_scale(1.0 / sqrt(norm2(imp_vec3_cross(ea[ia], eb[ib]))), imp_vec3_cross(ea[ia], eb[ib]));
 	if (imp_vec3_dot(axis, p) < 0.0)
 		axis = imp_vec3_neg(axis);
-	if (kind < 0 || !(best >= 0.0))
-		return false;
 	double tol = 64 * DBL_EPSILON * size;
 	imp_vec3 nb = imp_mat3_apply_t(r, axis); // the normal in b's frame
 	out->depth = best;
@@ -1552,6 +1436,148 @@ static imp_feature box_feature(const imp_shape3 *s, imp_vec3 x, double tol)
 			idx[n++] = s->box_vertex[corner];
 	}
 	return imp_shape3_feature(s, idx, n >= 3 ? 3 : n);
+}
+
+static double overlap_radius(const imp_gjk3_ctx *c)
+{
+	return (c->a.s->radius + c->b.s->radius) * c->scale;
+}
+
+bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache,
+		     const imp_query_options *options)
+{
+	if (options == NULL)
+		options = &imp_default_options;
+	imp_gjk3_ctx c;
+	if (setup(&c, a, pa, b, pb, options, true) != IMP_OK)
+		return false;
+	gjk3_out g;
+	double R = overlap_radius(&c);
+	if (R == 0.0 && c.a.s->kind == IMP_SHAPE_BOX3 && c.b.s->kind == IMP_SHAPE_BOX3 && c.a.s->hull_dim == 3 &&
+	    c.b.s->hull_dim == 3) {
+		// Two sharp boxes: the separating-axis test decides, exactly
+		// (touching counts as overlap), in closed form; GJK's cache is
+		// left as it was.
+		double best;
+		int kind, ia, ib;
+		return box_axes(c.a.s->size, c.b.s->size, &c.r, c.p, &best, &kind, &ia, &ib);
+	}
+	run_query(&c, cache, options, &g, true, R);
+	write_cache(cache, &g);
+	if (g.state == IMP_STATE_ITERATION_LIMIT)
+		return imp_vec3_length(g.x.v) <= R;
+	return g.state == IMP_STATE_OVERLAPPING;
+}
+
+bool imp_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
+{
+	return imp_overlap3_ex(a, pa, b, pb, cache, NULL);
+}
+
+/// |v| without squaring v (its square leaves double's range first).
+static double robust_length3(imp_vec3 v)
+{
+	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
+	if (!(m > 0.0))
+		return 0.0;
+	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
+	return m * sqrt(norm2(u));
+}
+
+double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			   imp_query_state *state)
+{
+	if (options == NULL)
+		options = &imp_default_options;
+	imp_gjk3_ctx c;
+	if (setup(&c, a, pa, b, pb, options, false) != IMP_OK)
+		return NAN;
+	gjk3_out g;
+	run_query(&c, cache, options, &g, false, 0.0);
+	write_cache(cache, &g);
+	if (iterations != NULL)
+		*iterations = g.iterations;
+	if (state != NULL)
+		*state = g.state;
+	if (g.state == IMP_STATE_DEGENERATE)
+		return NAN;
+	if (g.state == IMP_STATE_OVERLAPPING)
+		return 0.0;
+	double d = robust_length3(g.x.v) / c.scale - a->radius - b->radius;
+	if (state != NULL && g.state == IMP_STATE_SEPARATED && d <= 0.0)
+		*state = d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
+	return d > 0.0 ? d : 0.0;
+}
+
+double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			imp_simplex_cache *cache, const imp_query_options *options)
+{
+	return imp_distance3_stats(a, pa, b, pb, cache, options, NULL, NULL);
+}
+
+double imp_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
+{
+	return imp_distance3_stats(a, pa, b, pb, cache, NULL, NULL, NULL);
+}
+
+// ---------------------------------------------------------------------------
+// Level 3.
+
+/// The feature of one shape's core holding the witness made of the kept
+/// simplex vertices with positive weight (`which`: 0 for a, 1 for b).
+static imp_feature feature_of(const imp_proxy3 *x, const imp_svert3 *s, const double *l, int n, int which)
+{
+	imp_feature none = {IMP_FEATURE_NONE, -1};
+	if (x->v == NULL)
+		return none;
+	int idx[4];
+	int k = weighted_indices(s, l, n, which == 0, idx);
+	if (k == 0 || k > 3)
+		return none;
+	return imp_shape3_feature(x->s, idx, k);
+}
+
+/// Polytopes with at most this many faces have each face normal tried as
+/// a penetration direction against a curved core.
+#define FACE_NORMAL_TRIES 64
+
+static void try_face_normals(imp_gjk3_ctx *c, const imp_proxy3 *x, bool is_b, imp_epa3_result *e)
+{
+	const imp_shape3 *s = x->s;
+	if (s->v == NULL || s->nf == 0 || s->nf > FACE_NORMAL_TRIES)
+		return;
+	for (int f = 0; f < s->nf; ++f) {
+		// a pushed along its own outward normal's opposite is b moving
+		// out through a's face: the direction from a to b is a's normal;
+		// for b's faces, minus b's normal (in a's frame).
+		imp_vec3 n = is_b ? imp_vec3_neg(imp_mat3_apply(&c->r, s->face_normal[f])) : s->face_normal[f];
+		imp_depth3_try(c, n, e);
+		if (s->hull_dim == 2) // a flat polygon's one face stands for both sides
+			imp_depth3_try(c, imp_vec3_neg(n), e);
+	}
+}
+
+static imp_status degenerate_result3(imp_closest3_result r, imp_closest3_result *out)
+{
+	r.distance = NAN;
+	r.point_a = r.point_b = r.normal = imp_vec3_make(NAN, NAN, NAN);
+	r.state = IMP_STATE_DEGENERATE;
+	*out = r;
+	return IMP_OK;
+}
+
+/// The largest coordinate of the simplex's points: the scale rounding is
+/// measured against.
+static double simplex_scale3(const imp_svert3 *s, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; ++i) {
+		m = imp_max(m, imp_max3(fabs(s[i].a.x), fabs(s[i].a.y), fabs(s[i].a.z)));
+		imp_vec3 b = imp_vec3_sub(s[i].a, s[i].w);
+		m = imp_max(m, imp_max3(fabs(b.x), fabs(b.y), fabs(b.z)));
+	}
+	return m;
 }
 
 imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
