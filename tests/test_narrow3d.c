@@ -777,6 +777,58 @@ static void test_box_overlap(void **state)
 	assert_true(checked > 15000 && near > 5000);
 }
 
+/// A box and a sphere, answered in closed form (the sphere's centre
+/// against the box): the signed distance against the analytic one, the
+/// centre outside (o3_point_box_distance) or inside (the nearest face), in
+/// both orders, the witnesses distance apart along the normal.
+static void test_box_sphere(void **state)
+{
+	(void)state;
+	o3_rng r = {707};
+	double worst = 0.0;
+	for (int i = 0; i < 50000; ++i) {
+		double k = i % 10 == 0 ? 1e-6 : (i % 10 == 1 ? 1e6 : 1.0);
+		imp_vec3 h = {k * o3_range(&r, 0.05, 2.0), k * o3_range(&r, 0.05, 2.0), k * o3_range(&r, 0.05, 2.0)};
+		double rb = k * o3_range(&r, 0.01, 1.0), ra = i % 3 == 0 ? k * o3_range(&r, 0.0, 0.3) : 0.0;
+		imp_shape *a, *b;
+		assert_int_equal(imp_shape_box3(h.x, h.y, h.z, ra, &a), IMP_OK);
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), rb, &b), IMP_OK);
+		imp_pose3 pa = o3_pose(&r, 3.0 * k), pb = o3_pose(&r, 0.0);
+		// The centre in the box's frame: inside, on a face, or outside.
+		imp_vec3 q = {o3_range(&r, -2.5, 2.5) * h.x, o3_range(&r, -2.5, 2.5) * h.y, o3_range(&r, -2.5, 2.5) * h.z};
+		if (i % 11 == 0)
+			q.y = h.y; // on a face
+		pb.p = imp_pose3_apply(pa, q);
+		q = imp_pose3_apply_inv(pa, pb.p); // as the library sees it
+		double out = o3_point_box_distance(q, h, NULL);
+		double in = fmin(fmin(h.x - fabs(q.x), h.y - fabs(q.y)), h.z - fabs(q.z));
+		double want = (out > 0.0 ? out : -in) - ra - rb;
+		for (int swap = 0; swap < 2; ++swap) {
+			imp_closest3_result x;
+			if (swap)
+				assert_int_equal(imp_closest3(b, pb, a, pa, NULL, &x), IMP_OK);
+			else
+				assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+			double err = fabs(x.distance - want) / k;
+			imp_vec3 gap = imp_vec3_sub(imp_vec3_sub(x.point_b, x.point_a), imp_vec3_scale(x.distance, x.normal));
+			double off = imp_vec3_length(gap) / k;
+			track(&worst, fmax(err, off));
+			if (!(err <= 1e-13 && off <= 1e-13 && fabs(imp_vec3_length(x.normal) - 1.0) <= 1e-14))
+				fail_msg("pair %d (scale %g%s): distance %.17g, want %.17g; witnesses off by %.3g", i, k,
+					 swap ? ", swapped" : "", x.distance, want, off);
+			if (x.feature_a.kind == IMP_FEATURE_NONE || x.feature_b.kind == IMP_FEATURE_NONE)
+				fail_msg("pair %d: no feature", i);
+			assert_int_equal(x.iterations, 0); // the closed form, not GJK
+			double d2 = swap ? imp_distance3(b, pb, a, pa, NULL) : imp_distance3(a, pa, b, pb, NULL);
+			if (!(fabs(d2 - fmax(want, 0.0)) <= 1e-13 * k))
+				fail_msg("pair %d: Level 2 %.17g, want %.17g", i, d2, fmax(want, 0.0));
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  box-sphere: 50000 pairs, both orders, max error %.1e (relative to the scene)\n", worst);
+}
+
 static imp_vec3 ellipsoid_support(const void *user, imp_vec3 d)
 {
 	const imp_vec3 *e = user;
@@ -1033,6 +1085,7 @@ int main(void)
 		cmocka_unit_test(test_vertex_ellipsoid),
 		cmocka_unit_test(test_box_depth),
 		cmocka_unit_test(test_box_overlap),
+		cmocka_unit_test(test_box_sphere),
 		cmocka_unit_test(test_lift2d),
 		cmocka_unit_test(test_degenerate),
 	};

@@ -1438,6 +1438,46 @@ static imp_feature box_feature(const imp_shape3 *s, imp_vec3 x, double tol)
 	return imp_shape3_feature(s, idx, n >= 3 ? 3 : n);
 }
 
+/// |v| without squaring v (its square leaves double's range first).
+static double robust_length3(imp_vec3 v)
+{
+	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
+	if (!(m > 0.0))
+		return 0.0;
+	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
+	return m * sqrt(norm2(u));
+}
+
+/// A box (half sizes h) and a point q in its frame: the box's point
+/// nearest q and the normal from the box towards q, with the signed depth
+/// (minus the distance when q is outside; inside, the distance to the
+/// nearest face, whose normal it is).
+static void box_point(imp_vec3 h, imp_vec3 q, imp_vec3 *on_box, imp_vec3 *normal, double *depth)
+{
+	imp_vec3 x = {imp_max(-h.x, imp_min(q.x, h.x)), imp_max(-h.y, imp_min(q.y, h.y)), imp_max(-h.z, imp_min(q.z, h.z))};
+	imp_vec3 d = imp_vec3_sub(q, x);
+	double l = robust_length3(d);
+	if (l > 0.0) {
+		*on_box = x;
+		*normal = imp_vec3_scale(1.0 / l, d);
+		*depth = -l;
+		return;
+	}
+	int k = 0;
+	double best = INFINITY;
+	for (int j = 0; j < 3; ++j) {
+		double gap = axis_of(h, j) - fabs(axis_of(q, j));
+		if (gap < best) {
+			best = gap;
+			k = j;
+		}
+	}
+	double side = axis_of(q, k) >= 0.0 ? 1.0 : -1.0;
+	*on_box = with_axis(q, k, side * axis_of(h, k));
+	*normal = with_axis(imp_vec3_make(0.0, 0.0, 0.0), k, side);
+	*depth = best;
+}
+
 static double overlap_radius(const imp_gjk3_ctx *c)
 {
 	return (c->a.s->radius + c->b.s->radius) * c->scale;
@@ -1472,16 +1512,6 @@ bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_p
 bool imp_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
 {
 	return imp_overlap3_ex(a, pa, b, pb, cache, NULL);
-}
-
-/// |v| without squaring v (its square leaves double's range first).
-static double robust_length3(imp_vec3 v)
-{
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return 0.0;
-	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
-	return m * sqrt(norm2(u));
 }
 
 double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
@@ -1591,12 +1621,37 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	imp_status st = setup(&c, a, pa, b, pb, options, false);
 	if (st != IMP_OK)
 		return st;
-	// Two boxes: the separating-axis test first. It stops at the first
-	// axis that separates them (GJK then finds the distance); when none
-	// does, its depth is the answer and GJK is not needed at all.
+	// Closed forms where they exist. Two boxes: the separating-axis test
+	// first; it stops at the first axis that separates them (GJK then finds
+	// the distance), and when none does its depth is the answer. A box and
+	// a sphere: the sphere's centre against the box. GJK is not needed then.
 	box_depth bd;
-	bool boxes = c.a.s->kind == IMP_SHAPE_BOX3 && c.b.s->kind == IMP_SHAPE_BOX3 && c.a.s->hull_dim == 3 &&
-		     c.b.s->hull_dim == 3 && box_box_depth(c.a.s->size, c.b.s->size, &c.r, c.p, &bd);
+	imp_feature fa = {IMP_FEATURE_NONE, -1}, fb = fa;
+	const imp_shape3 *sa = c.a.s, *sb = c.b.s;
+	bool box_a = sa->kind == IMP_SHAPE_BOX3 && sa->hull_dim == 3, box_b = sb->kind == IMP_SHAPE_BOX3 && sb->hull_dim == 3;
+	bool point_a = sa->v != NULL && sa->count == 1, point_b = sb->v != NULL && sb->count == 1;
+	double ftol = 64 * DBL_EPSILON * (sa->bound_radius + sb->bound_radius + sqrt(norm2(c.p)));
+	bool boxes = false;
+	if (box_a && box_b && box_box_depth(sa->size, sb->size, &c.r, c.p, &bd)) {
+		boxes = true;
+		fa = box_feature(sa, bd.pa, ftol);
+		fb = box_feature(sb, imp_mat3_apply_t(&c.r, imp_vec3_sub(bd.pb, c.p)), ftol);
+	} else if (box_a && point_b) {
+		boxes = true;
+		bd.pb = imp_vec3_add(imp_mat3_apply(&c.r, sb->v[0]), c.p);
+		box_point(sa->size, bd.pb, &bd.pa, &bd.normal, &bd.depth);
+		fa = box_feature(sa, bd.pa, ftol);
+		fb = (imp_feature){IMP_FEATURE_VERTEX, 0};
+	} else if (point_a && box_b) {
+		boxes = true;
+		bd.pa = sa->v[0];
+		imp_vec3 on_b, n_b;
+		box_point(sb->size, imp_mat3_apply_t(&c.r, imp_vec3_sub(bd.pa, c.p)), &on_b, &n_b, &bd.depth);
+		bd.pb = imp_vec3_add(imp_mat3_apply(&c.r, on_b), c.p);
+		bd.normal = imp_vec3_neg(imp_mat3_apply(&c.r, n_b));
+		fa = (imp_feature){IMP_FEATURE_VERTEX, 0};
+		fb = box_feature(sb, on_b, ftol);
+	}
 	gjk3_out g;
 	if (boxes) {
 		g.state = IMP_STATE_OVERLAPPING;
@@ -1620,7 +1675,7 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	int wn;
 	imp_epa3_result e;
 	if (boxes) {
-		// Unscaled: the test works on the boxes' own sizes.
+		// Unscaled: the closed forms work on the shapes' own sizes.
 		imp_vec3 pa_s = imp_vec3_scale(c.scale, bd.pa), pb_s = imp_vec3_scale(c.scale, bd.pb);
 		e.s[0] = (imp_svert3){imp_vec3_sub(pa_s, pb_s), pa_s, -1, -1};
 		e.l[0] = 1.0;
@@ -1691,9 +1746,8 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		pb_local = imp_vec3_add(pb_local, imp_vec3_scale(wl[i], imp_vec3_sub(ws[i].a, ws[i].w)));
 	}
 	if (boxes) {
-		double tol = 64 * DBL_EPSILON * (c.a.s->bound_radius + c.b.s->bound_radius);
-		r.feature_a = box_feature(c.a.s, bd.pa, tol);
-		r.feature_b = box_feature(c.b.s, imp_mat3_apply_t(&c.r, imp_vec3_sub(bd.pb, c.p)), tol);
+		r.feature_a = fa;
+		r.feature_b = fb;
 	} else {
 		r.feature_a = feature_of(&c.a, ws, wl, wn, 0);
 		r.feature_b = feature_of(&c.b, ws, wl, wn, 1);
