@@ -1478,6 +1478,69 @@ static void box_point(imp_vec3 h, imp_vec3 q, imp_vec3 *on_box, imp_vec3 *normal
 	*depth = best;
 }
 
+/// A box (half sizes h) and the segment s0 s1 in its frame: their
+/// distance, with the nearest points and the segment's parameter there; 0
+/// when they meet. The squared distance from the box along the segment is
+/// convex and piecewise quadratic, its pieces ending where the segment
+/// crosses a face's plane: each piece's minimum in closed form, the least
+/// kept.
+static double box_segment(imp_vec3 h, imp_vec3 s0, imp_vec3 s1, imp_vec3 *on_box, imp_vec3 *on_seg, double *t_out)
+{
+	imp_vec3 d = imp_vec3_sub(s1, s0);
+	*on_box = *on_seg = s0;
+	*t_out = 0.0;
+	double cut[8];
+	int nc = 0;
+	cut[nc++] = 0.0;
+	for (int k = 0; k < 3; ++k) {
+		double dk = axis_of(d, k), ok = axis_of(s0, k), hk = axis_of(h, k);
+		if (dk == 0.0)
+			continue;
+		for (int side = -1; side <= 1; side += 2) {
+			double t = (side * hk - ok) / dk;
+			if (t > 0.0 && t < 1.0)
+				cut[nc++] = t;
+		}
+	}
+	cut[nc++] = 1.0;
+	for (int i = 1; i < nc; ++i) // a few values: insertion
+		for (int j = i; j > 0 && cut[j - 1] > cut[j]; --j) {
+			double x = cut[j];
+			cut[j] = cut[j - 1];
+			cut[j - 1] = x;
+		}
+	double best = INFINITY;
+	for (int i = 0; i + 1 < nc; ++i) {
+		double ta = cut[i], tb = cut[i + 1], tm = 0.5 * (ta + tb);
+		// On this piece each coordinate stays above, inside or below
+		// its slab: the squared distance is A t^2 + B t + C.
+		double A = 0.0, B = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			double dk = axis_of(d, k), ok = axis_of(s0, k), hk = axis_of(h, k), x = ok + dk * tm;
+			double ck = x > hk ? hk : (x < -hk ? -hk : NAN);
+			if (isnan(ck))
+				continue;
+			A += dk * dk;
+			B += 2.0 * dk * (ok - ck);
+		}
+		double t = A > 0.0 ? imp_max(ta, imp_min(tb, -B / (2.0 * A))) : ta;
+		for (int end = 0; end < 3; ++end) {
+			double u = end == 0 ? t : (end == 1 ? ta : tb); // the ends too: rounding at a cut
+			imp_vec3 p = imp_vec3_add(s0, imp_vec3_scale(u, d));
+			imp_vec3 x = {imp_max(-h.x, imp_min(p.x, h.x)), imp_max(-h.y, imp_min(p.y, h.y)),
+				      imp_max(-h.z, imp_min(p.z, h.z))};
+			double dist = robust_length3(imp_vec3_sub(p, x));
+			if (dist < best) {
+				best = dist;
+				*on_box = x;
+				*on_seg = p;
+				*t_out = u;
+			}
+		}
+	}
+	return best;
+}
+
 static double overlap_radius(const imp_gjk3_ctx *c)
 {
 	return (c->a.s->radius + c->b.s->radius) * c->scale;
@@ -1642,6 +1705,40 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		box_point(sa->size, bd.pb, &bd.pa, &bd.normal, &bd.depth);
 		fa = box_feature(sa, bd.pa, ftol);
 		fb = (imp_feature){IMP_FEATURE_VERTEX, 0};
+	} else if ((box_a && sb->v != NULL && sb->count == 2) || (box_b && sa->v != NULL && sa->count == 2)) {
+		// A box and a segment (a capsule's core), apart: the closed form
+		// above; meeting ones go on to GJK and EPA.
+		bool seg_b = box_a;
+		const imp_shape3 *box = seg_b ? sa : sb, *seg = seg_b ? sb : sa;
+		imp_vec3 e[2];
+		for (int m = 0; m < 2; ++m)
+			e[m] = seg_b ? imp_vec3_add(imp_mat3_apply(&c.r, seg->v[m]), c.p)
+				     : imp_mat3_apply_t(&c.r, imp_vec3_sub(seg->v[m], c.p));
+		imp_vec3 on_box, on_seg;
+		double t = 0.0, dist = box_segment(box->size, e[0], e[1], &on_box, &on_seg, &t);
+		if (dist > 0.0) {
+			boxes = true;
+			imp_vec3 n = imp_vec3_scale(1.0 / dist, imp_vec3_sub(on_seg, on_box)); // box to segment
+			int ends[2] = {0, 1};
+			imp_feature fs = t <= 0.0 ? (imp_feature){IMP_FEATURE_VERTEX, 0}
+				       : (t >= 1.0 ? (imp_feature){IMP_FEATURE_VERTEX, 1} : imp_shape3_feature(seg, ends, 2));
+			imp_feature fx = box_feature(box, on_box, ftol);
+			bd.depth = -dist;
+			if (seg_b) {
+				bd.pa = on_box;
+				bd.pb = on_seg;
+				bd.normal = n;
+				fa = fx;
+				fb = fs;
+			} else {
+				// In b's frame: back into a's.
+				bd.pa = imp_vec3_add(imp_mat3_apply(&c.r, on_seg), c.p);
+				bd.pb = imp_vec3_add(imp_mat3_apply(&c.r, on_box), c.p);
+				bd.normal = imp_vec3_neg(imp_mat3_apply(&c.r, n));
+				fa = fs;
+				fb = fx;
+			}
+		}
 	} else if (point_a && box_b) {
 		boxes = true;
 		bd.pa = sa->v[0];
