@@ -650,6 +650,18 @@ static void test_vertex_ellipsoid(void **state)
 	assert_true(coarse * 100 <= queries); // 17 of 14,961 when written
 }
 
+/// Poses for a random pair at scale k: a anywhere within 3k, b's centre
+/// up to `reach` k from a's in a random direction, turned like a when
+/// `aligned`, else at random.
+static void pose_pair(o3_rng *r, double k, bool aligned, double reach, imp_pose3 *pa, imp_pose3 *pb)
+{
+	*pa = o3_pose(r, 3.0 * k);
+	*pb = o3_pose(r, 0.0);
+	if (aligned)
+		pb->q = pa->q;
+	pb->p = imp_vec3_add(pa->p, imp_vec3_scale(k * o3_range(r, 0.0, reach), o3_unit(r)));
+}
+
 /// Overlapping boxes, whose depth comes from the separating-axis test in
 /// closed form: against the oracle's own separating-axis depth over the
 /// boxes as polytopes, with the witnesses on the boxes' surfaces, depth
@@ -671,10 +683,8 @@ static void test_box_depth(void **state)
 		imp_shape *a, *b;
 		assert_int_equal(imp_shape_box3(ha.x, ha.y, ha.z, ra, &a), IMP_OK);
 		assert_int_equal(imp_shape_box3(hb.x, hb.y, hb.z, rb, &b), IMP_OK);
-		imp_pose3 pa = o3_pose(&r, 3.0 * k), pb = o3_pose(&r, 0.0);
-		if (i % 7 == 0)
-			pb.q = pa.q; // aligned: faces against faces
-		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(k * o3_range(&r, 0.0, 2.0), o3_unit(&r)));
+		imp_pose3 pa, pb;
+		pose_pair(&r, k, i % 7 == 0, 2.0, &pa, &pb); // aligned: faces against faces
 		o3_poly oa, ob;
 		o3_poly_box(&oa, ha);
 		o3_poly_box(&ob, hb);
@@ -742,10 +752,8 @@ static void test_box_overlap(void **state)
 		imp_shape *a, *b;
 		assert_int_equal(imp_shape_box3(ha.x, ha.y, ha.z, 0.0, &a), IMP_OK);
 		assert_int_equal(imp_shape_box3(hb.x, hb.y, hb.z, 0.0, &b), IMP_OK);
-		imp_pose3 pa = o3_pose(&r, 3.0 * k), pb = o3_pose(&r, 0.0);
-		if (i % 7 == 0)
-			pb.q = pa.q;
-		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(k * o3_range(&r, 0.0, 4.0), o3_unit(&r)));
+		imp_pose3 pa, pb;
+		pose_pair(&r, k, i % 7 == 0, 4.0, &pa, &pb);
 		o3_poly oa, ob;
 		o3_poly_box(&oa, ha);
 		o3_poly_box(&ob, hb);
@@ -849,10 +857,8 @@ static void test_box_capsule(void **state)
 		imp_shape *a, *b;
 		assert_int_equal(imp_shape_box3(h.x, h.y, h.z, 0.0, &a), IMP_OK);
 		assert_int_equal(imp_shape_capsule3(imp_vec3_neg(e), e, rb, &b), IMP_OK);
-		imp_pose3 pa = o3_pose(&r, 3.0 * k), pb = o3_pose(&r, 0.0);
-		if (i % 5 == 0)
-			pb.q = pa.q;
-		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(k * o3_range(&r, 0.0, 5.0), o3_unit(&r)));
+		imp_pose3 pa, pb;
+		pose_pair(&r, k, i % 5 == 0, 5.0, &pa, &pb);
 		o3_poly ob, os;
 		o3_poly_box(&ob, h);
 		imp_vec3 ends[2] = {imp_vec3_neg(e), e};
