@@ -457,6 +457,17 @@ static bool same_vertex(const imp_svert3 *p, const imp_svert3 *q)
 	return p->w.x == q->w.x && p->w.y == q->w.y && p->w.z == q->w.z;
 }
 
+/// Vertex i of a (p_is_a) or of b, in a's frame (scaled).
+static imp_vec3 p_vertex(const imp_gjk3_ctx *c, bool p_is_a, int i)
+{
+	imp_vec3 v;
+	if (p_is_a)
+		v = c->a.s->v[i];
+	else
+		v = c->b_in_a ? c->b.v[i] : imp_vec3_add(imp_mat3_apply(&c->r, c->b.s->v[i]), c->p);
+	return c->scaled ? imp_vec3_scale(c->scale, v) : v;
+}
+
 static bool warm_start(imp_gjk3_ctx *c, const imp_simplex_cache *cache, simplex3 *x)
 {
 	if (cache == NULL || cache->dim != 3 || cache->count < 1 || cache->count > 4)
@@ -470,12 +481,7 @@ static bool warm_start(imp_gjk3_ctx *c, const imp_simplex_cache *cache, simplex3
 		int ia = cache->index_a[i], ib = cache->index_b[i];
 		if (ia < 0 || ia >= sa->count || ib < 0 || ib >= sb->count)
 			return false;
-		imp_vec3 pa = sa->v[ia];
-		imp_vec3 pb = c->b_in_a ? c->b.v[ib] : imp_vec3_add(imp_mat3_apply(&c->r, sb->v[ib]), c->p);
-		if (c->scaled) {
-			pa = imp_vec3_scale(c->scale, pa);
-			pb = imp_vec3_scale(c->scale, pb);
-		}
+		imp_vec3 pa = p_vertex(c, true, ia), pb = p_vertex(c, false, ib);
 		s[i] = (imp_svert3){imp_vec3_sub(pa, pb), pa, ia, ib};
 		for (int j = 0; j < i; ++j)
 			if (same_vertex(&s[i], &s[j]))
@@ -580,17 +586,6 @@ static int weighted_indices(const imp_svert3 *s, const double *l, int n, bool of
 			idx[k++] = v;
 	}
 	return k;
-}
-
-/// P's vertex i in a's frame (scaled).
-static imp_vec3 p_vertex(const imp_gjk3_ctx *c, bool p_is_a, int i)
-{
-	imp_vec3 v;
-	if (p_is_a)
-		v = c->a.s->v[i];
-	else
-		v = c->b_in_a ? c->b.v[i] : imp_vec3_add(imp_mat3_apply(&c->r, c->b.s->v[i]), c->p);
-	return c->scaled ? imp_vec3_scale(c->scale, v) : v;
 }
 
 /// P's support along u and E's along -u, from one support of C; P's
@@ -1448,13 +1443,20 @@ static double robust_length3(imp_vec3 v)
 	return m * sqrt(norm2(u));
 }
 
+/// The point of the box (half sizes h) nearest q, in its frame.
+static imp_vec3 box_clamp(imp_vec3 h, imp_vec3 q)
+{
+	return imp_vec3_make(imp_max(-h.x, imp_min(q.x, h.x)), imp_max(-h.y, imp_min(q.y, h.y)),
+			     imp_max(-h.z, imp_min(q.z, h.z)));
+}
+
 /// A box (half sizes h) and a point q in its frame: the box's point
 /// nearest q and the normal from the box towards q, with the signed depth
 /// (minus the distance when q is outside; inside, the distance to the
 /// nearest face, whose normal it is).
 static void box_point(imp_vec3 h, imp_vec3 q, imp_vec3 *on_box, imp_vec3 *normal, double *depth)
 {
-	imp_vec3 x = {imp_max(-h.x, imp_min(q.x, h.x)), imp_max(-h.y, imp_min(q.y, h.y)), imp_max(-h.z, imp_min(q.z, h.z))};
+	imp_vec3 x = box_clamp(h, q);
 	imp_vec3 d = imp_vec3_sub(q, x);
 	double l = robust_length3(d);
 	if (l > 0.0) {
@@ -1509,36 +1511,100 @@ static double box_segment(imp_vec3 h, imp_vec3 s0, imp_vec3 s1, imp_vec3 *on_box
 			cut[j] = cut[j - 1];
 			cut[j - 1] = x;
 		}
-	double best = INFINITY;
+	// Candidates: every cut (the segment's ends among them), and each
+	// piece's own minimum where it lies inside the piece. On a piece each
+	// coordinate stays above, inside or below its slab, so the squared
+	// distance is A t^2 + B t + C there.
+	double cand[15];
+	int n = 0;
+	for (int i = 0; i < nc; ++i)
+		cand[n++] = cut[i];
 	for (int i = 0; i + 1 < nc; ++i) {
-		double ta = cut[i], tb = cut[i + 1], tm = 0.5 * (ta + tb);
-		// On this piece each coordinate stays above, inside or below
-		// its slab: the squared distance is A t^2 + B t + C.
-		double A = 0.0, B = 0.0;
+		double ta = cut[i], tb = cut[i + 1], tm = 0.5 * (ta + tb), A = 0.0, B = 0.0;
 		for (int k = 0; k < 3; ++k) {
 			double dk = axis_of(d, k), ok = axis_of(s0, k), hk = axis_of(h, k), x = ok + dk * tm;
-			double ck = x > hk ? hk : (x < -hk ? -hk : NAN);
-			if (isnan(ck))
-				continue;
-			A += dk * dk;
-			B += 2.0 * dk * (ok - ck);
-		}
-		double t = A > 0.0 ? imp_max(ta, imp_min(tb, -B / (2.0 * A))) : ta;
-		for (int end = 0; end < 3; ++end) {
-			double u = end == 0 ? t : (end == 1 ? ta : tb); // the ends too: rounding at a cut
-			imp_vec3 p = imp_vec3_add(s0, imp_vec3_scale(u, d));
-			imp_vec3 x = {imp_max(-h.x, imp_min(p.x, h.x)), imp_max(-h.y, imp_min(p.y, h.y)),
-				      imp_max(-h.z, imp_min(p.z, h.z))};
-			double dist = robust_length3(imp_vec3_sub(p, x));
-			if (dist < best) {
-				best = dist;
-				*on_box = x;
-				*on_seg = p;
-				*t_out = u;
+			if (x > hk || x < -hk) {
+				A += dk * dk;
+				B += 2.0 * dk * (ok - (x > hk ? hk : -hk));
 			}
+		}
+		double t = A > 0.0 ? -B / (2.0 * A) : ta;
+		if (t > ta && t < tb)
+			cand[n++] = t;
+	}
+	double best = INFINITY;
+	for (int i = 0; i < n; ++i) {
+		imp_vec3 p = imp_vec3_add(s0, imp_vec3_scale(cand[i], d)), x = box_clamp(h, p);
+		double dist = robust_length3(imp_vec3_sub(p, x));
+		if (dist < best) {
+			best = dist;
+			*on_box = x;
+			*on_seg = p;
+			*t_out = cand[i];
 		}
 	}
 	return best;
+}
+
+/// Level 3's closed forms, in a's frame (unscaled), with the features
+/// holding the witnesses. Two boxes: the separating-axis test (false when
+/// an axis separates them, or its witnesses are undecided). A box and a
+/// sphere's point or a capsule's segment: that core against the box, in
+/// the box's frame (false for a segment meeting the box). False: GJK.
+static bool closed_form3(const imp_gjk3_ctx *c, box_depth *bd, imp_feature *fa, imp_feature *fb)
+{
+	const imp_shape3 *sa = c->a.s, *sb = c->b.s;
+	bool box_a = sa->kind == IMP_SHAPE_BOX3 && sa->hull_dim == 3, box_b = sb->kind == IMP_SHAPE_BOX3 && sb->hull_dim == 3;
+	if (!box_a && !box_b)
+		return false;
+	double tol = 64 * DBL_EPSILON * (sa->bound_radius + sb->bound_radius + sqrt(norm2(c->p)));
+	if (box_a && box_b) {
+		if (!box_box_depth(sa->size, sb->size, &c->r, c->p, bd))
+			return false;
+		*fa = box_feature(sa, bd->pa, tol);
+		*fb = box_feature(sb, imp_mat3_apply_t(&c->r, imp_vec3_sub(bd->pb, c->p)), tol);
+		return true;
+	}
+	// One box; the other core a point or a segment, into the box's frame.
+	const imp_shape3 *box = box_a ? sa : sb, *other = box_a ? sb : sa;
+	if (other->v == NULL || other->count > 2)
+		return false;
+	imp_vec3 e[2];
+	for (int m = 0; m < other->count; ++m)
+		e[m] = box_a ? imp_vec3_add(imp_mat3_apply(&c->r, other->v[m]), c->p)
+			     : imp_mat3_apply_t(&c->r, imp_vec3_sub(other->v[m], c->p));
+	imp_vec3 on_box, on_other, n; // n: from the box to the other
+	imp_feature fo = {IMP_FEATURE_VERTEX, 0};
+	if (other->count == 1) {
+		on_other = e[0];
+		box_point(box->size, on_other, &on_box, &n, &bd->depth);
+	} else {
+		double t = 0.0, dist = box_segment(box->size, e[0], e[1], &on_box, &on_other, &t);
+		if (!(dist > 0.0))
+			return false; // they meet: GJK and EPA
+		n = imp_vec3_scale(1.0 / dist, imp_vec3_sub(on_other, on_box));
+		bd->depth = -dist;
+		int ends[2] = {0, 1};
+		if (t >= 1.0)
+			fo.index = 1;
+		else if (t > 0.0)
+			fo = imp_shape3_feature(other, ends, 2);
+	}
+	imp_feature fx = box_feature(box, on_box, tol);
+	if (box_a) {
+		bd->pa = on_box;
+		bd->pb = on_other;
+		bd->normal = n;
+		*fa = fx;
+		*fb = fo;
+	} else {
+		bd->pa = imp_vec3_add(imp_mat3_apply(&c->r, on_other), c->p);
+		bd->pb = imp_vec3_add(imp_mat3_apply(&c->r, on_box), c->p);
+		bd->normal = imp_vec3_neg(imp_mat3_apply(&c->r, n));
+		*fa = fo;
+		*fb = fx;
+	}
+	return true;
 }
 
 static double overlap_radius(const imp_gjk3_ctx *c)
@@ -1684,73 +1750,12 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	imp_status st = setup(&c, a, pa, b, pb, options, false);
 	if (st != IMP_OK)
 		return st;
-	// Closed forms where they exist. Two boxes: the separating-axis test
-	// first; it stops at the first axis that separates them (GJK then finds
-	// the distance), and when none does its depth is the answer. A box and
-	// a sphere: the sphere's centre against the box. GJK is not needed then.
+	// Closed forms where they exist (closed_form3); GJK is not needed then.
 	box_depth bd;
-	imp_feature fa = {IMP_FEATURE_NONE, -1}, fb = fa;
-	const imp_shape3 *sa = c.a.s, *sb = c.b.s;
-	bool box_a = sa->kind == IMP_SHAPE_BOX3 && sa->hull_dim == 3, box_b = sb->kind == IMP_SHAPE_BOX3 && sb->hull_dim == 3;
-	bool point_a = sa->v != NULL && sa->count == 1, point_b = sb->v != NULL && sb->count == 1;
-	double ftol = 64 * DBL_EPSILON * (sa->bound_radius + sb->bound_radius + sqrt(norm2(c.p)));
-	bool boxes = false;
-	if (box_a && box_b && box_box_depth(sa->size, sb->size, &c.r, c.p, &bd)) {
-		boxes = true;
-		fa = box_feature(sa, bd.pa, ftol);
-		fb = box_feature(sb, imp_mat3_apply_t(&c.r, imp_vec3_sub(bd.pb, c.p)), ftol);
-	} else if (box_a && point_b) {
-		boxes = true;
-		bd.pb = imp_vec3_add(imp_mat3_apply(&c.r, sb->v[0]), c.p);
-		box_point(sa->size, bd.pb, &bd.pa, &bd.normal, &bd.depth);
-		fa = box_feature(sa, bd.pa, ftol);
-		fb = (imp_feature){IMP_FEATURE_VERTEX, 0};
-	} else if ((box_a && sb->v != NULL && sb->count == 2) || (box_b && sa->v != NULL && sa->count == 2)) {
-		// A box and a segment (a capsule's core), apart: the closed form
-		// above; meeting ones go on to GJK and EPA.
-		bool seg_b = box_a;
-		const imp_shape3 *box = seg_b ? sa : sb, *seg = seg_b ? sb : sa;
-		imp_vec3 e[2];
-		for (int m = 0; m < 2; ++m)
-			e[m] = seg_b ? imp_vec3_add(imp_mat3_apply(&c.r, seg->v[m]), c.p)
-				     : imp_mat3_apply_t(&c.r, imp_vec3_sub(seg->v[m], c.p));
-		imp_vec3 on_box, on_seg;
-		double t = 0.0, dist = box_segment(box->size, e[0], e[1], &on_box, &on_seg, &t);
-		if (dist > 0.0) {
-			boxes = true;
-			imp_vec3 n = imp_vec3_scale(1.0 / dist, imp_vec3_sub(on_seg, on_box)); // box to segment
-			int ends[2] = {0, 1};
-			imp_feature fs = t <= 0.0 ? (imp_feature){IMP_FEATURE_VERTEX, 0}
-				       : (t >= 1.0 ? (imp_feature){IMP_FEATURE_VERTEX, 1} : imp_shape3_feature(seg, ends, 2));
-			imp_feature fx = box_feature(box, on_box, ftol);
-			bd.depth = -dist;
-			if (seg_b) {
-				bd.pa = on_box;
-				bd.pb = on_seg;
-				bd.normal = n;
-				fa = fx;
-				fb = fs;
-			} else {
-				// In b's frame: back into a's.
-				bd.pa = imp_vec3_add(imp_mat3_apply(&c.r, on_seg), c.p);
-				bd.pb = imp_vec3_add(imp_mat3_apply(&c.r, on_box), c.p);
-				bd.normal = imp_vec3_neg(imp_mat3_apply(&c.r, n));
-				fa = fs;
-				fb = fx;
-			}
-		}
-	} else if (point_a && box_b) {
-		boxes = true;
-		bd.pa = sa->v[0];
-		imp_vec3 on_b, n_b;
-		box_point(sb->size, imp_mat3_apply_t(&c.r, imp_vec3_sub(bd.pa, c.p)), &on_b, &n_b, &bd.depth);
-		bd.pb = imp_vec3_add(imp_mat3_apply(&c.r, on_b), c.p);
-		bd.normal = imp_vec3_neg(imp_mat3_apply(&c.r, n_b));
-		fa = (imp_feature){IMP_FEATURE_VERTEX, 0};
-		fb = box_feature(sb, on_b, ftol);
-	}
+	imp_feature fa, fb;
+	bool closed = closed_form3(&c, &bd, &fa, &fb);
 	gjk3_out g;
-	if (boxes) {
+	if (closed) {
 		g.state = IMP_STATE_OVERLAPPING;
 		g.iterations = 0;
 		g.x.n = 0;
@@ -1771,7 +1776,7 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	const double *wl;
 	int wn;
 	imp_epa3_result e;
-	if (boxes) {
+	if (closed) {
 		// Unscaled: the closed forms work on the shapes' own sizes.
 		imp_vec3 pa_s = imp_vec3_scale(c.scale, bd.pa), pb_s = imp_vec3_scale(c.scale, bd.pb);
 		e.s[0] = (imp_svert3){imp_vec3_sub(pa_s, pb_s), pa_s, -1, -1};
@@ -1842,7 +1847,7 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		pa_local = imp_vec3_add(pa_local, imp_vec3_scale(wl[i], ws[i].a));
 		pb_local = imp_vec3_add(pb_local, imp_vec3_scale(wl[i], imp_vec3_sub(ws[i].a, ws[i].w)));
 	}
-	if (boxes) {
+	if (closed) {
 		r.feature_a = fa;
 		r.feature_b = fb;
 	} else {
