@@ -385,6 +385,16 @@ static void test_analytic(void **state)
 	       n, worst[0], worst[1], worst[2], worst[3], worst[4]);
 }
 
+/// imp_closest3 on (a, b), or on (b, a) when `swap`.
+static void closest_either(bool swap, const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			   imp_closest3_result *x)
+{
+	if (swap)
+		assert_int_equal(imp_closest3(b, pb, a, pa, NULL, x), IMP_OK);
+	else
+		assert_int_equal(imp_closest3(a, pa, b, pb, NULL, x), IMP_OK);
+}
+
 /// How far x (a's frame of an ellipsoid with semi-axes e at pose p) is
 /// from its surface, in units of the surface's level |E^-1 x| - 1, and the
 /// outward normal there (world, unit).
@@ -605,10 +615,7 @@ static void test_vertex_ellipsoid(void **state)
 		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(k * o3_range(&r, 0.5, 5.0), o3_unit(&r)));
 		bool swap = i % 2 == 1; // the ellipsoid as a, too
 		imp_closest3_result x;
-		if (swap)
-			assert_int_equal(imp_closest3(b, pb, a, pa, NULL, &x), IMP_OK);
-		else
-			assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+		closest_either(swap, a, pa, b, pb, &x);
 		if (!(x.distance > 1e-6 * k)) {
 			imp_shape_destroy(a);
 			imp_shape_destroy(b);
@@ -696,10 +703,7 @@ static void test_box_depth(void **state)
 		}
 		bool swap = i % 2 == 1;
 		imp_closest3_result x;
-		if (swap)
-			assert_int_equal(imp_closest3(b, pb, a, pa, NULL, &x), IMP_OK);
-		else
-			assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+		closest_either(swap, a, pa, b, pb, &x);
 		double want = -(sat + ra + rb);
 		double err = fabs(x.distance - want) / k;
 		track(&worst, err);
@@ -813,10 +817,7 @@ static void test_box_sphere(void **state)
 		double want = (out > 0.0 ? out : -in) - ra - rb;
 		for (int swap = 0; swap < 2; ++swap) {
 			imp_closest3_result x;
-			if (swap)
-				assert_int_equal(imp_closest3(b, pb, a, pa, NULL, &x), IMP_OK);
-			else
-				assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+			closest_either(swap, a, pa, b, pb, &x);
 			double err = fabs(x.distance - want) / k;
 			imp_vec3 gap = imp_vec3_sub(imp_vec3_sub(x.point_b, x.point_a), imp_vec3_scale(x.distance, x.normal));
 			double off = imp_vec3_length(gap) / k;
@@ -872,10 +873,7 @@ static void test_box_capsule(void **state)
 		double want = core - rb;
 		for (int swap = 0; swap < 2; ++swap) {
 			imp_closest3_result x;
-			if (swap)
-				assert_int_equal(imp_closest3(b, pb, a, pa, NULL, &x), IMP_OK);
-			else
-				assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+			closest_either(swap, a, pa, b, pb, &x);
 			imp_vec3 gap = imp_vec3_sub(imp_vec3_sub(x.point_b, x.point_a), imp_vec3_scale(x.distance, x.normal));
 			double err = fmax(fabs(x.distance - want), imp_vec3_length(gap)) / k;
 			track(&worst, err);
