@@ -475,12 +475,8 @@ static bool newton_descent(imp_gjk3_ctx *c, imp_vec3 *np, double *hp, imp_svert3
 			h22 = imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e2) / eps - h;
 			h12 = 0.5 * (imp_vec3_dot(imp_vec3_sub(w2.w, w.w), e1) + imp_vec3_dot(imp_vec3_sub(w1.w, w.w), e2)) / eps;
 		}
-		double det = h11 * h22 - h12 * h12;
 		double u1, u2;
-		if (h11 > 0.0 && det > 0.0) {
-			u1 = -(h22 * g1 - h12 * g2) / det;
-			u2 = -(h11 * g2 - h12 * g1) / det;
-		} else {
+		if (!imp_tangent_newton(g1, g2, h11, h12, h22, &u1, &u2)) {
 			// Not convex there (an edge or vertex of a polytope):
 			// a gradient step of the size the gradient suggests.
 			u1 = -g1 / scale;

@@ -641,11 +641,7 @@ static bool feature_newton(imp_gjk3_ctx *c, bool p_is_a, imp_vec3 v, imp_vec3 ax
 			h12 = e_form(c, p_is_a, n, e1, e2);
 			h22 = e_form(c, p_is_a, n, e2, e2) - g;
 		}
-		double det = h11 * h22 - h12 * h12;
-		if (h11 > 0.0 && det > 0.0) {
-			u1 = -(h22 * g1 - h12 * g2) / det;
-			u2 = -(h11 * g2 - h12 * g1) / det;
-		} else {
+		if (!imp_tangent_newton(g1, g2, h11, h12, h22, &u1, &u2)) {
 			// Not convex here (u does not separate yet): a gradient step.
 			u1 = -0.5 * g1 / gl;
 			u2 = -0.5 * g2 / gl;

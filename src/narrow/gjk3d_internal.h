@@ -82,6 +82,21 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 /// when the gradient vanished to `tol` (relative) or no lower h was found.
 bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out);
 
+/// The Newton step (u1, u2) on the tangent plane of the sphere of
+/// directions: the Hessian [h11 h12; h12 h22] solved against the gradient
+/// (g1, g2) where it is positive definite; else false, and the caller takes
+/// a gradient step of its own size.
+static inline bool imp_tangent_newton(double g1, double g2, double h11, double h12, double h22, double *u1,
+				      double *u2)
+{
+	double det = h11 * h22 - h12 * h12;
+	if (!(h11 > 0.0 && det > 0.0))
+		return false;
+	*u1 = -(h22 * g1 - h12 * g2) / det;
+	*u2 = -(h11 * g2 - h12 * g1) / det;
+	return true;
+}
+
 /// A unit vector normal to e (any length but zero).
 static inline imp_vec3 imp_any_normal3(imp_vec3 e)
 {
