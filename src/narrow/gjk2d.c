@@ -69,6 +69,16 @@ static imp_status diagnose(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	return st;
 }
 
+/// True when the support of `s` climbs under options `o`.
+IMP_ALWAYS_INLINE bool climbs(const imp_shape *s, const imp_query_options *o)
+{
+	if (o == &imp_default_options)
+		return s->climb_auto;
+	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB ||
+		     (o->support == IMP_SUPPORT_AUTO && s->count >= o->hill_climb_min_vertices);
+	return climb && s->count >= 3;
+}
+
 IMP_ALWAYS_INLINE void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_query_options *o)
 {
 	x->shape = s;
@@ -76,19 +86,13 @@ IMP_ALWAYS_INLINE void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_q
 	x->warm = false;
 	x->v = s->v;
 	x->n = s->count;
-	if (o == &imp_default_options) {
-		x->climb = s->climb_auto;
-		return;
-	}
-	bool climb = o->support == IMP_SUPPORT_HILL_CLIMB ||
-		     (o->support == IMP_SUPPORT_AUTO && s->count >= o->hill_climb_min_vertices);
-	x->climb = climb && s->count >= 3;
+	x->climb = climbs(s, o);
 }
 
-/// Checks everything and sets up the pair in a's frame. The common case
-/// costs one sum (it carries every NaN and infinity) and two unit tests.
-IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
-				   imp_pose2 pb, const imp_query_options *o)
+/// Checks every argument of a query. The common case costs one sum (it
+/// carries every NaN and infinity) and two unit tests.
+IMP_ALWAYS_INLINE imp_status check_pair(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+					const imp_query_options *o)
 {
 	// One sum of magnitudes checks all four translations for NaN, infinity
 	// and range at once; the unit tests fail for any bad rotation.
@@ -100,12 +104,17 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 		// The quick test is stricter than the exact one (the sum of four
 		// coordinates each within range can exceed it): go on when the
 		// exact one finds nothing wrong.
-		imp_status st = diagnose(a, pa, b, pb, o);
-		if (st != IMP_OK)
-			return st;
+		return diagnose(a, pa, b, pb, o);
 	}
-	c->q = imp_rot2_mul_inv(pa.q, pb.q);
-	c->p = imp_pose2_apply_inv(pa, pb.p);
+	return IMP_OK;
+}
+
+/// Sets up a checked pair with b's pose (q, p) in a's frame.
+IMP_ALWAYS_INLINE void setup_pair(imp_gjk2_ctx *c, const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p,
+				  const imp_query_options *o)
+{
+	c->q = q;
+	c->p = p;
 	c->bad = false;
 	proxy_init(&c->a, a, o);
 	proxy_init(&c->b, b, o);
@@ -116,7 +125,16 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	// boundary with no vertex index.
 	c->interior_ok = c->a.n >= 3 || c->b.n >= 3;
 	c->b_small = c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX;
-	return IMP_OK;
+}
+
+/// Checks everything and sets up the pair in a's frame.
+IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
+				   imp_pose2 pb, const imp_query_options *o)
+{
+	imp_status st = check_pair(a, pa, b, pb, o);
+	if (st == IMP_OK)
+		setup_pair(c, a, b, imp_rot2_mul_inv(pa.q, pb.q), imp_pose2_apply_inv(pa, pb.p), o);
+	return st;
 }
 
 /// Moves b's vertices into a's frame, where that pays (see b_small), once
@@ -638,6 +656,14 @@ IMP_ALWAYS_INLINE bool drop_interior(vtx *p, vtx q, vtx w, int *n, near *v)
 	return true;
 }
 
+/// True when vertex i of the ring v[0..n) is no lower along d than its two
+/// neighbours (any n >= 1).
+IMP_ALWAYS_INLINE bool ring_max(const imp_vec2 *v, int n, int i, imp_vec2 d)
+{
+	double sx = imp_vec2_dot(v[i], d);
+	return imp_vec2_dot(v[i == 0 ? n - 1 : i - 1], d) <= sx && imp_vec2_dot(v[i + 1 == n ? 0 : i + 1], d) <= sx;
+}
+
 /// True when vertex (ia, ib) of C is a support point along -d: a's vertex
 /// ia no lower along -d than its two neighbours and b's vertex ib no lower
 /// along d than its own (on a convex ring a local maximum is global). Four
@@ -645,26 +671,9 @@ IMP_ALWAYS_INLINE bool drop_interior(vtx *p, vtx q, vtx w, int *n, near *v)
 /// only confirms convergence, is this test when it holds.
 IMP_ALWAYS_INLINE bool is_support(const imp_gjk2_ctx *c, vtx p, imp_vec2 d)
 {
-	const imp_vec2 *va = c->a.v;
-	int na = c->a.n, nb = c->b.n;
-	if (na >= 2) {
-		imp_vec2 x = va[p.ia];
-		imp_vec2 prev = va[p.ia == 0 ? na - 1 : p.ia - 1], next = va[p.ia + 1 == na ? 0 : p.ia + 1];
-		double sx = imp_vec2_dot(x, d);
-		if (imp_vec2_dot(prev, d) < sx || imp_vec2_dot(next, d) < sx)
-			return false;
-	}
-	if (nb >= 2) {
-		// b's own frame unless its vertices were moved into a's.
-		imp_vec2 db = c->b_in_a ? d : imp_rot2_apply_inv(c->q, d);
-		const imp_vec2 *vb = c->b.v;
-		imp_vec2 x = vb[p.ib];
-		imp_vec2 prev = vb[p.ib == 0 ? nb - 1 : p.ib - 1], next = vb[p.ib + 1 == nb ? 0 : p.ib + 1];
-		double sx = imp_vec2_dot(x, db);
-		if (imp_vec2_dot(prev, db) > sx || imp_vec2_dot(next, db) > sx)
-			return false;
-	}
-	return true;
+	// b's own frame unless its vertices were moved into a's.
+	return ring_max(c->a.v, c->a.n, p.ia, imp_vec2_make(-d.x, -d.y)) &&
+	       ring_max(c->b.v, c->b.n, p.ib, c->b_in_a ? d : imp_rot2_apply_inv(c->q, d));
 }
 
 /// The barycode (Alg. 3) of triangle {w (newest), p, q}: bit 0 when the
@@ -857,46 +866,55 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 #define LEAN_REACH_MIN 1e-30
 #define LEAN_REACH_MAX 1e30
 
-/// True when the pair can take the lean loop: two polygons searched by
-/// brute force, b with at most IMP_PRETRANSFORM_MAX vertices, no cache to
-/// warm start from, plain GJK, coordinates inside the scale window.
-IMP_ALWAYS_INLINE bool lean_ok(const imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o)
+/// The most vertices b may have in the lean loop, which moves them into
+/// a's frame on the stack: as many as brute force searches by default.
+#define LEAN_MAX_VERTICES IMP_HILL_CLIMB_MIN_VERTICES
+
+/// True when a checked pair can take the lean loop: two polygons searched
+/// by brute force, b of at most LEAN_MAX_VERTICES vertices, no cache to
+/// warm start from, plain GJK, coordinates (b's position p in a's frame)
+/// inside the scale window.
+IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 p, const imp_simplex_cache *cache,
+			       const imp_query_options *o)
 {
-	if (cache != NULL || !c->b_small || c->a.v == NULL || c->a.climb ||
-	    (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
+	if (cache != NULL || a->v == NULL || b->v == NULL || b->count > LEAN_MAX_VERTICES || climbs(a, o) ||
+	    climbs(b, o) || (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
 		return false;
-	double reach = fabs(c->p.x) + fabs(c->p.y) + c->a.shape->bound_radius + c->b.shape->bound_radius;
+	double reach = fabs(p.x) + fabs(p.y) + a->bound_radius + b->bound_radius;
 	return reach >= LEAN_REACH_MIN && reach <= LEAN_REACH_MAX;
 }
 
-/// Alg. 1 with the barycode sub-distance, for the common case only: two
-/// polygons, b's vertices moved into a's frame, no cache, a scale where no
-/// product leaves double's range (lean_ok). It is gjk_polygons without
-/// what only other cases need (the interior starting point, scaled
-/// lengths, the rounding-stall test, the simplex records), which costs a
-/// third of a 4-gon query there (callgrind: 1055 instructions against
-/// 650). Anything out of the ordinary (a triangle without area, a code
-/// that only rounding gives, more iterations than C has vertices, a vertex
-/// within 1e-140 of the origin) returns false and the general loop answers
-/// from the start. Else the distance between the cores (0: overlapping) in
-/// *core and the iterations in *iterations.
-IMP_ALWAYS_INLINE bool lean_distance(imp_gjk2_ctx *c, const imp_query_options *o, double *core, int *iterations)
+/// Alg. 1 with the barycode sub-distance, for the common case only (see
+/// lean_ok): b's vertices moved into a's frame (q, p) once, the simplex in
+/// registers. It is gjk_polygons without what only other cases need (the
+/// query context, scaled lengths, the rounding-stall test, the simplex
+/// records for a cache or Level 3). Anything out of the ordinary (a
+/// triangle without area, a code only rounding gives, more iterations than
+/// C has vertices, a vertex within 1e-140 of the origin) returns false,
+/// and the general loop answers from the start. Else the distance between
+/// the cores (0: overlapping) in *core and the iterations in *iterations.
+IMP_ALWAYS_INLINE bool lean_distance(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
+				     const imp_query_options *o, double *core, int *iterations)
 {
-	pretransform(c);
-	const imp_vec2 *va = c->a.v, *vb = c->b.v;
-	const int na = c->a.n, nb = c->b.n;
+	const imp_vec2 *va = a->v;
+	const int na = a->count, nb = b->count;
+	imp_vec2 vb[LEAN_MAX_VERTICES];
+	for (int i = 0; i < nb; ++i)
+		vb[i] = imp_vec2_add(imp_rot2_apply(q_b, b->v[i]), p_b);
 	const double tol = o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE;
 	const int cap = na + nb + 4 < o->max_iterations ? na + nb + 4 : o->max_iterations;
 	// The first direction: a point of C, the difference of two interior points.
-	imp_vec2 cb = imp_vec2_add(imp_rot2_apply(c->q, c->b.shape->center), c->p);
-	imp_vec2 d0 = imp_vec2_sub(c->a.shape->center, cb);
-	if (d0.x == 0.0 && d0.y == 0.0)
+	imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
+	bool interior = na >= 3 || nb >= 3;
+	if (d0.x == 0.0 && d0.y == 0.0) {
 		d0 = imp_vec2_make(1.0, 0.0);
+		interior = false;
+	}
 	int ia = imp_support_brute(va, na, imp_vec2_make(-d0.x, -d0.y)), ib = imp_support_brute(vb, nb, d0);
 	vtx p = {imp_vec2_sub(va[ia], vb[ib]), ia, ib}, q = p;
 	int n = 1;
 	near v = {p.w, imp_vec2_dot(p.w, p.w)};
-	if (c->interior_ok && (d0.x != 1.0 || d0.y != 0.0)) {
+	if (interior) {
 		// The interior point as the simplex's second vertex (no index): a
 		// pair that overlaps is then mostly known after one more support.
 		vtx ci = {d0, -1, -1};
@@ -905,7 +923,7 @@ IMP_ALWAYS_INLINE bool lean_distance(imp_gjk2_ctx *c, const imp_query_options *o
 	for (int it = 1;; ++it) {
 		if (!(v.h > 1e-280)) {
 			if (v.h == 0.0) {
-				*core = 0.0; // the origin is a vertex of C: touching cores
+				*core = 0.0; // the origin is on C's boundary or inside
 				*iterations = it;
 				return true;
 			}
@@ -913,7 +931,8 @@ IMP_ALWAYS_INLINE bool lean_distance(imp_gjk2_ctx *c, const imp_query_options *o
 		}
 		if (it > cap)
 			return false;
-		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && is_support(c, p, v.d)) {
+		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && ring_max(va, na, p.ia, imp_vec2_make(-v.d.x, -v.d.y)) &&
+		    ring_max(vb, nb, p.ib, v.d)) {
 			// The support along -v would give p back (and q, on the
 			// same line normal to v): converged without the search.
 			*core = v.h / sqrt(imp_vec2_dot(v.d, v.d));
@@ -962,12 +981,13 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 {
 	if (options == NULL)
 		options = &imp_default_options;
-	imp_gjk2_ctx c;
-	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
+	if (check_pair(a, pa, b, pb, options) != IMP_OK)
 		return NAN;
+	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
+	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
 	double core;
 	int lean_iterations;
-	if (lean_ok(&c, cache, options) && lean_distance(&c, options, &core, &lean_iterations)) {
+	if (lean_ok(a, b, p, cache, options) && lean_distance(a, b, q, p, options, &core, &lean_iterations)) {
 		if (iterations != NULL)
 			*iterations = lean_iterations;
 		double d = core - a->radius - b->radius;
@@ -976,6 +996,8 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 				: d > 0.0 ? IMP_STATE_SEPARATED : d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
 		return d > 0.0 ? d : 0.0;
 	}
+	imp_gjk2_ctx c;
+	setup_pair(&c, a, b, q, p, options);
 	gjk2_out g;
 	c.want_simplex = cache != NULL;
 	distance_run(&c, cache, options, &g);
