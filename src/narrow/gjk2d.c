@@ -860,7 +860,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 	out->state = state;
 }
 
-/// The scale window of the lean loop (lean_distance): pairs whose
+/// The scale window of the lean loop (lean_gjk): pairs whose
 /// coordinates, in a's frame, stay within it keep every square and product
 /// the loop forms (up to the fourth power) far inside double's range.
 #define LEAN_REACH_MIN 1e-30
@@ -884,17 +884,32 @@ IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 
 	return reach >= LEAN_REACH_MIN && reach <= LEAN_REACH_MAX;
 }
 
+/// What the lean loop ends with: the simplex (p newest; q and r as n
+/// says), the nearest point as a `near` and the iterations.
+typedef struct lean_out {
+	vtx p, q, r;
+	int n;
+	near v;
+	int iterations;
+} lean_out;
+
+/// True when the lean loop's answer says the cores overlap (or touch).
+static inline bool lean_overlapping(const lean_out *l)
+{
+	return l->n == 3 || l->v.h == 0.0;
+}
+
 /// Alg. 1 with the barycode sub-distance, for the common case only (see
 /// lean_ok): b's vertices moved into a's frame (q, p) once, the simplex in
 /// registers. It is gjk_polygons without what only other cases need (the
 /// query context, scaled lengths, the rounding-stall test, the simplex
-/// records for a cache or Level 3). Anything out of the ordinary (a
-/// triangle without area, a code only rounding gives, more iterations than
-/// C has vertices, a vertex within 1e-140 of the origin) returns false,
-/// and the general loop answers from the start. Else the distance between
-/// the cores (0: overlapping) in *core and the iterations in *iterations.
-IMP_ALWAYS_INLINE bool lean_distance(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
-				     const imp_query_options *o, double *core, int *iterations)
+/// records of the cache). Anything out of the ordinary (a triangle without
+/// area, a code only rounding gives, more iterations than C has vertices,
+/// a vertex within 1e-140 of the origin, and with `indexed` an answer that
+/// holds the interior starting point, which has no vertex for witnesses)
+/// returns false, and the general loop answers from the start.
+IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
+				const imp_query_options *o, bool indexed, lean_out *out)
 {
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
@@ -920,33 +935,26 @@ IMP_ALWAYS_INLINE bool lean_distance(const imp_shape *a, const imp_shape *b, imp
 		vtx ci = {d0, -1, -1};
 		n = small_segment(p, ci, &p, &q, &v);
 	}
-	for (int it = 1;; ++it) {
+	int it = 1;
+	for (;; ++it) {
 		if (!(v.h > 1e-280)) {
-			if (v.h == 0.0) {
-				*core = 0.0; // the origin is on C's boundary or inside
-				*iterations = it;
-				return true;
-			}
+			if (v.h == 0.0)
+				break; // the origin is on C's boundary: touching cores
 			return false;
 		}
 		if (it > cap)
 			return false;
 		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && ring_max(va, na, p.ia, imp_vec2_make(-v.d.x, -v.d.y)) &&
-		    ring_max(vb, nb, p.ib, v.d)) {
-			// The support along -v would give p back (and q, on the
-			// same line normal to v): converged without the search.
-			*core = v.h / sqrt(imp_vec2_dot(v.d, v.d));
-			*iterations = it;
-			return true;
-		}
+		    ring_max(vb, nb, p.ib, v.d))
+			break; // the support along -v would give p back (and q, on the same line normal to v)
 		ia = imp_support_brute(va, na, imp_vec2_make(-v.d.x, -v.d.y));
 		ib = imp_support_brute(vb, nb, v.d);
 		vtx w = {imp_vec2_sub(va[ia], vb[ib]), ia, ib};
 		double dw = imp_vec2_dot(v.d, w.w);
 		if ((ia == p.ia && ib == p.ib) || (n == 2 && ia == q.ia && ib == q.ib) || v.h - dw <= tol * v.h) {
-			*core = v.h / sqrt(imp_vec2_dot(v.d, v.d));
-			*iterations = it;
-			return true;
+			if (indexed && (p.ia < 0 || (n == 2 && q.ia < 0)))
+				return false;
+			break;
 		}
 		if (n == 1) {
 			n = small_segment(w, p, &p, &q, &v);
@@ -955,13 +963,39 @@ IMP_ALWAYS_INLINE bool lean_distance(const imp_shape *a, const imp_shape *b, imp
 		// S2D with w newest: A = w, B = p, C = q (as in gjk_polygons).
 		int code = triangle_code(w.w, p.w, q.w);
 		if (code == 7) {
-			*core = 0.0;
-			*iterations = it;
-			return true;
+			out->r = q;
+			q = p;
+			p = w;
+			n = 3;
+			break;
 		}
 		if (code < 4)
 			return false;
 		n = triangle_step(code, w, p, q, &p, &q, &v);
+	}
+	out->p = p;
+	out->q = q;
+	out->n = n;
+	out->v = v;
+	out->iterations = it;
+	return true;
+}
+
+/// The lean loop's answer as the general loop's, for Level 3.
+static void lean_to_gjk(const imp_shape *a, const lean_out *l, gjk2_out *g)
+{
+	const vtx keep[3] = {l->p, l->q, l->r};
+	for (int i = 0; i < l->n; ++i)
+		g->s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? a->v[keep[i].ia] : a->center, keep[i].ia, keep[i].ib};
+	g->n = l->n;
+	g->iterations = l->iterations;
+	double dd = imp_vec2_dot(l->v.d, l->v.d);
+	if (lean_overlapping(l)) {
+		g->v = imp_vec2_make(0.0, 0.0);
+		g->state = IMP_STATE_OVERLAPPING;
+	} else {
+		g->v = imp_vec2_scale(l->v.h / dd, l->v.d);
+		g->state = IMP_STATE_SEPARATED;
 	}
 }
 
@@ -985,11 +1019,11 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 		return NAN;
 	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
 	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
-	double core;
-	int lean_iterations;
-	if (lean_ok(a, b, p, cache, options) && lean_distance(a, b, q, p, options, &core, &lean_iterations)) {
+	lean_out l;
+	if (lean_ok(a, b, p, cache, options) && lean_gjk(a, b, q, p, options, false, &l)) {
+		double core = lean_overlapping(&l) ? 0.0 : l.v.h / sqrt(imp_vec2_dot(l.v.d, l.v.d));
 		if (iterations != NULL)
-			*iterations = lean_iterations;
+			*iterations = l.iterations;
 		double d = core - a->radius - b->radius;
 		if (state != NULL)
 			*state = core == 0.0 ? IMP_STATE_OVERLAPPING
@@ -1167,17 +1201,24 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 		return IMP_ERR_NULL_ARGUMENT;
 	if (options == NULL)
 		options = &imp_default_options;
-	imp_gjk2_ctx c;
-	imp_status st = setup(&c, a, pa, b, pb, options);
+	imp_status st = check_pair(a, pa, b, pb, options);
 	if (st != IMP_OK)
 		return st;
+	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
+	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
+	imp_gjk2_ctx c;
+	setup_pair(&c, a, b, q, p, options);
 	// EPA grows its polygon from GJK's simplex, which must then hold
 	// support points only; the walk needs no simplex.
 	bool walk = !has_user_shape(&c) && options->penetration == IMP_PENETRATION_AUTO &&
 		    c.a.n + c.b.n <= IMP_WALK_MAX_EDGES;
 	c.interior_ok = c.interior_ok && walk;
 	gjk2_out g;
-	distance_run(&c, cache, options, &g);
+	lean_out l;
+	if (walk && lean_ok(a, b, p, cache, options) && lean_gjk(a, b, q, p, options, true, &l))
+		lean_to_gjk(a, &l, &g);
+	else
+		distance_run(&c, cache, options, &g);
 	write_cache(cache, g.s, g.n, g.v);
 
 	imp_closest2_result r = {.iterations = g.iterations};
