@@ -871,13 +871,11 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 #define LEAN_MAX_VERTICES IMP_HILL_CLIMB_MIN_VERTICES
 
 /// True when a checked pair can take the lean loop: two polygons searched
-/// by brute force, b of at most LEAN_MAX_VERTICES vertices, no cache to
-/// warm start from, plain GJK, coordinates (b's position p in a's frame)
-/// inside the scale window.
-IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 p, const imp_simplex_cache *cache,
-			       const imp_query_options *o)
+/// by brute force, b of at most LEAN_MAX_VERTICES vertices, plain GJK,
+/// coordinates (b's position p in a's frame) inside the scale window.
+IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 p, const imp_query_options *o)
 {
-	if (cache != NULL || a->v == NULL || b->v == NULL || b->count > LEAN_MAX_VERTICES || climbs(a, o) ||
+	if (a->v == NULL || b->v == NULL || b->count > LEAN_MAX_VERTICES || climbs(a, o) ||
 	    climbs(b, o) || (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
 		return false;
 	double reach = fabs(p.x) + fabs(p.y) + a->bound_radius + b->bound_radius;
@@ -908,8 +906,44 @@ static inline bool lean_overlapping(const lean_out *l)
 /// a vertex within 1e-140 of the origin, and with `indexed` an answer that
 /// holds the interior starting point, which has no vertex for witnesses)
 /// returns false, and the general loop answers from the start.
+/// The lean loop's warm start: the cached simplex (ALGORITHMS.md §3)
+/// rebuilt from its vertex indices at the new poses. False when the cache
+/// is empty or not usable here, or holds a triangle that no longer holds
+/// the origin (the loop then starts afresh).
+IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 *va, int na, const imp_vec2 *vb,
+				 int nb, vtx *p, vtx *q, int *n, near *v)
+{
+	if (cache == NULL || cache->dim != 2 || cache->count < 1 || cache->count > 3)
+		return false;
+	vtx s[3];
+	for (int i = 0; i < cache->count; ++i) {
+		int ia = cache->index_a[i], ib = cache->index_b[i];
+		if (ia < 0 || ia >= na || ib < 0 || ib >= nb)
+			return false;
+		s[i] = (vtx){imp_vec2_sub(va[ia], vb[ib]), ia, ib};
+	}
+	if (cache->count == 3) {
+		if (triangle_code(s[0].w, s[1].w, s[2].w) != 7)
+			return false;
+		*p = s[0];
+		*q = s[1];
+		v->h = 0.0;
+		*n = 3;
+		return true;
+	}
+	if (cache->count == 2) {
+		*n = small_segment(s[0], s[1], p, q, v);
+	} else {
+		*p = s[0];
+		*n = 1;
+		*v = near_vertex(s[0].w);
+	}
+	return true;
+}
+
 IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
-				const imp_query_options *o, bool indexed, lean_out *out)
+				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
+				lean_out *out)
 {
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
@@ -918,25 +952,36 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 		vb[i] = imp_vec2_add(imp_rot2_apply(q_b, b->v[i]), p_b);
 	const double tol = o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE;
 	const int cap = na + nb + 4 < o->max_iterations ? na + nb + 4 : o->max_iterations;
-	// The first direction: a point of C, the difference of two interior points.
-	imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
-	bool interior = na >= 3 || nb >= 3;
-	if (d0.x == 0.0 && d0.y == 0.0) {
-		d0 = imp_vec2_make(1.0, 0.0);
-		interior = false;
+	vtx p = {{0.0, 0.0}, 0, 0}, q = p;
+	int n = 1, ia, ib;
+	near v;
+	if (!lean_warm(cache, va, na, vb, nb, &p, &q, &n, &v)) {
+		// The first direction: a point of C, the difference of two
+		// interior points.
+		imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
+		bool interior = na >= 3 || nb >= 3;
+		if (d0.x == 0.0 && d0.y == 0.0) {
+			d0 = imp_vec2_make(1.0, 0.0);
+			interior = false;
+		}
+		ia = imp_support_brute(va, na, imp_vec2_make(-d0.x, -d0.y));
+		ib = imp_support_brute(vb, nb, d0);
+		p = (vtx){imp_vec2_sub(va[ia], vb[ib]), ia, ib};
+		n = 1;
+		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
+		if (interior) {
+			// The interior point as the simplex's second vertex (no
+			// index): a pair that overlaps is then mostly known after
+			// one more support.
+			vtx ci = {d0, -1, -1};
+			n = small_segment(p, ci, &p, &q, &v);
+		}
+	} else if (n == 3) {
+		out->r = (vtx){imp_vec2_sub(va[cache->index_a[2]], vb[cache->index_b[2]]), cache->index_a[2],
+			       cache->index_b[2]};
 	}
-	int ia = imp_support_brute(va, na, imp_vec2_make(-d0.x, -d0.y)), ib = imp_support_brute(vb, nb, d0);
-	vtx p = {imp_vec2_sub(va[ia], vb[ib]), ia, ib}, q = p;
-	int n = 1;
-	near v = {p.w, imp_vec2_dot(p.w, p.w)};
-	if (interior) {
-		// The interior point as the simplex's second vertex (no index): a
-		// pair that overlaps is then mostly known after one more support.
-		vtx ci = {d0, -1, -1};
-		n = small_segment(p, ci, &p, &q, &v);
-	}
-	int it = 1;
-	for (;; ++it) {
+	int it = n < 3; // a cached triangle that still holds the origin takes none
+	for (; n < 3; ++it) {
 		if (!(v.h > 1e-280)) {
 			if (v.h == 0.0)
 				break; // the origin is on C's boundary: touching cores
@@ -981,6 +1026,21 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 	return true;
 }
 
+/// The lean loop's simplex into the cache (when there is one), as
+/// write_cache does for the general loop.
+static void lean_write_cache(imp_simplex_cache *cache, const lean_out *l)
+{
+	if (cache == NULL)
+		return;
+	const vtx keep[3] = {l->p, l->q, l->r};
+	imp_svert2 s[3];
+	for (int i = 0; i < l->n; ++i)
+		s[i] = (imp_svert2){keep[i].w, {0.0, 0.0}, keep[i].ia, keep[i].ib};
+	double dd = imp_vec2_dot(l->v.d, l->v.d);
+	write_cache(cache, s, l->n,
+		    lean_overlapping(l) ? imp_vec2_make(0.0, 0.0) : imp_vec2_scale(l->v.h / dd, l->v.d));
+}
+
 /// The lean loop's answer as the general loop's, for Level 3.
 static void lean_to_gjk(const imp_shape *a, const lean_out *l, gjk2_out *g)
 {
@@ -1020,7 +1080,8 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
 	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
 	lean_out l;
-	if (lean_ok(a, b, p, cache, options) && lean_gjk(a, b, q, p, options, false, &l)) {
+	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, cache != NULL, &l)) {
+		lean_write_cache(cache, &l);
 		double core = lean_overlapping(&l) ? 0.0 : l.v.h / sqrt(imp_vec2_dot(l.v.d, l.v.d));
 		if (iterations != NULL)
 			*iterations = l.iterations;
@@ -1215,7 +1276,7 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 	c.interior_ok = c.interior_ok && walk;
 	gjk2_out g;
 	lean_out l;
-	if (walk && lean_ok(a, b, p, cache, options) && lean_gjk(a, b, q, p, options, true, &l))
+	if (walk && lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, true, &l))
 		lean_to_gjk(a, &l, &g);
 	else
 		distance_run(&c, cache, options, &g);
