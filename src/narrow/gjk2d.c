@@ -1254,6 +1254,87 @@ static imp_status degenerate_result(imp_closest2_result r, imp_closest2_result *
 	return IMP_OK;
 }
 
+/// The feature of a polygon core with n vertices holding a witness, from
+/// the simplex's vertex indices i0 and i1 (-1: one vertex only), where that
+/// needs no geometry: a vertex, an edge of a segment, or the edge between
+/// two neighbours. False for two indices that are not neighbours (a
+/// sliver: feature_of finds the edge).
+static inline bool simple_feature(int n, int i0, int i1, imp_feature *f)
+{
+	f->index = i0;
+	if (i1 < 0 || i1 == i0) {
+		f->kind = IMP_FEATURE_VERTEX;
+		return true;
+	}
+	f->kind = IMP_FEATURE_EDGE;
+	if (n == 2)
+		f->index = 0;
+	else if (i1 == (i0 + 1 == n ? 0 : i0 + 1))
+		f->index = i0;
+	else if (i0 == (i1 + 1 == n ? 0 : i1 + 1))
+		f->index = i1;
+	else
+		return false;
+	return true;
+}
+
+/// Level 3 for a pair whose lean loop ended apart (no interior point in
+/// the simplex): the same answer closest_query builds from the general
+/// loop's, straight from the loop's simplex. False for a sliver (two
+/// witness indices that are not neighbours), which closest_query answers.
+IMP_ALWAYS_INLINE bool lean_closest(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_vec2 p_b,
+				    const lean_out *l, imp_closest2_result *out)
+{
+	imp_closest2_result r = {.iterations = l->iterations};
+	if (!simple_feature(a->count, l->p.ia, l->n == 2 ? l->q.ia : -1, &r.feature_a) ||
+	    !simple_feature(b->count, l->p.ib, l->n == 2 ? l->q.ib : -1, &r.feature_b))
+		return false;
+	// The nearest point of C is d h / |d|^2: its length h / |d|, its
+	// direction d / |d|; the normal from a to b is the opposite.
+	double len_d = sqrt(imp_vec2_dot(l->v.d, l->v.d));
+	double core = l->v.h / len_d;
+	imp_vec2 normal = imp_vec2_scale(-1.0 / len_d, l->v.d);
+	const imp_vec2 *va = a->v;
+	imp_vec2 pa_local, pb_local;
+	if (l->n == 1) {
+		pa_local = va[l->p.ia];
+		pb_local = imp_vec2_sub(pa_local, l->p.w);
+	} else {
+		// Barycentric weights of the nearest point on the edge (Alg. 5).
+		imp_vec2 e = imp_vec2_sub(l->q.w, l->p.w);
+		double ta = imp_vec2_dot(l->p.w, e), tb = imp_vec2_dot(l->q.w, e);
+		double l1 = -ta / (tb - ta), l0 = 1.0 - l1;
+		imp_vec2 a0 = va[l->p.ia], a1 = va[l->q.ia];
+		pa_local = imp_vec2_add(imp_vec2_scale(l0, a0), imp_vec2_scale(l1, a1));
+		pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_vec2_sub(a0, l->p.w)),
+					imp_vec2_scale(l1, imp_vec2_sub(a1, l->q.w)));
+	}
+	double ra = a->radius, rb = b->radius;
+	pa_local = imp_vec2_add(pa_local, imp_vec2_scale(ra, normal));
+	pb_local = imp_vec2_sub(pb_local, imp_vec2_scale(rb, normal));
+	r.distance = core - ra - rb;
+	r.point_a = imp_pose2_apply(pa, pa_local);
+	r.point_b = imp_pose2_apply(pa, pb_local);
+	r.normal = imp_rot2_apply(pa.q, normal);
+	// Touching, as closest_query decides it.
+	double reach = a->bound_radius + b->bound_radius + fabs(p_b.x) + fabs(p_b.y);
+	bool small = fabs(r.distance) <= 64 * DBL_EPSILON * reach;
+	double touch = 0.0;
+	if (small) {
+		const vtx keep[2] = {l->p, l->q};
+		imp_svert2 sv[2];
+		for (int i = 0; i < l->n; ++i)
+			sv[i] = (imp_svert2){keep[i].w, va[keep[i].ia], keep[i].ia, keep[i].ib};
+		touch = 64 * DBL_EPSILON * imp_max(simplex_scale(sv, l->n), imp_max(ra, rb));
+	}
+	if (small && fabs(r.distance) <= touch)
+		r.state = IMP_STATE_TOUCHING;
+	else
+		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+	*out = r;
+	return true;
+}
+
 IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 					   imp_simplex_cache *cache, const imp_query_options *options,
 					   imp_closest2_result *out)
@@ -1267,16 +1348,21 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 		return st;
 	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
 	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
-	imp_gjk2_ctx c;
-	setup_pair(&c, a, b, q, p, options);
 	// EPA grows its polygon from GJK's simplex, which must then hold
 	// support points only; the walk needs no simplex.
-	bool walk = !has_user_shape(&c) && options->penetration == IMP_PENETRATION_AUTO &&
-		    c.a.n + c.b.n <= IMP_WALK_MAX_EDGES;
+	bool walk = a->v != NULL && b->v != NULL && options->penetration == IMP_PENETRATION_AUTO &&
+		    a->count + b->count <= IMP_WALK_MAX_EDGES;
+	lean_out l;
+	bool lean = walk && lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, true, &l);
+	if (lean && !lean_overlapping(&l) && lean_closest(a, pa, b, p, &l, out)) {
+		lean_write_cache(cache, &l);
+		return IMP_OK;
+	}
+	imp_gjk2_ctx c;
+	setup_pair(&c, a, b, q, p, options);
 	c.interior_ok = c.interior_ok && walk;
 	gjk2_out g;
-	lean_out l;
-	if (walk && lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, true, &l))
+	if (lean)
 		lean_to_gjk(a, &l, &g);
 	else
 		distance_run(&c, cache, options, &g);
