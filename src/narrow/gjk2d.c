@@ -889,6 +889,7 @@ typedef struct lean_out {
 	int n;
 	near v;
 	int iterations;
+	bool hit; ///< Level 1 (boolean): the shapes overlap
 } lean_out;
 
 /// True when the lean loop's answer says the cores overlap (or touch).
@@ -906,6 +907,13 @@ static inline bool lean_overlapping(const lean_out *l)
 /// a vertex within 1e-140 of the origin, and with `indexed` an answer that
 /// holds the interior starting point, which has no vertex for witnesses)
 /// returns false, and the general loop answers from the start.
+/// b's vertices in a's frame, b's pose there being (q, p).
+IMP_ALWAYS_INLINE void lean_move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+{
+	for (int i = 0; i < b->count; ++i)
+		vb[i] = imp_vec2_add(imp_rot2_apply(q, b->v[i]), p);
+}
+
 /// The lean loop's warm start: the cached simplex (ALGORITHMS.md §3)
 /// rebuilt from its vertex indices at the new poses. False when the cache
 /// is empty or not usable here, or holds a triangle that no longer holds
@@ -943,19 +951,24 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 
 IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
 				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
-				lean_out *out)
+				bool boolean, double R, lean_out *out)
 {
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
 	imp_vec2 vb[LEAN_MAX_VERTICES];
-	for (int i = 0; i < nb; ++i)
-		vb[i] = imp_vec2_add(imp_rot2_apply(q_b, b->v[i]), p_b);
+	bool moved = false;
 	const double tol = o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE;
 	const int cap = na + nb + 4 < o->max_iterations ? na + nb + 4 : o->max_iterations;
 	vtx p = {{0.0, 0.0}, 0, 0}, q = p;
 	int n = 1, ia, ib;
 	near v;
-	if (!lean_warm(cache, va, na, vb, nb, &p, &q, &n, &v)) {
+	bool hit = false;
+	int it = 1;
+	if (cache != NULL && cache->count > 0) {
+		lean_move_b(vb, b, q_b, p_b);
+		moved = true;
+	}
+	if (!moved || !lean_warm(cache, va, na, vb, nb, &p, &q, &n, &v)) {
 		// The first direction: a point of C, the difference of two
 		// interior points.
 		imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
@@ -964,11 +977,19 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 			d0 = imp_vec2_make(1.0, 0.0);
 			interior = false;
 		}
+		// b's first support in its own frame: Level 1 often ends after
+		// it, before b's vertices would repay their move.
 		ia = imp_support_brute(va, na, imp_vec2_make(-d0.x, -d0.y));
-		ib = imp_support_brute(vb, nb, d0);
-		p = (vtx){imp_vec2_sub(va[ia], vb[ib]), ia, ib};
+		ib = imp_support_brute(b->v, nb, imp_rot2_apply_inv(q_b, d0));
+		p = (vtx){imp_vec2_sub(va[ia], imp_vec2_add(imp_rot2_apply(q_b, b->v[ib]), p_b)), ia, ib};
 		n = 1;
 		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
+		if (boolean && near_beyond((near){d0, 0.0}, imp_vec2_dot(d0, p.w), R)) {
+			// Level 1: every point of C lies beyond the line through
+			// the origin normal to d0 (by more than R).
+			it = 0;
+			goto done;
+		}
 		if (interior) {
 			// The interior point as the simplex's second vertex (no
 			// index): a pair that overlaps is then mostly known after
@@ -980,12 +1001,21 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 		out->r = (vtx){imp_vec2_sub(va[cache->index_a[2]], vb[cache->index_b[2]]), cache->index_a[2],
 			       cache->index_b[2]};
 	}
-	int it = n < 3; // a cached triangle that still holds the origin takes none
+	if (!moved)
+		lean_move_b(vb, b, q_b, p_b);
+	it = n < 3; // a cached triangle that still holds the origin takes none
+	hit = n == 3;
 	for (; n < 3; ++it) {
 		if (!(v.h > 1e-280)) {
-			if (v.h == 0.0)
+			if (v.h == 0.0) {
+				hit = true;
 				break; // the origin is on C's boundary: touching cores
+			}
 			return false;
+		}
+		if (boolean && near_within(v, R)) {
+			hit = true;
+			break;
 		}
 		if (it > cap)
 			return false;
@@ -996,6 +1026,8 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 		ib = imp_support_brute(vb, nb, v.d);
 		vtx w = {imp_vec2_sub(va[ia], vb[ib]), ia, ib};
 		double dw = imp_vec2_dot(v.d, w.w);
+		if (boolean && near_beyond(v, dw, R))
+			break; // Alg. 6's first exit
 		if ((ia == p.ia && ib == p.ib) || (n == 2 && ia == q.ia && ib == q.ib) || v.h - dw <= tol * v.h) {
 			if (indexed && (p.ia < 0 || (n == 2 && q.ia < 0)))
 				return false;
@@ -1005,19 +1037,24 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 			n = small_segment(w, p, &p, &q, &v);
 			continue;
 		}
-		// S2D with w newest: A = w, B = p, C = q (as in gjk_polygons).
-		int code = triangle_code(w.w, p.w, q.w);
+		// Alg. 6's second exit (Level 1), else S2D with w newest: A = w,
+		// B = p, C = q (as in gjk_polygons).
+		int code = boolean && dw <= 0.0 && encloses_origin(p.w, q.w, w.w) ? 7 : triangle_code(w.w, p.w, q.w);
 		if (code == 7) {
+			// The triangle holds the origin.
 			out->r = q;
 			q = p;
 			p = w;
 			n = 3;
+			hit = true;
 			break;
 		}
 		if (code < 4)
 			return false;
 		n = triangle_step(code, w, p, q, &p, &q, &v);
 	}
+done:
+	out->hit = hit;
 	out->p = p;
 	out->q = q;
 	out->n = n;
@@ -1080,7 +1117,7 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
 	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
 	lean_out l;
-	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, cache != NULL, &l)) {
+	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, cache != NULL, false, 0.0, &l)) {
 		lean_write_cache(cache, &l);
 		double core = lean_overlapping(&l) ? 0.0 : l.v.h / sqrt(imp_vec2_dot(l.v.d, l.v.d));
 		if (iterations != NULL)
@@ -1134,10 +1171,18 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 {
 	if (options == NULL)
 		options = &imp_default_options;
-	imp_gjk2_ctx c;
-	if (setup(&c, a, pa, b, pb, options) != IMP_OK)
+	if (check_pair(a, pa, b, pb, options) != IMP_OK)
 		return false;
+	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
+	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
 	double R = a->radius + b->radius;
+	lean_out l;
+	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, false, true, R, &l)) {
+		lean_write_cache(cache, &l);
+		return l.hit;
+	}
+	imp_gjk2_ctx c;
+	setup_pair(&c, a, b, q, p, options);
 	gjk2_out g;
 	c.want_simplex = cache != NULL;
 	if (has_user_shape(&c) || options->acceleration == IMP_ACCELERATION_NESTEROV)
@@ -1353,7 +1398,7 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 	bool walk = a->v != NULL && b->v != NULL && options->penetration == IMP_PENETRATION_AUTO &&
 		    a->count + b->count <= IMP_WALK_MAX_EDGES;
 	lean_out l;
-	bool lean = walk && lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, true, &l);
+	bool lean = walk && lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, true, false, 0.0, &l);
 	if (lean && !lean_overlapping(&l) && lean_closest(a, pa, b, p, &l, out)) {
 		lean_write_cache(cache, &l);
 		return IMP_OK;
