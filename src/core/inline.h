@@ -12,6 +12,14 @@
 #define IMP_ALWAYS_INLINE static inline
 #endif
 
+/// For a cold path split out of a hot function, so that the hot one keeps
+/// a small frame.
+#if defined(__GNUC__)
+#define IMP_NOINLINE __attribute__((noinline))
+#else
+#define IMP_NOINLINE
+#endif
+
 /// Asks for the cache line at p ahead of its use (no effect on the program's
 /// meaning; p need not be dereferenceable).
 #if defined(__GNUC__)

@@ -1105,6 +1105,10 @@ static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const 
 		gjk_polygons(c, cache, o, out, false, 0.0);
 }
 
+static double distance_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p,
+			       imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			       imp_query_state *state);
+
 /// Level 2 body shared by imp_distance2 and imp_distance2_stats.
 IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			     imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
@@ -1128,6 +1132,14 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 				: d > 0.0 ? IMP_STATE_SEPARATED : d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
 		return d > 0.0 ? d : 0.0;
 	}
+	return distance_general(a, b, q, p, cache, options, iterations, state);
+}
+
+/// Level 2 through the general loop; out of line, as closest_general.
+static IMP_NOINLINE double distance_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p,
+					    imp_simplex_cache *cache, const imp_query_options *options,
+					    int *iterations, imp_query_state *state)
+{
 	imp_gjk2_ctx c;
 	setup_pair(&c, a, b, q, p, options);
 	gjk2_out g;
@@ -1166,6 +1178,9 @@ double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	return distance_query(a, pa, b, pb, cache, options, iterations, state);
 }
 
+static bool overlap_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p, imp_simplex_cache *cache,
+			    const imp_query_options *options);
+
 IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 				     imp_simplex_cache *cache, const imp_query_options *options)
 {
@@ -1181,6 +1196,14 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 		lean_write_cache(cache, &l);
 		return l.hit;
 	}
+	return overlap_general(a, b, q, p, cache, options);
+}
+
+/// Level 1 through the general loops; out of line, as closest_general.
+static IMP_NOINLINE bool overlap_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p,
+					 imp_simplex_cache *cache, const imp_query_options *options)
+{
+	double R = a->radius + b->radius;
 	imp_gjk2_ctx c;
 	setup_pair(&c, a, b, q, p, options);
 	gjk2_out g;
@@ -1380,6 +1403,10 @@ IMP_ALWAYS_INLINE bool lean_closest(const imp_shape *a, imp_pose2 pa, const imp_
 	return true;
 }
 
+static imp_status closest_general(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_rot2 q, imp_vec2 p,
+				  imp_simplex_cache *cache, const imp_query_options *options, bool walk,
+				  const lean_out *l, imp_closest2_result *out);
+
 IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 					   imp_simplex_cache *cache, const imp_query_options *options,
 					   imp_closest2_result *out)
@@ -1403,12 +1430,24 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 		lean_write_cache(cache, &l);
 		return IMP_OK;
 	}
+	return closest_general(a, pa, b, q, p, cache, options, walk, lean ? &l : NULL, out);
+}
+
+/// Level 3 through the general loop (or from the lean loop's answer `l`,
+/// when it has one but lean_closest could not use it), the penetration
+/// solvers, and the feature search for slivers. Out of line: the lean
+/// path, which needs none of its context, then keeps a small frame.
+static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
+							    imp_rot2 q, imp_vec2 p, imp_simplex_cache *cache,
+							    const imp_query_options *options, bool walk,
+							    const lean_out *l, imp_closest2_result *out)
+{
 	imp_gjk2_ctx c;
 	setup_pair(&c, a, b, q, p, options);
 	c.interior_ok = c.interior_ok && walk;
 	gjk2_out g;
-	if (lean)
-		lean_to_gjk(a, &l, &g);
+	if (l != NULL)
+		lean_to_gjk(a, l, &g);
 	else
 		distance_run(&c, cache, options, &g);
 	write_cache(cache, g.s, g.n, g.v);
