@@ -867,16 +867,16 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 #define LEAN_REACH_MAX 1e30
 
 /// The most vertices b may have in the lean loop, which moves them into
-/// a's frame on the stack: as many as brute force searches by default.
-#define LEAN_MAX_VERTICES IMP_HILL_CLIMB_MIN_VERTICES
+/// a's frame on the stack.
+#define LEAN_MAX_VERTICES 32
 
-/// True when a checked pair can take the lean loop: two polygons searched
-/// by brute force, b of at most LEAN_MAX_VERTICES vertices, plain GJK,
+/// True when a checked pair can take the lean loop: two polygons, b of at
+/// most LEAN_MAX_VERTICES vertices, plain GJK,
 /// coordinates (b's position p in a's frame) inside the scale window.
 IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 p, const imp_query_options *o)
 {
-	if (a->v == NULL || b->v == NULL || b->count > LEAN_MAX_VERTICES || climbs(a, o) ||
-	    climbs(b, o) || (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
+	if (a->v == NULL || b->v == NULL || b->count > LEAN_MAX_VERTICES ||
+	    (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
 		return false;
 	double reach = fabs(p.x) + fabs(p.y) + a->bound_radius + b->bound_radius;
 	return reach >= LEAN_REACH_MIN && reach <= LEAN_REACH_MAX;
@@ -907,6 +907,17 @@ static inline bool lean_overlapping(const lean_out *l)
 /// a vertex within 1e-140 of the origin, and with `indexed` an answer that
 /// holds the interior starting point, which has no vertex for witnesses)
 /// returns false, and the general loop answers from the start.
+/// The lean loop's support on a ring v[0..n) of shape s along d (s's frame
+/// when `from` is -1): hill climbing where `climb`, from vertex `from` (the
+/// last support, a step or two away) or else from s's angle table; brute
+/// force otherwise.
+IMP_ALWAYS_INLINE int lean_support(const imp_shape *s, const imp_vec2 *v, int n, imp_vec2 d, int from, bool climb)
+{
+	if (!climb)
+		return imp_support_brute(v, n, d);
+	return imp_support_climb(v, n, d, from >= 0 ? from : imp_support_start(s, d));
+}
+
 /// b's vertices in a's frame, b's pose there being (q, p).
 IMP_ALWAYS_INLINE void lean_move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q, imp_vec2 p)
 {
@@ -949,10 +960,14 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 	return true;
 }
 
-IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
+IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
 				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
-				bool boolean, double R, lean_out *out)
+				bool boolean, double R, lean_out *out, bool any_climb)
 {
+	// Which shapes climb: a run-time choice only in the copy of the loop
+	// made for pairs where one may (any_climb); the other copy is all
+	// brute force, its searches compiled as before.
+	const bool ca = any_climb && climbs(a, o), cb = any_climb && climbs(b, o);
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
 	imp_vec2 vb[LEAN_MAX_VERTICES];
@@ -979,8 +994,8 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 		}
 		// b's first support in its own frame: Level 1 often ends after
 		// it, before b's vertices would repay their move.
-		ia = imp_support_brute(va, na, imp_vec2_make(-d0.x, -d0.y));
-		ib = imp_support_brute(b->v, nb, imp_rot2_apply_inv(q_b, d0));
+		ia = lean_support(a, va, na, imp_vec2_make(-d0.x, -d0.y), -1, ca);
+		ib = lean_support(b, b->v, nb, imp_rot2_apply_inv(q_b, d0), -1, cb);
 		p = (vtx){imp_vec2_sub(va[ia], imp_vec2_add(imp_rot2_apply(q_b, b->v[ib]), p_b)), ia, ib};
 		n = 1;
 		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
@@ -1022,8 +1037,9 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && ring_max(va, na, p.ia, imp_vec2_make(-v.d.x, -v.d.y)) &&
 		    ring_max(vb, nb, p.ib, v.d))
 			break; // the support along -v would give p back (and q, on the same line normal to v)
-		ia = imp_support_brute(va, na, imp_vec2_make(-v.d.x, -v.d.y));
-		ib = imp_support_brute(vb, nb, v.d);
+		// Climbing starts from the last support of that shape: p's.
+		ia = lean_support(a, va, na, imp_vec2_make(-v.d.x, -v.d.y), p.ia >= 0 ? p.ia : 0, ca);
+		ib = lean_support(b, vb, nb, v.d, p.ib >= 0 ? p.ib : 0, cb);
 		vtx w = {imp_vec2_sub(va[ia], vb[ib]), ia, ib};
 		double dw = imp_vec2_dot(v.d, w.w);
 		if (boolean && near_beyond(v, dw, R))
@@ -1061,6 +1077,17 @@ done:
 	out->v = v;
 	out->iterations = it;
 	return true;
+}
+
+/// The lean loop: one copy for pairs searched by brute force alone, one
+/// for pairs where a shape climbs.
+IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
+				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
+				bool boolean, double R, lean_out *out)
+{
+	if (climbs(a, o) || climbs(b, o))
+		return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, true);
+	return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, false);
 }
 
 /// The lean loop's simplex into the cache (when there is one), as

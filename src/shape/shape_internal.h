@@ -24,7 +24,7 @@
 /// Below this many vertices brute-force support beats hill climbing: the
 /// default of imp_query_options.hill_climb_min_vertices (bench/narrow2d,
 /// support modes compared on the paper's dataset).
-#define IMP_HILL_CLIMB_MIN_VERTICES 24
+#define IMP_HILL_CLIMB_MIN_VERTICES 12
 
 /// What only user shapes and shapes with a custom allocator need, after
 /// the vertex arrays in the same allocation.
