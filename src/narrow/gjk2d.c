@@ -979,7 +979,8 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 	near v;
 	bool hit = false;
 	int it = 1;
-	if (cache != NULL && cache->count > 0) {
+	if (!boolean || (cache != NULL && cache->count > 0)) {
+		// Levels 2 and 3 always go on past the first support.
 		lean_move_b(vb, b, q_b, p_b);
 		moved = true;
 	}
@@ -992,11 +993,16 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			d0 = imp_vec2_make(1.0, 0.0);
 			interior = false;
 		}
-		// b's first support in its own frame: Level 1 often ends after
-		// it, before b's vertices would repay their move.
+		// Unmoved, b's first support in its own frame: Level 1 often
+		// ends after it, before b's vertices would repay their move.
 		ia = lean_support(va, na, imp_vec2_make(-d0.x, -d0.y), -1, ca);
-		ib = lean_support(b->v, nb, imp_rot2_apply_inv(q_b, d0), -1, cb);
-		p = (vtx){imp_vec2_sub(va[ia], imp_vec2_add(imp_rot2_apply(q_b, b->v[ib]), p_b)), ia, ib};
+		if (moved) {
+			ib = lean_support(vb, nb, d0, -1, cb);
+			p = (vtx){imp_vec2_sub(va[ia], vb[ib]), ia, ib};
+		} else {
+			ib = lean_support(b->v, nb, imp_rot2_apply_inv(q_b, d0), -1, cb);
+			p = (vtx){imp_vec2_sub(va[ia], imp_vec2_add(imp_rot2_apply(q_b, b->v[ib]), p_b)), ia, ib};
+		}
 		n = 1;
 		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
 		if (boolean && near_beyond((near){d0, 0.0}, imp_vec2_dot(d0, p.w), R)) {
