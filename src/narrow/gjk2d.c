@@ -925,12 +925,32 @@ IMP_ALWAYS_INLINE void lean_move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q,
 		vb[i] = imp_vec2_add(imp_rot2_apply(q, b->v[i]), p);
 }
 
+/// b as the lean loop reads it: its vertices, either moved into a's frame
+/// (`in_a`) or in b's own frame with b's pose (q, p) in a's.
+typedef struct lean_b {
+	const imp_vec2 *v;
+	imp_rot2 q;
+	imp_vec2 p;
+} lean_b;
+
+/// Vertex i of b in a's frame.
+IMP_ALWAYS_INLINE imp_vec2 lean_b_vertex(const lean_b *b, int i, bool in_a)
+{
+	return in_a ? b->v[i] : imp_vec2_add(imp_rot2_apply(b->q, b->v[i]), b->p);
+}
+
+/// A direction of a's frame in the frame b's vertices are in.
+IMP_ALWAYS_INLINE imp_vec2 lean_b_dir(const lean_b *b, imp_vec2 d, bool in_a)
+{
+	return in_a ? d : imp_rot2_apply_inv(b->q, d);
+}
+
 /// The lean loop's warm start: the cached simplex (ALGORITHMS.md §3)
 /// rebuilt from its vertex indices at the new poses. False when the cache
 /// is empty or not usable here, or holds a triangle that no longer holds
 /// the origin (the loop then starts afresh).
-IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 *va, int na, const imp_vec2 *vb,
-				 int nb, vtx *p, vtx *q, int *n, near *v)
+IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 *va, int na, const lean_b *b,
+				 int nb, bool in_a, vtx *p, vtx *q, int *n, near *v)
 {
 	if (cache == NULL || cache->dim != 2 || cache->count < 1 || cache->count > 3)
 		return false;
@@ -939,7 +959,7 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 		int ia = cache->index_a[i], ib = cache->index_b[i];
 		if (ia < 0 || ia >= na || ib < 0 || ib >= nb)
 			return false;
-		s[i] = (vtx){imp_vec2_sub(va[ia], vb[ib]), ia, ib};
+		s[i] = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(b, ib, in_a)), ia, ib};
 	}
 	if (cache->count == 3) {
 		if (triangle_code(s[0].w, s[1].w, s[2].w) != 7)
@@ -970,7 +990,12 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 	const bool ca = any_climb && climbs(a, o), cb = any_climb && climbs(b, o);
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
-	imp_vec2 vb[LEAN_MAX_VERTICES];
+	// b's vertices are moved into a's frame in the brute-force copy, where
+	// every search reads them all; a climb reads a few, so the climbing
+	// copy turns each direction into b's frame and moves the vertex found.
+	const bool pre = !any_climb;
+	imp_vec2 copy[LEAN_MAX_VERTICES];
+	lean_b bb = {b->v, q_b, p_b};
 	bool moved = false;
 	const double tol = o->tolerance < POLYGON_TOLERANCE ? o->tolerance : POLYGON_TOLERANCE;
 	const int cap = na + nb + 4 < o->max_iterations ? na + nb + 4 : o->max_iterations;
@@ -979,12 +1004,13 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 	near v;
 	bool hit = false;
 	int it = 1;
-	if (!boolean || (cache != NULL && cache->count > 0)) {
+	if (pre && (!boolean || (cache != NULL && cache->count > 0))) {
 		// Levels 2 and 3 always go on past the first support.
-		lean_move_b(vb, b, q_b, p_b);
+		lean_move_b(copy, b, q_b, p_b);
+		bb.v = copy;
 		moved = true;
 	}
-	if (!moved || !lean_warm(cache, va, na, vb, nb, &p, &q, &n, &v)) {
+	if (!lean_warm(cache, va, na, &bb, nb, moved, &p, &q, &n, &v)) {
 		// The first direction: a point of C, the difference of two
 		// interior points.
 		imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
@@ -996,13 +1022,8 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		// Unmoved, b's first support in its own frame: Level 1 often
 		// ends after it, before b's vertices would repay their move.
 		ia = lean_support(va, na, imp_vec2_make(-d0.x, -d0.y), -1, ca);
-		if (moved) {
-			ib = lean_support(vb, nb, d0, -1, cb);
-			p = (vtx){imp_vec2_sub(va[ia], vb[ib]), ia, ib};
-		} else {
-			ib = lean_support(b->v, nb, imp_rot2_apply_inv(q_b, d0), -1, cb);
-			p = (vtx){imp_vec2_sub(va[ia], imp_vec2_add(imp_rot2_apply(q_b, b->v[ib]), p_b)), ia, ib};
-		}
+		ib = lean_support(bb.v, nb, lean_b_dir(&bb, d0, moved), -1, cb);
+		p = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(&bb, ib, moved)), ia, ib};
 		n = 1;
 		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
 		if (boolean && near_beyond((near){d0, 0.0}, imp_vec2_dot(d0, p.w), R)) {
@@ -1019,11 +1040,13 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			n = small_segment(p, ci, &p, &q, &v);
 		}
 	} else if (n == 3) {
-		out->r = (vtx){imp_vec2_sub(va[cache->index_a[2]], vb[cache->index_b[2]]), cache->index_a[2],
-			       cache->index_b[2]};
+		out->r = (vtx){imp_vec2_sub(va[cache->index_a[2]], lean_b_vertex(&bb, cache->index_b[2], moved)),
+			       cache->index_a[2], cache->index_b[2]};
 	}
-	if (!moved)
-		lean_move_b(vb, b, q_b, p_b);
+	if (pre && !moved) {
+		lean_move_b(copy, b, q_b, p_b);
+		bb.v = copy;
+	}
 	it = n < 3; // a cached triangle that still holds the origin takes none
 	hit = n == 3;
 	for (; n < 3; ++it) {
@@ -1041,12 +1064,12 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		if (it > cap)
 			return false;
 		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && ring_max(va, na, p.ia, imp_vec2_make(-v.d.x, -v.d.y)) &&
-		    ring_max(vb, nb, p.ib, v.d))
+		    ring_max(bb.v, nb, p.ib, lean_b_dir(&bb, v.d, pre)))
 			break; // the support along -v would give p back (and q, on the same line normal to v)
 		// Climbing starts from the last support of that shape: p's.
 		ia = lean_support(va, na, imp_vec2_make(-v.d.x, -v.d.y), p.ia >= 0 ? p.ia : 0, ca);
-		ib = lean_support(vb, nb, v.d, p.ib >= 0 ? p.ib : 0, cb);
-		vtx w = {imp_vec2_sub(va[ia], vb[ib]), ia, ib};
+		ib = lean_support(bb.v, nb, lean_b_dir(&bb, v.d, pre), p.ib >= 0 ? p.ib : 0, cb);
+		vtx w = {imp_vec2_sub(va[ia], lean_b_vertex(&bb, ib, pre)), ia, ib};
 		double dw = imp_vec2_dot(v.d, w.w);
 		if (boolean && near_beyond(v, dw, R))
 			break; // Alg. 6's first exit
