@@ -870,12 +870,14 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 /// a's frame on the stack.
 #define LEAN_MAX_VERTICES 32
 
-/// True when a checked pair can take the lean loop: two polygons, b of at
-/// most LEAN_MAX_VERTICES vertices, plain GJK,
+/// True when a checked pair can take the lean loop: two polygons (b of at
+/// most LEAN_MAX_VERTICES vertices unless one of them climbs, the copy of
+/// the loop that keeps b in its own frame), plain GJK,
 /// coordinates (b's position p in a's frame) inside the scale window.
 IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 p, const imp_query_options *o)
 {
-	if (a->v == NULL || b->v == NULL || b->count > LEAN_MAX_VERTICES ||
+	if (a->v == NULL || b->v == NULL ||
+	    (b->count > LEAN_MAX_VERTICES && !climbs(a, o) && !climbs(b, o)) ||
 	    (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
 		return false;
 	double reach = fabs(p.x) + fabs(p.y) + a->bound_radius + b->bound_radius;
