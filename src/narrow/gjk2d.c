@@ -1404,6 +1404,78 @@ static inline bool simple_feature(int n, int i0, int i1, imp_feature *f)
 	return true;
 }
 
+/// The largest coordinate of the lean loop's simplex (simplex_scale).
+static double lean_scale(const imp_shape *a, const lean_out *l)
+{
+	const vtx keep[3] = {l->p, l->q, l->r};
+	imp_svert2 sv[3];
+	for (int i = 0; i < l->n; ++i)
+		sv[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? a->v[keep[i].ia] : a->center, keep[i].ia, keep[i].ib};
+	return simplex_scale(sv, l->n);
+}
+
+/// The end every Level 3 answer shares: the radii onto the core witnesses
+/// (a's frame), the world frame, and the state. Touching: |distance|
+/// within rounding of the coordinates GJK worked with; the simplex's scale
+/// (of s[0..n), else of the lean loop's l) is only read when the distance
+/// is small against a cheap bound of it (the shapes' reach from a's
+/// origin).
+IMP_ALWAYS_INLINE void closest_finish(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_vec2 p_b,
+				      imp_vec2 pa_local, imp_vec2 pb_local, imp_vec2 normal, double core, bool limit,
+				      const imp_svert2 *s, int n, const lean_out *l, imp_closest2_result *r)
+{
+	double ra = a->radius, rb = b->radius;
+	pa_local = imp_vec2_add(pa_local, imp_vec2_scale(ra, normal));
+	pb_local = imp_vec2_sub(pb_local, imp_vec2_scale(rb, normal));
+	r->distance = core - ra - rb;
+	r->point_a = imp_pose2_apply(pa, pa_local);
+	r->point_b = imp_pose2_apply(pa, pb_local);
+	r->normal = imp_rot2_apply(pa.q, normal);
+	double reach = a->bound_radius + b->bound_radius + fabs(p_b.x) + fabs(p_b.y);
+	bool small = fabs(r->distance) <= 64 * DBL_EPSILON * reach;
+	double touch = 0.0;
+	if (small)
+		touch = 64 * DBL_EPSILON * imp_max(s != NULL ? simplex_scale(s, n) : lean_scale(a, l), imp_max(ra, rb));
+	if (limit)
+		r->state = IMP_STATE_ITERATION_LIMIT;
+	else if (small && fabs(r->distance) <= touch)
+		r->state = IMP_STATE_TOUCHING;
+	else
+		r->state = r->distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+}
+
+/// Witnesses and features of a penetration solver's answer (a's frame);
+/// false for a sliver (simple_feature), where feature_of is needed.
+IMP_ALWAYS_INLINE bool penetration_witnesses(const imp_epa2_result *e, int na, int nb, imp_vec2 *pa_local,
+					     imp_vec2 *pb_local, imp_closest2_result *r)
+{
+	*pa_local = imp_vec2_add(e->e0.a, imp_vec2_scale(e->t, imp_vec2_sub(e->e1.a, e->e0.a)));
+	imp_vec2 b0 = imp_svert2_b(&e->e0), b1 = imp_svert2_b(&e->e1);
+	*pb_local = imp_vec2_add(b0, imp_vec2_scale(e->t, imp_vec2_sub(b1, b0)));
+	bool two = e->t > 0.0 && e->t < 1.0;
+	const imp_svert2 *f0 = e->t < 1.0 ? &e->e0 : &e->e1;
+	return simple_feature(na, f0->ia, two ? e->e1.ia : -1, &r->feature_a) &&
+	       simple_feature(nb, f0->ib, two ? e->e1.ib : -1, &r->feature_b);
+}
+
+/// Level 3 for two polygon cores the lean loop found overlapping: the
+/// walk's depth straight from the shapes, without the query context.
+/// False for a sliver feature, which closest_query answers.
+IMP_ALWAYS_INLINE bool lean_penetration(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_rot2 q_b,
+					imp_vec2 p_b, const lean_out *l, imp_closest2_result *out)
+{
+	imp_epa2_result e;
+	imp_walk2_rings(a->v, a->count, b->v, b->count, q_b, p_b, &e);
+	imp_closest2_result r = {.iterations = l->iterations, .epa_iterations = e.iterations};
+	imp_vec2 pa_local, pb_local;
+	if (!penetration_witnesses(&e, a->count, b->count, &pa_local, &pb_local, &r))
+		return false;
+	closest_finish(a, pa, b, p_b, pa_local, pb_local, e.normal, e.depth > 0.0 ? -e.depth : 0.0, e.limit, NULL, 0,
+		       l, &r);
+	*out = r;
+	return true;
+}
+
 /// Level 3 for a pair whose lean loop ended apart (no interior point in
 /// the simplex): the same answer closest_query builds from the general
 /// loop's, straight from the loop's simplex. False for a sliver (two
@@ -1435,28 +1507,7 @@ IMP_ALWAYS_INLINE bool lean_closest(const imp_shape *a, imp_pose2 pa, const imp_
 		pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_vec2_sub(a0, l->p.w)),
 					imp_vec2_scale(l1, imp_vec2_sub(a1, l->q.w)));
 	}
-	double ra = a->radius, rb = b->radius;
-	pa_local = imp_vec2_add(pa_local, imp_vec2_scale(ra, normal));
-	pb_local = imp_vec2_sub(pb_local, imp_vec2_scale(rb, normal));
-	r.distance = core - ra - rb;
-	r.point_a = imp_pose2_apply(pa, pa_local);
-	r.point_b = imp_pose2_apply(pa, pb_local);
-	r.normal = imp_rot2_apply(pa.q, normal);
-	// Touching, as closest_query decides it.
-	double reach = a->bound_radius + b->bound_radius + fabs(p_b.x) + fabs(p_b.y);
-	bool small = fabs(r.distance) <= 64 * DBL_EPSILON * reach;
-	double touch = 0.0;
-	if (small) {
-		const vtx keep[2] = {l->p, l->q};
-		imp_svert2 sv[2];
-		for (int i = 0; i < l->n; ++i)
-			sv[i] = (imp_svert2){keep[i].w, va[keep[i].ia], keep[i].ia, keep[i].ib};
-		touch = 64 * DBL_EPSILON * imp_max(simplex_scale(sv, l->n), imp_max(ra, rb));
-	}
-	if (small && fabs(r.distance) <= touch)
-		r.state = IMP_STATE_TOUCHING;
-	else
-		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+	closest_finish(a, pa, b, p_b, pa_local, pb_local, normal, core, false, NULL, 0, l, &r);
 	*out = r;
 	return true;
 }
@@ -1484,7 +1535,7 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 		    a->count + b->count <= IMP_WALK_MAX_EDGES;
 	lean_out l;
 	bool lean = walk && lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, true, false, 0.0, &l);
-	if (lean && !lean_overlapping(&l) && lean_closest(a, pa, b, p, &l, out)) {
+	if (lean && (lean_overlapping(&l) ? lean_penetration(a, pa, b, q, p, &l, out) : lean_closest(a, pa, b, p, &l, out))) {
 		lean_write_cache(cache, &l);
 		return IMP_OK;
 	}
@@ -1532,9 +1583,7 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 		limit = limit || e.limit;
 		core = e.depth > 0.0 ? -e.depth : 0.0;
 		normal = e.normal;
-		pa_local = imp_vec2_add(e.e0.a, imp_vec2_scale(e.t, imp_vec2_sub(e.e1.a, e.e0.a)));
-		imp_vec2 b0 = imp_svert2_b(&e.e0), b1 = imp_svert2_b(&e.e1);
-		pb_local = imp_vec2_add(b0, imp_vec2_scale(e.t, imp_vec2_sub(b1, b0)));
+		penetration_witnesses(&e, c.a.n, c.b.n, &pa_local, &pb_local, &r);
 		bool two = e.t > 0.0 && e.t < 1.0;
 		imp_svert2 f0 = e.t < 1.0 ? e.e0 : e.e1;
 		r.feature_a = feature_of(&c, 0, f0.ia, two ? e.e1.ia : -1, pa_local);
@@ -1559,25 +1608,7 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 			r.feature_b = feature_of(&c, 1, g.s[0].ib, g.s[1].ib, pb_local);
 		}
 	}
-	double ra = a->radius, rb = b->radius;
-	pa_local = imp_vec2_add(pa_local, imp_vec2_scale(ra, normal));
-	pb_local = imp_vec2_sub(pb_local, imp_vec2_scale(rb, normal));
-	r.distance = core - ra - rb;
-	r.point_a = imp_pose2_apply(pa, pa_local);
-	r.point_b = imp_pose2_apply(pa, pb_local);
-	r.normal = imp_rot2_apply(pa.q, normal);
-	// Touching: |distance| within rounding of the coordinates GJK worked
-	// with. The simplex's scale is only read when the distance is small
-	// against a cheap bound of it (the shapes' reach from a's origin).
-	double reach = a->bound_radius + b->bound_radius + fabs(c.p.x) + fabs(c.p.y);
-	bool small = fabs(r.distance) <= 64 * DBL_EPSILON * reach;
-	double touch = small ? 64 * DBL_EPSILON * imp_max(simplex_scale(g.s, g.n), imp_max(ra, rb)) : 0.0;
-	if (limit)
-		r.state = IMP_STATE_ITERATION_LIMIT;
-	else if (small && fabs(r.distance) <= touch)
-		r.state = IMP_STATE_TOUCHING;
-	else
-		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+	closest_finish(a, pa, b, c.p, pa_local, pb_local, normal, core, limit, g.s, g.n, NULL, &r);
 	*out = r;
 	return IMP_OK;
 }

@@ -151,4 +151,9 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 /// exact, by one walk around C's edges (walk2d.c). Same result as imp_epa2.
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
 
+/// imp_walk2 on two rings: a's vertices (its frame), b's in its own frame
+/// with b's pose (q, p_b) in a's.
+void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b,
+		     imp_epa2_result *out);
+
 #endif

@@ -31,9 +31,12 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 {
-	const imp_vec2 *va = c->a.v, *vb = c->b.shape->v;
-	const int na = c->a.n, nb = c->b.n;
-	const imp_rot2 q = c->q;
+	imp_walk2_rings(c->a.v, c->a.n, c->b.shape->v, c->b.n, c->q, c->p, out);
+}
+
+void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b,
+		     imp_epa2_result *out)
+{
 	const int ea = na >= 2 ? na : 0, eb = nb >= 2 ? nb : 0;
 
 	// Start at C's vertex farthest along -x: a's support along -x and b's
@@ -53,7 +56,7 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
 			j0 = 1 - j0;
 	}
-	imp_vec2 u = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), c->p));
+	imp_vec2 u = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
