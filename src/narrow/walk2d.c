@@ -97,17 +97,25 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		// cross product is 0 as that of parallel ones; nearly equal angles
 		// are still ordered by the cross product, exact to rounding. Ties
 		// (parallel edges) take a's first, then b's on the same line.
-		bool take_a = false;
-		if (i < ea) {
-			if (j == eb) {
-				take_a = true;
-			} else {
-				double cr = imp_vec2_cross(e[i], e[ea + j]);
-				if (by_angle) {
+		bool take_a;
+		if (!by_angle) {
+			// Without branches: which ring's edge comes next is a coin
+			// toss for the branch predictor. Both reads stay in the array
+			// (its last edge stands in for an exhausted ring's; the loop
+			// runs only when there is an edge).
+			int last = ea + eb - 1;
+			int ic = i < ea ? i : last, jc = j < eb ? ea + j : last;
+			double cr = imp_vec2_cross(e[ic], e[jc]);
+			take_a = (i < ea) & ((j == eb) | (cr >= 0.0));
+		} else {
+			take_a = false;
+			if (i < ea) {
+				if (j == eb) {
+					take_a = true;
+				} else {
+					double cr = imp_vec2_cross(e[i], e[ea + j]);
 					double da = ang[i], db = ang[ea + j];
 					take_a = da < db - 1e-9 || (da <= db + 1e-9 && cr >= 0.0);
-				} else {
-					take_a = cr >= 0.0;
 				}
 			}
 		}
