@@ -891,7 +891,10 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 				d = imp_vec3_make(1.0, 0.0, 0.0);
 		}
 		imp_svert3 w;
-		imp_cso_support3(c, imp_vec3_neg(d), &w);
+		if (fast_pair(c))
+			cso_support_fast(c, imp_vec3_neg(d), &w);
+		else
+			imp_cso_support3(c, imp_vec3_neg(d), &w);
 		x->s[0] = w;
 		x->l[0] = 1.0;
 		x->v = w.w;
@@ -924,6 +927,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	bool newton = !boolean && curved && imp_gjk3_smooth(c);
 	int mixed = !boolean && curved && !accel && vertex_against_ellipsoid(c) ? MIXED_TRIES : 0;
 	const bool fast = fast_pair(c);
+
 	int k = 0;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	for (;;) {
