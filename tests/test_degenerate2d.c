@@ -285,8 +285,11 @@ static void test_scales(void **state)
 	chk_stats_init(&st, "scaled 1e-150..1e149");
 	// 1e-6..1e6 in steps of 10, and the far ends of the range the library
 	// accepts (IMP_MAX_COORDINATE: the pairs here reach a few units of the
-	// scale), where products of three or more coordinates would leave it.
-	static const int exps[] = {-150, -100, -50, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 50, 100, 149};
+	// scale), where products of three or more coordinates would leave it;
+	// and either side of the lean loop's window (1e-30..1e30 of reach,
+	// gjk2d.c), where the same pairs go from one loop to the other.
+	static const int exps[] = {-150, -100, -50, -31, -30, -29, -6, -5, -4, -3, -2, -1, 0,
+				   1,    2,    3,   4,   5,   6,   29,  30,  31, 50, 100, 149};
 	for (size_t ke = 0; ke < sizeof exps / sizeof exps[0]; ke++) {
 		int k = exps[ke];
 		orc_rng rng = {0x5ca1e}; // the same pairs at every scale
