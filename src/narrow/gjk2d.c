@@ -1101,6 +1101,8 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		n = triangle_step(code, w, p, q, &p, &q, &v);
 	}
 done:
+	if (n < 3)
+		out->r = q; // unread; set so that no path leaves it undefined
 	out->hit = hit;
 	out->p = p;
 	out->q = q;
@@ -1123,17 +1125,29 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 
 /// The lean loop's simplex into the cache (when there is one), as
 /// write_cache does for the general loop.
-static void lean_write_cache(imp_simplex_cache *cache, const lean_out *l)
+IMP_ALWAYS_INLINE void lean_write_cache(imp_simplex_cache *cache, const lean_out *l)
 {
 	if (cache == NULL)
 		return;
-	const vtx keep[3] = {l->p, l->q, l->r};
-	imp_svert2 s[3];
-	for (int i = 0; i < l->n; ++i)
-		s[i] = (imp_svert2){keep[i].w, {0.0, 0.0}, keep[i].ia, keep[i].ib};
-	double dd = imp_vec2_dot(l->v.d, l->v.d);
-	write_cache(cache, s, l->n,
-		    lean_overlapping(l) ? imp_vec2_make(0.0, 0.0) : imp_vec2_scale(l->v.h / dd, l->v.d));
+	const int n = l->n;
+	cache->count = (uint8_t)n;
+	cache->dim = 2;
+	cache->reserved = 0;
+	cache->index_a[0] = l->p.ia;
+	cache->index_b[0] = l->p.ib;
+	cache->index_a[1] = n >= 2 ? l->q.ia : -1;
+	cache->index_b[1] = n >= 2 ? l->q.ib : -1;
+	cache->index_a[2] = cache->index_b[2] = cache->index_a[3] = cache->index_b[3] = -1;
+	if (n == 3) {
+		cache->index_a[2] = l->r.ia;
+		cache->index_b[2] = l->r.ib;
+	}
+	imp_vec2 v = imp_vec2_make(0.0, 0.0);
+	if (!lean_overlapping(l))
+		v = imp_vec2_scale(l->v.h / imp_vec2_dot(l->v.d, l->v.d), l->v.d);
+	cache->direction[0] = v.x;
+	cache->direction[1] = v.y;
+	cache->direction[2] = 0.0;
 }
 
 /// The lean loop's answer as the general loop's, for Level 3.
