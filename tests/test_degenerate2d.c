@@ -425,10 +425,20 @@ static void test_tiny_gaps(void **state)
 		assert_true(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-15);
 		assert_true(r.normal.y == -1.0);
 		assert_false(imp_overlap2(pt, pa, pt, pb, NULL));
-		// A point over a segment: unit normal whatever the gap.
-		assert_int_equal(imp_closest2(pt, pa, seg, pb, NULL, &r), IMP_OK);
-		assert_true(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-15);
-		assert_true(fabs(r.distance - gaps[k]) <= 1e-15);
+		// A point over a segment: unit normal whatever the gap, the gap
+		// itself to rounding (not rounded to contact: the lean loop once
+		// took a first support whose square underflowed for contact),
+		// over the middle and over an end.
+		for (int at = 0; at < 2; at++) {
+			imp_pose2 pp = imp_pose2_make(at == 0 ? 0.0 : -1.0 + gaps[k], gaps[k], 0.0);
+			double want = gaps[k];
+			assert_int_equal(imp_closest2(pt, pp, seg, pb, NULL, &r), IMP_OK);
+			assert_true(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-15);
+			assert_true(fabs(r.distance - want) <= 1e-12 * want);
+			assert_true(r.state == IMP_STATE_SEPARATED || r.state == IMP_STATE_TOUCHING);
+			assert_true(fabs(imp_distance2(pt, pp, seg, pb, NULL) - want) <= 1e-12 * want);
+			assert_false(imp_overlap2(pt, pp, seg, pb, NULL));
+		}
 	}
 	// Directions down to the smallest subnormal give the same support.
 	imp_vec2 ref, out;

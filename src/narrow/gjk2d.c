@@ -964,13 +964,33 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 		s[i] = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(b, ib, in_a)), ia, ib};
 	}
 	if (cache->count == 3) {
-		if (triangle_code(s[0].w, s[1].w, s[2].w) != 7)
-			return false;
-		*p = s[0];
-		*q = s[1];
-		v->h = 0.0;
-		*n = 3;
-		return true;
+		// A triangle rebuilt at new poses can have any barycode: the
+		// nearest feature is whichever it names (a bit clear: the origin
+		// is beyond that edge), as solve_triangle finds it.
+		switch (triangle_code(s[0].w, s[1].w, s[2].w)) {
+		case 7:
+			*p = s[0];
+			*q = s[1];
+			*v = (near){{0.0, 0.0}, 0.0};
+			*n = 3;
+			return true;
+		case 6:
+		case 5:
+		case 4:
+			*n = triangle_step(triangle_code(s[0].w, s[1].w, s[2].w), s[0], s[1], s[2], p, q, v);
+			return true;
+		case 3:
+			*n = small_segment(s[1], s[2], p, q, v);
+			return true;
+		case 2:
+			*n = small_cone(s[1], s[0], s[2], p, q, v);
+			return true;
+		case 1:
+			*n = small_cone(s[2], s[0], s[1], p, q, v);
+			return true;
+		default:
+			return false; // no area: start afresh
+		}
 	}
 	if (cache->count == 2) {
 		*n = small_segment(s[0], s[1], p, q, v);
@@ -1027,10 +1047,12 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		ib = lean_support(bb.v, nb, lean_b_dir(&bb, d0, moved), -1, cb);
 		p = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(&bb, ib, moved)), ia, ib};
 		n = 1;
-		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
+		v = near_vertex(p.w);
 		if (boolean && near_beyond((near){d0, 0.0}, imp_vec2_dot(d0, p.w), R)) {
 			// Level 1: every point of C lies beyond the line through
-			// the origin normal to d0 (by more than R).
+			// the origin normal to d0 (by more than R); the cache keeps
+			// d0 as its direction, as the general loop's does.
+			v = (near){d0, imp_vec2_dot(d0, d0)};
 			it = 0;
 			goto done;
 		}
@@ -1049,9 +1071,12 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		lean_move_b(copy, b, q_b, p_b);
 		bb.v = copy;
 	}
-	it = n < 3; // a cached triangle that still holds the origin takes none
+	// Counted as the general loop counts: supports, and the support test
+	// that confirms convergence (a cached triangle that still holds the
+	// origin takes none).
+	it = 0;
 	hit = n == 3;
-	for (; n < 3; ++it) {
+	while (n < 3) {
 		if (!(v.h > 1e-280)) {
 			if (v.h == 0.0) {
 				hit = true;
@@ -1063,14 +1088,17 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			hit = true;
 			break;
 		}
-		if (it > cap)
+		if (it >= cap)
 			return false;
 		if (p.ia >= 0 && (n == 1 || q.ia >= 0) && ring_max(va, na, p.ia, imp_vec2_make(-v.d.x, -v.d.y)) &&
-		    ring_max(bb.v, nb, p.ib, lean_b_dir(&bb, v.d, pre)))
+		    ring_max(bb.v, nb, p.ib, lean_b_dir(&bb, v.d, pre))) {
+			++it;
 			break; // the support along -v would give p back (and q, on the same line normal to v)
+		}
 		// Climbing starts from the last support of that shape: p's.
 		ia = lean_support(va, na, imp_vec2_make(-v.d.x, -v.d.y), p.ia >= 0 ? p.ia : 0, ca);
 		ib = lean_support(bb.v, nb, lean_b_dir(&bb, v.d, pre), p.ib >= 0 ? p.ib : 0, cb);
+		++it;
 		vtx w = {imp_vec2_sub(va[ia], lean_b_vertex(&bb, ib, pre)), ia, ib};
 		double dw = imp_vec2_dot(v.d, w.w);
 		if (boolean && near_beyond(v, dw, R))
@@ -1084,9 +1112,9 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			n = small_segment(w, p, &p, &q, &v);
 			continue;
 		}
-		// Alg. 6's second exit (Level 1), else S2D with w newest: A = w,
-		// B = p, C = q (as in gjk_polygons).
-		int code = boolean && dw <= 0.0 && encloses_origin(p.w, q.w, w.w) ? 7 : triangle_code(w.w, p.w, q.w);
+		// Alg. 6's second exit (all levels, as in gjk_polygons), else S2D
+		// with w newest: A = w, B = p, C = q.
+		int code = dw <= 0.0 && encloses_origin(p.w, q.w, w.w) ? 7 : triangle_code(w.w, p.w, q.w);
 		if (code == 7) {
 			// The triangle holds the origin.
 			out->r = q;
@@ -1158,12 +1186,11 @@ static void lean_to_gjk(const imp_shape *a, const lean_out *l, gjk2_out *g)
 		g->s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? a->v[keep[i].ia] : a->center, keep[i].ia, keep[i].ib};
 	g->n = l->n;
 	g->iterations = l->iterations;
-	double dd = imp_vec2_dot(l->v.d, l->v.d);
 	if (lean_overlapping(l)) {
 		g->v = imp_vec2_make(0.0, 0.0);
 		g->state = IMP_STATE_OVERLAPPING;
 	} else {
-		g->v = imp_vec2_scale(l->v.h / dd, l->v.d);
+		g->v = imp_vec2_scale(l->v.h / imp_vec2_dot(l->v.d, l->v.d), l->v.d);
 		g->state = IMP_STATE_SEPARATED;
 	}
 }
