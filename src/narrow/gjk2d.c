@@ -1047,7 +1047,9 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		ib = lean_support(bb.v, nb, lean_b_dir(&bb, d0, moved), -1, cb);
 		p = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(&bb, ib, moved)), ia, ib};
 		n = 1;
-		v = near_vertex(p.w);
+		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
+		if (v.h < 1e-280 && (p.w.x != 0.0 || p.w.y != 0.0))
+			return false; // a square that lost its digits (0 below 1e-162) is not contact
 		if (boolean && near_beyond((near){d0, 0.0}, imp_vec2_dot(d0, p.w), R)) {
 			// Level 1: every point of C lies beyond the line through
 			// the origin normal to d0 (by more than R); the cache keeps
@@ -1112,9 +1114,10 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			n = small_segment(w, p, &p, &q, &v);
 			continue;
 		}
-		// Alg. 6's second exit (all levels, as in gjk_polygons), else S2D
-		// with w newest: A = w, B = p, C = q.
-		int code = dw <= 0.0 && encloses_origin(p.w, q.w, w.w) ? 7 : triangle_code(w.w, p.w, q.w);
+		// Alg. 6's second exit (Level 1; at Levels 2 and 3 the barycode
+		// finds the same triangle), else S2D with w newest: A = w, B = p,
+		// C = q.
+		int code = boolean && dw <= 0.0 && encloses_origin(p.w, q.w, w.w) ? 7 : triangle_code(w.w, p.w, q.w);
 		if (code == 7) {
 			// The triangle holds the origin.
 			out->r = q;

@@ -29,6 +29,70 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 	return i;
 }
 
+/// Whether the walk's next edge of C, with i of a's ea edges and j of -b's
+/// eb edges taken, is a's: the edge that turns least comes first. With a
+/// segment, by angle: a cross product alone cannot order edges half a turn
+/// apart, whose cross product is 0 as that of parallel ones; nearly equal
+/// angles are still ordered by the cross product, exact to rounding. Ties
+/// (parallel edges) take a's first, then b's on the same line. Needs
+/// i < ea or j < eb.
+IMP_ALWAYS_INLINE bool take_a_edge(const imp_vec2 *e, const double *ang, int ea, int eb, bool by_angle, int i, int j)
+{
+	if (!by_angle) {
+		// Without branches: which ring's edge comes next is a coin toss
+		// for the branch predictor. Both reads stay in the array (its
+		// last edge stands in for an exhausted ring's).
+		int last = ea + eb - 1;
+		int ic = i < ea ? i : last, jc = j < eb ? ea + j : last;
+		double cr = imp_vec2_cross(e[ic], e[jc]);
+		return (i < ea) & ((j == eb) | (cr >= 0.0));
+	}
+	if (i == ea)
+		return false;
+	if (j == eb)
+		return true;
+	double cr = imp_vec2_cross(e[i], e[ea + j]);
+	double da = ang[i], db = ang[ea + j];
+	return da < db - 1e-9 || (da <= db + 1e-9 && cr >= 0.0);
+}
+
+/// One step of the walk: edge k of e[] (i of a's and j of -b's taken
+/// before it), starting at u.
+typedef struct walk_step {
+	int k, i, j;
+	imp_vec2 u;
+} walk_step;
+
+/// The step before or after `at` (after: forward) in the walk, around the
+/// ring of C's edges: found by walking again from the start u0.
+static walk_step walk_neighbour(const imp_vec2 *e, const double *ang, int ea, int eb, bool by_angle, imp_vec2 u0,
+				walk_step at, bool forward)
+{
+	walk_step prev = {-1, 0, 0, u0}, first = prev, cur;
+	imp_vec2 u = u0;
+	bool seen = false;
+	for (int i = 0, j = 0; i < ea || j < eb;) {
+		bool ta = take_a_edge(e, ang, ea, eb, by_angle, i, j);
+		cur = (walk_step){ta ? i : ea + j, i, j, u};
+		if (first.k < 0)
+			first = cur;
+		if (seen)
+			return cur; // the one after `at`
+		if (cur.i == at.i && cur.j == at.j) {
+			if (!forward && prev.k >= 0)
+				return prev;
+			seen = forward;
+		}
+		prev = cur;
+		u = imp_vec2_add(u, e[cur.k]);
+		i += ta;
+		j += !ta;
+	}
+	// Around the ring: after the last edge comes the first, before the
+	// first the last.
+	return forward ? first : prev;
+}
+
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 {
 	imp_walk2_rings(c->a.v, c->a.n, c->b.shape->v, c->b.n, c->q, c->p, out);
@@ -56,7 +120,8 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
 			j0 = 1 - j0;
 	}
-	imp_vec2 u = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
+	const imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
+	imp_vec2 u = u0;
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
@@ -97,28 +162,7 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		// cross product is 0 as that of parallel ones; nearly equal angles
 		// are still ordered by the cross product, exact to rounding. Ties
 		// (parallel edges) take a's first, then b's on the same line.
-		bool take_a;
-		if (!by_angle) {
-			// Without branches: which ring's edge comes next is a coin
-			// toss for the branch predictor. Both reads stay in the array
-			// (its last edge stands in for an exhausted ring's; the loop
-			// runs only when there is an edge).
-			int last = ea + eb - 1;
-			int ic = i < ea ? i : last, jc = j < eb ? ea + j : last;
-			double cr = imp_vec2_cross(e[ic], e[jc]);
-			take_a = (i < ea) & ((j == eb) | (cr >= 0.0));
-		} else {
-			take_a = false;
-			if (i < ea) {
-				if (j == eb) {
-					take_a = true;
-				} else {
-					double cr = imp_vec2_cross(e[i], e[ea + j]);
-					double da = ang[i], db = ang[ea + j];
-					take_a = da < db - 1e-9 || (da <= db + 1e-9 && cr >= 0.0);
-				}
-			}
-		}
+		bool take_a = take_a_edge(e, ang, ea, eb, by_angle, i, j);
 		int k = take_a ? i : ea + j;
 		imp_vec2 ek = e[k];
 		// Distance from the origin to the edge's line (outward normal: the
@@ -141,45 +185,48 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 
 	out->iterations = 1; // one pass, not an iteration that can be cut short
 	out->limit = false;
-	// Vertex indices of the best edge's start on each ring.
-	int ia = i0 + best_i, ib = j0 + best_j;
+	if (ea + eb == 0) {
+		// Two points on each other: C is the origin alone.
+		int ia = i0, ib = j0;
+		out->e0 = out->e1 = (imp_svert2){u0, va[ia], ia, ib};
+		out->normal = imp_vec2_make(1.0, 0.0);
+		out->depth = 0.0;
+		out->t = 0.0;
+		return;
+	}
+	walk_step at = {best_k, best_i, best_j, best_u};
+	imp_vec2 be = e[best_k];
+	double t = -imp_vec2_dot(best_u, be) / len2[best_k];
+	if (t > 1.0 || t < 0.0) {
+		// The origin's foot lies beyond the nearest line's edge: an edge
+		// next to it on the same line (parallel edges of a and -b), or
+		// nearly so, holds it, and rounding (or the tie) made that one
+		// look no nearer. The answer's witnesses are on it.
+		walk_step nb_step = walk_neighbour(e, ang, ea, eb, by_angle, u0, at, t > 1.0);
+		imp_vec2 ne = e[nb_step.k];
+		double nt = -imp_vec2_dot(nb_step.u, ne) / len2[nb_step.k];
+		if (nt >= 0.0 && nt <= 1.0) {
+			at = nb_step;
+			be = ne;
+			t = nt;
+			double hk = nb_step.u.x * ne.y - nb_step.u.y * ne.x;
+			best = hk / len2[nb_step.k] * (hk < 0.0 ? -hk : hk);
+		}
+	}
+	// Vertex indices of the edge's start on each ring.
+	int ia = i0 + at.i, ib = j0 + at.j;
 	ia -= ia >= na ? na : 0;
 	ib -= ib >= nb ? nb : 0;
 	imp_svert2 *e0 = &out->e0, *e1 = &out->e1;
 	e0->ia = e1->ia = ia;
 	e0->ib = e1->ib = ib;
 	e0->a = e1->a = va[ia];
-	e0->w = best_u;
-	if (ea + eb == 0) {
-		// Two points on each other: C is the origin alone.
-		out->normal = imp_vec2_make(1.0, 0.0);
-		out->depth = 0.0;
-		out->t = 0.0;
-		*e1 = *e0;
-		return;
-	}
-	imp_vec2 be = e[best_k];
-	double il = 1.0 / sqrt(len2[best_k]);
+	e0->w = at.u;
+	double il = 1.0 / sqrt(len2[at.k]);
 	out->normal = imp_vec2_make(be.y * il, -be.x * il);
 	out->depth = best > 0.0 ? sqrt(best) : 0.0;
-	bool from_a = best_k < ea;
-	// Exactly parallel edges of a and -b make one edge of C: a's part comes
-	// first; when the origin's foot lies beyond it, it is on -b's part.
-	double t = -imp_vec2_dot(best_u, be) * il * il;
-	if (from_a && t > 1.0 && best_j < eb && imp_vec2_cross(be, e[ea + best_j]) == 0.0 &&
-	    imp_vec2_dot(be, e[ea + best_j]) > 0.0) {
-		best_u = imp_vec2_add(best_u, be);
-		be = e[ea + best_j];
-		il = 1.0 / sqrt(len2[ea + best_j]);
-		from_a = false;
-		ia = ia + 1 == na ? 0 : ia + 1;
-		e0->ia = e1->ia = ia;
-		e0->a = e1->a = va[ia];
-		e0->w = best_u;
-		t = -imp_vec2_dot(best_u, be) * il * il;
-	}
-	e1->w = imp_vec2_add(best_u, be);
-	if (from_a) {
+	e1->w = imp_vec2_add(at.u, be);
+	if (at.k < ea) {
 		e1->ia = ia + 1 == na ? 0 : ia + 1;
 		e1->a = va[e1->ia];
 	} else {
