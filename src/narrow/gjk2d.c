@@ -947,12 +947,54 @@ IMP_ALWAYS_INLINE imp_vec2 lean_b_dir(const lean_b *b, imp_vec2 d, bool in_a)
 	return in_a ? d : imp_rot2_apply_inv(b->q, d);
 }
 
+/// A simplex as warm_triangle hands it back.
+typedef struct warm3 {
+	vtx p, q, r;
+	near v;
+	int n; ///< 0: a triangle without area (the loop starts afresh)
+} warm3;
+
+/// lean_warm for a cached triangle, out of line and returning by value:
+/// inlined, its switch made the lean loop's code larger, and the
+/// overlapping Level 3 cells measured 10-25% slower; writing through
+/// pointers to the loop's simplex would keep that out of registers. A
+/// triangle rebuilt at new poses can have any barycode: the nearest
+/// feature is whichever it names (a bit clear: the origin is beyond that
+/// edge), as solve_triangle finds it.
+static IMP_NOINLINE warm3 warm_triangle(vtx s0, vtx s1, vtx s2)
+{
+	warm3 r = {s0, s1, s2, {{0.0, 0.0}, 0.0}, 0};
+	int code = triangle_code(s0.w, s1.w, s2.w);
+	switch (code) {
+	case 7:
+		r.n = 3;
+		break;
+	case 6:
+	case 5:
+	case 4:
+		r.n = triangle_step(code, s0, s1, s2, &r.p, &r.q, &r.v);
+		break;
+	case 3:
+		r.n = small_segment(s1, s2, &r.p, &r.q, &r.v);
+		break;
+	case 2:
+		r.n = small_cone(s1, s0, s2, &r.p, &r.q, &r.v);
+		break;
+	case 1:
+		r.n = small_cone(s2, s0, s1, &r.p, &r.q, &r.v);
+		break;
+	default:
+		break;
+	}
+	return r;
+}
+
 /// The lean loop's warm start: the cached simplex (ALGORITHMS.md §3)
 /// rebuilt from its vertex indices at the new poses. False when the cache
 /// is empty or not usable here, or holds a triangle that no longer holds
 /// the origin (the loop then starts afresh).
 IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 *va, int na, const lean_b *b,
-				 int nb, bool in_a, vtx *p, vtx *q, int *n, near *v)
+				 int nb, bool in_a, vtx *p, vtx *q, vtx *r3, int *n, near *v)
 {
 	if (cache == NULL || cache->dim != 2 || cache->count < 1 || cache->count > 3)
 		return false;
@@ -964,33 +1006,13 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 		s[i] = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(b, ib, in_a)), ia, ib};
 	}
 	if (cache->count == 3) {
-		// A triangle rebuilt at new poses can have any barycode: the
-		// nearest feature is whichever it names (a bit clear: the origin
-		// is beyond that edge), as solve_triangle finds it.
-		switch (triangle_code(s[0].w, s[1].w, s[2].w)) {
-		case 7:
-			*p = s[0];
-			*q = s[1];
-			*v = (near){{0.0, 0.0}, 0.0};
-			*n = 3;
-			return true;
-		case 6:
-		case 5:
-		case 4:
-			*n = triangle_step(triangle_code(s[0].w, s[1].w, s[2].w), s[0], s[1], s[2], p, q, v);
-			return true;
-		case 3:
-			*n = small_segment(s[1], s[2], p, q, v);
-			return true;
-		case 2:
-			*n = small_cone(s[1], s[0], s[2], p, q, v);
-			return true;
-		case 1:
-			*n = small_cone(s[2], s[0], s[1], p, q, v);
-			return true;
-		default:
-			return false; // no area: start afresh
-		}
+		warm3 r = warm_triangle(s[0], s[1], s[2]);
+		*p = r.p;
+		*q = r.q;
+		*r3 = r.r;
+		*v = r.v;
+		*n = r.n;
+		return r.n > 0;
 	}
 	if (cache->count == 2) {
 		*n = small_segment(s[0], s[1], p, q, v);
@@ -1026,13 +1048,14 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 	near v;
 	bool hit = false;
 	int it = 1;
+	out->r.ia = out->r.ib = -1; // r is read only when n is 3, which sets it; GCC cannot tell
 	if (pre && (!boolean || (cache != NULL && cache->count > 0))) {
 		// Levels 2 and 3 always go on past the first support.
 		lean_move_b(copy, b, q_b, p_b);
 		bb.v = copy;
 		moved = true;
 	}
-	if (!lean_warm(cache, va, na, &bb, nb, moved, &p, &q, &n, &v)) {
+	if (!lean_warm(cache, va, na, &bb, nb, moved, &p, &q, &out->r, &n, &v)) {
 		// The first direction: a point of C, the difference of two
 		// interior points.
 		imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
@@ -1047,9 +1070,6 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		ib = lean_support(bb.v, nb, lean_b_dir(&bb, d0, moved), -1, cb);
 		p = (vtx){imp_vec2_sub(va[ia], lean_b_vertex(&bb, ib, moved)), ia, ib};
 		n = 1;
-		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
-		if (v.h < 1e-280 && (p.w.x != 0.0 || p.w.y != 0.0))
-			return false; // a square that lost its digits (0 below 1e-162) is not contact
 		if (boolean && near_beyond((near){d0, 0.0}, imp_vec2_dot(d0, p.w), R)) {
 			// Level 1: every point of C lies beyond the line through
 			// the origin normal to d0 (by more than R); the cache keeps
@@ -1058,6 +1078,9 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			it = 0;
 			goto done;
 		}
+		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
+		if (v.h < 1e-280 && (p.w.x != 0.0 || p.w.y != 0.0))
+			return false; // a square that lost its digits (0 below 1e-162) is not contact
 		if (interior) {
 			// The interior point as the simplex's second vertex (no
 			// index): a pair that overlaps is then mostly known after
@@ -1065,9 +1088,6 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			vtx ci = {d0, -1, -1};
 			n = small_segment(p, ci, &p, &q, &v);
 		}
-	} else if (n == 3) {
-		out->r = (vtx){imp_vec2_sub(va[cache->index_a[2]], lean_b_vertex(&bb, cache->index_b[2], moved)),
-			       cache->index_a[2], cache->index_b[2]};
 	}
 	if (pre && !moved) {
 		lean_move_b(copy, b, q_b, p_b);
