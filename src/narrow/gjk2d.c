@@ -900,15 +900,6 @@ static inline bool lean_overlapping(const lean_out *l)
 	return l->n == 3 || l->v.h == 0.0;
 }
 
-/// Alg. 1 with the barycode sub-distance, for the common case only (see
-/// lean_ok): b's vertices moved into a's frame (q, p) once, the simplex in
-/// registers. It is gjk_polygons without what only other cases need (the
-/// query context, scaled lengths, the rounding-stall test, the simplex
-/// records of the cache). Anything out of the ordinary (a triangle without
-/// area, a code only rounding gives, more iterations than C has vertices,
-/// a vertex within 1e-140 of the origin, and with `indexed` an answer that
-/// holds the interior starting point, which has no vertex for witnesses)
-/// returns false, and the general loop answers from the start.
 /// The lean loop's support on a ring v[0..n) along d: hill climbing where
 /// `climb`, from vertex `from` (the last support, a step or two away);
 /// brute force otherwise and for the first support (from -1), which
@@ -990,9 +981,10 @@ static IMP_NOINLINE warm3 warm_triangle(vtx s0, vtx s1, vtx s2)
 }
 
 /// The lean loop's warm start: the cached simplex (ALGORITHMS.md §3)
-/// rebuilt from its vertex indices at the new poses. False when the cache
-/// is empty or not usable here, or holds a triangle that no longer holds
-/// the origin (the loop then starts afresh).
+/// rebuilt from its vertex indices at the new poses and reduced to the
+/// feature nearest the origin (*r3: a triangle's third vertex). False when
+/// the cache is empty or not usable here, or holds a triangle without area
+/// (the loop then starts afresh).
 IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 *va, int na, const lean_b *b,
 				 int nb, bool in_a, vtx *p, vtx *q, vtx *r3, int *n, near *v)
 {
@@ -1024,6 +1016,19 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 	return true;
 }
 
+/// Alg. 1 with the barycode sub-distance, for the common case only (see
+/// lean_ok), with the simplex in registers: gjk_polygons without what only
+/// other cases need (the query context, scaled lengths, the rounding-stall
+/// test, the simplex records). `boolean` is Level 1 (Alg. 6's exits with
+/// the margin R); `indexed` asks for an answer whose vertices all have
+/// indices (Level 3, a cache). `any_climb` picks the copy: brute force
+/// with b's vertices moved into a's frame, or hill climbing with b in its
+/// own frame. Anything out of the ordinary (a triangle without area, a
+/// code only rounding gives, more iterations than C has vertices, a
+/// vertex within 1e-140 of the origin, a first support whose square lost
+/// its digits, and with `indexed` an answer that holds the interior
+/// starting point) returns false, and the general loop answers from the
+/// start.
 IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
 				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
 				bool boolean, double R, lean_out *out, bool any_climb)
