@@ -137,14 +137,20 @@ IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose
 	return st;
 }
 
+/// b's vertices in a's frame, b's pose there being (q, p).
+IMP_ALWAYS_INLINE void move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+{
+	for (int i = 0; i < b->count; ++i)
+		vb[i] = imp_vec2_add(imp_rot2_apply(q, b->v[i]), p);
+}
+
 /// Moves b's vertices into a's frame, where that pays (see b_small), once
 /// per query.
 IMP_ALWAYS_INLINE void pretransform(imp_gjk2_ctx *c)
 {
 	if (!c->b_small || c->b_in_a)
 		return;
-	for (int i = 0; i < c->b.n; ++i)
-		c->bw[i] = imp_vec2_add(imp_rot2_apply(c->q, c->b.v[i]), c->p);
+	move_b(c->bw, c->b.shape, c->q, c->p);
 	c->b.v = c->bw;
 	c->b_in_a = true;
 }
@@ -870,14 +876,12 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 /// a's frame on the stack.
 #define LEAN_MAX_VERTICES 32
 
-/// True when a checked pair can take the lean loop: two polygons (b of at
-/// most LEAN_MAX_VERTICES vertices unless one of them climbs, the copy of
-/// the loop that keeps b in its own frame), plain GJK,
-/// coordinates (b's position p in a's frame) inside the scale window.
+/// True when a checked pair can take the lean loop: two polygons, plain
+/// GJK, coordinates (b's position p in a's frame) inside the scale window.
+/// (lean_gjk adds its own condition on b's size.)
 IMP_ALWAYS_INLINE bool lean_ok(const imp_shape *a, const imp_shape *b, imp_vec2 p, const imp_query_options *o)
 {
 	if (a->v == NULL || b->v == NULL ||
-	    (b->count > LEAN_MAX_VERTICES && !climbs(a, o) && !climbs(b, o)) ||
 	    (o != &imp_default_options && o->acceleration == IMP_ACCELERATION_NESTEROV))
 		return false;
 	double reach = fabs(p.x) + fabs(p.y) + a->bound_radius + b->bound_radius;
@@ -900,6 +904,14 @@ static inline bool lean_overlapping(const lean_out *l)
 	return l->n == 3 || l->v.h == 0.0;
 }
 
+/// The lean loop's nearest point of C (0 when the cores overlap).
+static inline imp_vec2 lean_point(const lean_out *l)
+{
+	if (lean_overlapping(l))
+		return imp_vec2_make(0.0, 0.0);
+	return imp_vec2_scale(l->v.h / imp_vec2_dot(l->v.d, l->v.d), l->v.d);
+}
+
 /// The lean loop's support on a ring v[0..n) along d: hill climbing where
 /// `climb`, from vertex `from` (the last support, a step or two away);
 /// brute force otherwise and for the first support (from -1), which
@@ -909,13 +921,6 @@ IMP_ALWAYS_INLINE int lean_support(const imp_vec2 *v, int n, imp_vec2 d, int fro
 	if (!climb || from < 0)
 		return imp_support_brute(v, n, d);
 	return imp_support_climb(v, n, d, from);
-}
-
-/// b's vertices in a's frame, b's pose there being (q, p).
-IMP_ALWAYS_INLINE void lean_move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q, imp_vec2 p)
-{
-	for (int i = 0; i < b->count; ++i)
-		vb[i] = imp_vec2_add(imp_rot2_apply(q, b->v[i]), p);
 }
 
 /// b as the lean loop reads it: its vertices, either moved into a's frame
@@ -1031,12 +1036,13 @@ IMP_ALWAYS_INLINE bool lean_warm(const imp_simplex_cache *cache, const imp_vec2 
 /// start.
 IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
 				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
-				bool boolean, double R, lean_out *out, bool any_climb)
+				bool boolean, double R, lean_out *out, bool any_climb, bool ca, bool cb)
 {
-	// Which shapes climb: a run-time choice only in the copy of the loop
-	// made for pairs where one may (any_climb); the other copy is all
-	// brute force, its searches compiled as before.
-	const bool ca = any_climb && climbs(a, o), cb = any_climb && climbs(b, o);
+	// Which shapes climb (ca, cb) is a run-time choice only in the copy of
+	// the loop made for pairs where one does (any_climb); the other copy is
+	// all brute force, its searches compiled as before.
+	ca = any_climb && ca;
+	cb = any_climb && cb;
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
 	// b's vertices are moved into a's frame in the brute-force copy, where
@@ -1052,11 +1058,11 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 	int n = 1, ia, ib;
 	near v;
 	bool hit = false;
-	int it = 1;
+	int it = 0;
 	out->r.ia = out->r.ib = -1; // r is read only when n is 3, which sets it; GCC cannot tell
 	if (pre && (!boolean || (cache != NULL && cache->count > 0))) {
 		// Levels 2 and 3 always go on past the first support.
-		lean_move_b(copy, b, q_b, p_b);
+		move_b(copy, b, q_b, p_b);
 		bb.v = copy;
 		moved = true;
 	}
@@ -1080,7 +1086,6 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 			// the origin normal to d0 (by more than R); the cache keeps
 			// d0 as its direction, as the general loop's does.
 			v = (near){d0, imp_vec2_dot(d0, d0)};
-			it = 0;
 			goto done;
 		}
 		v = (near){p.w, imp_vec2_dot(p.w, p.w)};
@@ -1095,13 +1100,12 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		}
 	}
 	if (pre && !moved) {
-		lean_move_b(copy, b, q_b, p_b);
+		move_b(copy, b, q_b, p_b);
 		bb.v = copy;
 	}
 	// Counted as the general loop counts: supports, and the support test
 	// that confirms convergence (a cached triangle that still holds the
 	// origin takes none).
-	it = 0;
 	hit = n == 3;
 	while (n < 3) {
 		if (!(v.h > 1e-280)) {
@@ -1157,8 +1161,6 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		n = triangle_step(code, w, p, q, &p, &q, &v);
 	}
 done:
-	if (n < 3)
-		out->r = q; // unread; set so that no path leaves it undefined
 	out->hit = hit;
 	out->p = p;
 	out->q = q;
@@ -1168,15 +1170,19 @@ done:
 	return true;
 }
 
-/// The lean loop: one copy for pairs searched by brute force alone, one
-/// for pairs where a shape climbs.
+/// The lean loop: one copy for pairs searched by brute force alone (b of
+/// at most LEAN_MAX_VERTICES vertices, which it copies), one for pairs
+/// where a shape climbs.
 IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q_b, imp_vec2 p_b,
 				const imp_query_options *o, const imp_simplex_cache *cache, bool indexed,
 				bool boolean, double R, lean_out *out)
 {
-	if (climbs(a, o) || climbs(b, o))
-		return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, true);
-	return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, false);
+	bool ca = climbs(a, o), cb = climbs(b, o);
+	if (ca || cb)
+		return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, true, ca, cb);
+	if (b->count > LEAN_MAX_VERTICES)
+		return false;
+	return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, false, false, false);
 }
 
 /// The lean loop's simplex into the cache (when there is one), as
@@ -1198,29 +1204,29 @@ IMP_ALWAYS_INLINE void lean_write_cache(imp_simplex_cache *cache, const lean_out
 		cache->index_a[2] = l->r.ia;
 		cache->index_b[2] = l->r.ib;
 	}
-	imp_vec2 v = imp_vec2_make(0.0, 0.0);
-	if (!lean_overlapping(l))
-		v = imp_vec2_scale(l->v.h / imp_vec2_dot(l->v.d, l->v.d), l->v.d);
+	imp_vec2 v = lean_point(l);
 	cache->direction[0] = v.x;
 	cache->direction[1] = v.y;
 	cache->direction[2] = 0.0;
 }
 
-/// The lean loop's answer as the general loop's, for Level 3.
-static void lean_to_gjk(const imp_shape *a, const lean_out *l, gjk2_out *g)
+/// The lean loop's simplex as the general loop's records (a's point of
+/// each vertex; the interior starting point's is a's centre).
+static void lean_records(const imp_shape *a, const lean_out *l, imp_svert2 *s)
 {
 	const vtx keep[3] = {l->p, l->q, l->r};
 	for (int i = 0; i < l->n; ++i)
-		g->s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? a->v[keep[i].ia] : a->center, keep[i].ia, keep[i].ib};
+		s[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? a->v[keep[i].ia] : a->center, keep[i].ia, keep[i].ib};
+}
+
+/// The lean loop's answer as the general loop's, for Level 3.
+static void lean_to_gjk(const imp_shape *a, const lean_out *l, gjk2_out *g)
+{
+	lean_records(a, l, g->s);
 	g->n = l->n;
 	g->iterations = l->iterations;
-	if (lean_overlapping(l)) {
-		g->v = imp_vec2_make(0.0, 0.0);
-		g->state = IMP_STATE_OVERLAPPING;
-	} else {
-		g->v = imp_vec2_scale(l->v.h / imp_vec2_dot(l->v.d, l->v.d), l->v.d);
-		g->state = IMP_STATE_SEPARATED;
-	}
+	g->v = lean_point(l);
+	g->state = lean_overlapping(l) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 }
 
 static void distance_run(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_query_options *o,
@@ -1393,6 +1399,30 @@ static int nearest_edge_of(const imp_gjk2_ctx *c, int which, int n, int i0, int 
 	return index;
 }
 
+/// The feature of a polygon core with n vertices holding a witness, from
+/// the simplex's vertex indices i0 and i1 (-1: one vertex only), where that
+/// needs no geometry: a vertex, an edge of a segment, or the edge between
+/// two neighbours. False for two indices that are not neighbours (a
+/// sliver: feature_of finds the edge).
+static inline bool simple_feature(int n, int i0, int i1, imp_feature *f)
+{
+	f->index = i0;
+	if (i1 < 0 || i1 == i0) {
+		f->kind = IMP_FEATURE_VERTEX;
+		return true;
+	}
+	f->kind = IMP_FEATURE_EDGE;
+	if (n == 2)
+		f->index = 0;
+	else if (i1 == (i0 + 1 == n ? 0 : i0 + 1))
+		f->index = i0;
+	else if (i0 == (i1 + 1 == n ? 0 : i1 + 1))
+		f->index = i1;
+	else
+		return false;
+	return true;
+}
+
 /// The feature of a polygon core holding the witness `p` (a's frame), from
 /// the simplex's vertex indices i0 and i1 (-1: one vertex only). Two
 /// adjacent indices make an edge. Two others happen on slivers whose long
@@ -1409,20 +1439,8 @@ IMP_ALWAYS_INLINE imp_feature feature_of(const imp_gjk2_ctx *c, int which, int i
 	}
 	if (x->v == NULL || i0 < 0)
 		return f;
-	f.kind = IMP_FEATURE_VERTEX;
-	f.index = i0;
-	if (i1 < 0 || i1 == i0)
-		return f;
-	int n = x->n;
-	f.kind = IMP_FEATURE_EDGE;
-	if (n == 2)
-		f.index = 0;
-	else if (i1 == (i0 + 1 == n ? 0 : i0 + 1))
-		f.index = i0;
-	else if (i0 == (i1 + 1 == n ? 0 : i1 + 1))
-		f.index = i1;
-	else
-		f.index = nearest_edge_of(c, which, n, i0, i1, p);
+	if (!simple_feature(x->n, i0, i1, &f))
+		f.index = nearest_edge_of(c, which, x->n, i0, i1, p);
 	return f;
 }
 
@@ -1449,37 +1467,24 @@ static imp_status degenerate_result(imp_closest2_result r, imp_closest2_result *
 	return IMP_OK;
 }
 
-/// The feature of a polygon core with n vertices holding a witness, from
-/// the simplex's vertex indices i0 and i1 (-1: one vertex only), where that
-/// needs no geometry: a vertex, an edge of a segment, or the edge between
-/// two neighbours. False for two indices that are not neighbours (a
-/// sliver: feature_of finds the edge).
-static inline bool simple_feature(int n, int i0, int i1, imp_feature *f)
+/// The witnesses (a's frame) of the point of C's edge w0 w1 nearest the
+/// origin, from the edge's ends (w = a - b, with a's point a): Alg. 5's
+/// barycentric weights.
+IMP_ALWAYS_INLINE void edge_witnesses(imp_vec2 w0, imp_vec2 a0, imp_vec2 w1, imp_vec2 a1, imp_vec2 *pa_local,
+				      imp_vec2 *pb_local)
 {
-	f->index = i0;
-	if (i1 < 0 || i1 == i0) {
-		f->kind = IMP_FEATURE_VERTEX;
-		return true;
-	}
-	f->kind = IMP_FEATURE_EDGE;
-	if (n == 2)
-		f->index = 0;
-	else if (i1 == (i0 + 1 == n ? 0 : i0 + 1))
-		f->index = i0;
-	else if (i0 == (i1 + 1 == n ? 0 : i1 + 1))
-		f->index = i1;
-	else
-		return false;
-	return true;
+	imp_vec2 e = imp_vec2_sub(w1, w0);
+	double ta = imp_vec2_dot(w0, e), tb = imp_vec2_dot(w1, e);
+	double l1 = -ta / (tb - ta), l0 = 1.0 - l1;
+	*pa_local = imp_vec2_add(imp_vec2_scale(l0, a0), imp_vec2_scale(l1, a1));
+	*pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_vec2_sub(a0, w0)), imp_vec2_scale(l1, imp_vec2_sub(a1, w1)));
 }
 
 /// The largest coordinate of the lean loop's simplex (simplex_scale).
 static double lean_scale(const imp_shape *a, const lean_out *l)
 {
-	const vtx keep[3] = {l->p, l->q, l->r};
 	imp_svert2 sv[3];
-	for (int i = 0; i < l->n; ++i)
-		sv[i] = (imp_svert2){keep[i].w, keep[i].ia >= 0 ? a->v[keep[i].ia] : a->center, keep[i].ia, keep[i].ib};
+	lean_records(a, l, sv);
 	return simplex_scale(sv, l->n);
 }
 
@@ -1513,18 +1518,26 @@ IMP_ALWAYS_INLINE void closest_finish(const imp_shape *a, imp_pose2 pa, const im
 		r->state = r->distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 }
 
-/// Witnesses and features of a penetration solver's answer (a's frame);
-/// false for a sliver (simple_feature), where feature_of is needed.
-IMP_ALWAYS_INLINE bool penetration_witnesses(const imp_epa2_result *e, int na, int nb, imp_vec2 *pa_local,
-					     imp_vec2 *pb_local, imp_closest2_result *r)
+/// The witnesses of a penetration solver's answer (a's frame): the point
+/// at t along its edge e0 e1, on each shape.
+IMP_ALWAYS_INLINE void penetration_witnesses(const imp_epa2_result *e, imp_vec2 *pa_local, imp_vec2 *pb_local)
 {
 	*pa_local = imp_vec2_add(e->e0.a, imp_vec2_scale(e->t, imp_vec2_sub(e->e1.a, e->e0.a)));
 	imp_vec2 b0 = imp_svert2_b(&e->e0), b1 = imp_svert2_b(&e->e1);
 	*pb_local = imp_vec2_add(b0, imp_vec2_scale(e->t, imp_vec2_sub(b1, b0)));
+}
+
+/// The vertex indices of each shape's feature at a penetration solver's
+/// answer: the edge's start (its end when t is 1) and, strictly inside
+/// the edge, its end (-1 otherwise), for feature_of / simple_feature.
+IMP_ALWAYS_INLINE void penetration_indices(const imp_epa2_result *e, int *a0, int *a1, int *b0, int *b1)
+{
 	bool two = e->t > 0.0 && e->t < 1.0;
 	const imp_svert2 *f0 = e->t < 1.0 ? &e->e0 : &e->e1;
-	return simple_feature(na, f0->ia, two ? e->e1.ia : -1, &r->feature_a) &&
-	       simple_feature(nb, f0->ib, two ? e->e1.ib : -1, &r->feature_b);
+	*a0 = f0->ia;
+	*b0 = f0->ib;
+	*a1 = two ? e->e1.ia : -1;
+	*b1 = two ? e->e1.ib : -1;
 }
 
 /// Level 3 for two polygon cores the lean loop found overlapping: the
@@ -1536,9 +1549,12 @@ IMP_ALWAYS_INLINE bool lean_penetration(const imp_shape *a, imp_pose2 pa, const 
 	imp_epa2_result e;
 	imp_walk2_rings(a->v, a->count, b->v, b->count, q_b, p_b, &e);
 	imp_closest2_result r = {.iterations = l->iterations, .epa_iterations = e.iterations};
-	imp_vec2 pa_local, pb_local;
-	if (!penetration_witnesses(&e, a->count, b->count, &pa_local, &pb_local, &r))
+	int a0, a1, b0, b1;
+	penetration_indices(&e, &a0, &a1, &b0, &b1);
+	if (!simple_feature(a->count, a0, a1, &r.feature_a) || !simple_feature(b->count, b0, b1, &r.feature_b))
 		return false;
+	imp_vec2 pa_local, pb_local;
+	penetration_witnesses(&e, &pa_local, &pb_local);
 	closest_finish(a, pa, b, p_b, pa_local, pb_local, e.normal, e.depth > 0.0 ? -e.depth : 0.0, e.limit, NULL, 0,
 		       l, &r);
 	*out = r;
@@ -1567,14 +1583,7 @@ IMP_ALWAYS_INLINE bool lean_closest(const imp_shape *a, imp_pose2 pa, const imp_
 		pa_local = va[l->p.ia];
 		pb_local = imp_vec2_sub(pa_local, l->p.w);
 	} else {
-		// Barycentric weights of the nearest point on the edge (Alg. 5).
-		imp_vec2 e = imp_vec2_sub(l->q.w, l->p.w);
-		double ta = imp_vec2_dot(l->p.w, e), tb = imp_vec2_dot(l->q.w, e);
-		double l1 = -ta / (tb - ta), l0 = 1.0 - l1;
-		imp_vec2 a0 = va[l->p.ia], a1 = va[l->q.ia];
-		pa_local = imp_vec2_add(imp_vec2_scale(l0, a0), imp_vec2_scale(l1, a1));
-		pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_vec2_sub(a0, l->p.w)),
-					imp_vec2_scale(l1, imp_vec2_sub(a1, l->q.w)));
+		edge_witnesses(l->p.w, va[l->p.ia], l->q.w, va[l->q.ia], &pa_local, &pb_local);
 	}
 	closest_finish(a, pa, b, p_b, pa_local, pb_local, normal, core, false, NULL, 0, l, &r);
 	*out = r;
@@ -1652,11 +1661,11 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 		limit = limit || e.limit;
 		core = e.depth > 0.0 ? -e.depth : 0.0;
 		normal = e.normal;
-		penetration_witnesses(&e, c.a.n, c.b.n, &pa_local, &pb_local, &r);
-		bool two = e.t > 0.0 && e.t < 1.0;
-		imp_svert2 f0 = e.t < 1.0 ? e.e0 : e.e1;
-		r.feature_a = feature_of(&c, 0, f0.ia, two ? e.e1.ia : -1, pa_local);
-		r.feature_b = feature_of(&c, 1, f0.ib, two ? e.e1.ib : -1, pb_local);
+		penetration_witnesses(&e, &pa_local, &pb_local);
+		int a0, a1, b0, b1;
+		penetration_indices(&e, &a0, &a1, &b0, &b1);
+		r.feature_a = feature_of(&c, 0, a0, a1, pa_local);
+		r.feature_b = feature_of(&c, 1, b0, b1, pb_local);
 	} else {
 		core = robust_length(g.v, &normal);
 		normal = imp_vec2_scale(-1.0, normal);
@@ -1666,13 +1675,7 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 			r.feature_a = feature_of(&c, 0, g.s[0].ia, -1, pa_local);
 			r.feature_b = feature_of(&c, 1, g.s[0].ib, -1, pb_local);
 		} else {
-			// Barycentric weights of the nearest point on the edge (Alg. 5).
-			imp_vec2 e = imp_vec2_sub(g.s[1].w, g.s[0].w);
-			double ta = imp_vec2_dot(g.s[0].w, e), tb = imp_vec2_dot(g.s[1].w, e);
-			double l1 = -ta / (tb - ta), l0 = 1.0 - l1;
-			pa_local = imp_vec2_add(imp_vec2_scale(l0, g.s[0].a), imp_vec2_scale(l1, g.s[1].a));
-			pb_local = imp_vec2_add(imp_vec2_scale(l0, imp_svert2_b(&g.s[0])),
-						imp_vec2_scale(l1, imp_svert2_b(&g.s[1])));
+			edge_witnesses(g.s[0].w, g.s[0].a, g.s[1].w, g.s[1].a, &pa_local, &pb_local);
 			r.feature_a = feature_of(&c, 0, g.s[0].ia, g.s[1].ia, pa_local);
 			r.feature_b = feature_of(&c, 1, g.s[0].ib, g.s[1].ib, pb_local);
 		}

@@ -62,6 +62,12 @@ static int imp_min_int(int a, int b)
 // ---------------------------------------------------------------------------
 // Supports.
 
+/// A box's support vertex along d, from its corner table.
+IMP_ALWAYS_INLINE int box_support(const imp_shape3 *s, imp_vec3 d)
+{
+	return s->box_vertex[(d.x > 0.0) | (d.y > 0.0) << 1 | (d.z > 0.0) << 2];
+}
+
 /// Support vertex of a proxy along local direction d: its index, or -1 for
 /// curved and user shapes, with the point in *point (the shape's frame,
 /// or a's frame for b's moved vertices).
@@ -78,7 +84,7 @@ IMP_ALWAYS_INLINE int proxy_support(imp_proxy3 *x, imp_vec3 d, imp_vec3 *point, 
 	}
 	int i;
 	if (s->kind == IMP_SHAPE_BOX3 && x->v == s->v) {
-		i = s->box_vertex[(d.x > 0.0) | (d.y > 0.0) << 1 | (d.z > 0.0) << 2];
+		i = box_support(s, d);
 	} else if (x->climb) {
 		// From the last support vertex or the nearest axis's, whichever
 		// is higher along d: GJK's directions swing widely while the
@@ -121,9 +127,8 @@ void imp_cso_support3(imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out)
 IMP_ALWAYS_INLINE void cso_support_fast(const imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out)
 {
 	const imp_shape3 *sa = c->a.s;
-	int ia = sa->kind == IMP_SHAPE_BOX3 && c->a.v == sa->v
-			 ? sa->box_vertex[(d.x > 0.0) | (d.y > 0.0) << 1 | (d.z > 0.0) << 2]
-			 : imp_support3_brute(c->a.v, sa->count, d);
+	int ia = sa->kind == IMP_SHAPE_BOX3 && c->a.v == sa->v ? box_support(sa, d)
+								  : imp_support3_brute(c->a.v, sa->count, d);
 	int ib = imp_support3_brute(c->b.v, c->b.s->count, imp_vec3_neg(d));
 	out->ia = ia;
 	out->ib = ib;
@@ -878,6 +883,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	// iterations to the default tolerance in tests/test_narrow3d.c, so
 	// they get CURVED_ITERATIONS times the limit.
 	int limit = curved ? CURVED_ITERATIONS * o->max_iterations : o->max_iterations;
+	const bool fast = fast_pair(c);
 	if (!warm_start(c, cache, x)) {
 		imp_vec3 d;
 		if (has_cached_direction(cache)) {
@@ -891,7 +897,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 				d = imp_vec3_make(1.0, 0.0, 0.0);
 		}
 		imp_svert3 w;
-		if (fast_pair(c))
+		if (fast)
 			cso_support_fast(c, imp_vec3_neg(d), &w);
 		else
 			imp_cso_support3(c, imp_vec3_neg(d), &w);
@@ -926,8 +932,6 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	// without the momentum), once GJK is near enough.
 	bool newton = !boolean && curved && imp_gjk3_smooth(c);
 	int mixed = !boolean && curved && !accel && vertex_against_ellipsoid(c) ? MIXED_TRIES : 0;
-	const bool fast = fast_pair(c);
-
 	int k = 0;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	for (;;) {

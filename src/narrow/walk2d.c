@@ -157,11 +157,6 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	int best_k = 0, best_i = 0, best_j = 0;
 	imp_vec2 best_u = u;
 	for (int i = 0, j = 0; i < ea || j < eb;) {
-		// The edge that turns least comes first. With a segment, by angle:
-		// a cross product alone cannot order edges half a turn apart, whose
-		// cross product is 0 as that of parallel ones; nearly equal angles
-		// are still ordered by the cross product, exact to rounding. Ties
-		// (parallel edges) take a's first, then b's on the same line.
 		bool take_a = take_a_edge(e, ang, ea, eb, by_angle, i, j);
 		int k = take_a ? i : ea + j;
 		imp_vec2 ek = e[k];
