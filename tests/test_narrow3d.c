@@ -789,6 +789,195 @@ static void test_box_overlap(void **state)
 	assert_true(checked > 15000 && near > 5000);
 }
 
+/// A core of one or two points (sphere or capsule) at pose p, scaled by k:
+/// its world ends and its shape.
+typedef struct seg_core {
+	imp_vec3 e0, e1; ///< local ends (e1 = e0 for a sphere)
+	double radius;
+	bool sphere;
+} seg_core;
+
+static seg_core random_seg_core(o3_rng *r)
+{
+	seg_core c;
+	c.sphere = o3_int(r, 4) == 0;
+	imp_vec3 mid = o3_int(r, 3) == 0 ? o3_vec(r, -0.5, 0.5) : imp_vec3_make(0, 0, 0);
+	imp_vec3 half = imp_vec3_scale(o3_range(r, 0.05, 1.0), o3_unit(r));
+	c.e0 = c.sphere ? mid : imp_vec3_sub(mid, half);
+	c.e1 = c.sphere ? mid : imp_vec3_add(mid, half);
+	c.radius = o3_int(r, 5) == 0 ? 0.0 : o3_range(r, 0.01, 0.6);
+	return c;
+}
+
+static imp_shape *seg_shape(const seg_core *c, double k)
+{
+	imp_shape *s;
+	if (c->radius == 0.0) {
+		// A point or a segment: a polytope of one or two points (its
+		// vertex order is the hull's).
+		imp_vec3 pts[2] = {imp_vec3_scale(k, c->e0), imp_vec3_scale(k, c->e1)};
+		assert_int_equal(imp_shape_polytope(pts, c->sphere ? 1 : 2, 0.0, &s), IMP_OK);
+	} else if (c->sphere)
+		assert_int_equal(imp_shape_sphere(imp_vec3_scale(k, c->e0), k * c->radius, &s), IMP_OK);
+	else
+		assert_int_equal(
+			imp_shape_capsule3(imp_vec3_scale(k, c->e0), imp_vec3_scale(k, c->e1), k * c->radius, &s),
+			IMP_OK);
+	return s;
+}
+
+/// The expected feature of a core at oracle parameter u along it, or NONE
+/// when rounding could make it either of two.
+static imp_feature expected_feature(const seg_core *c, double u, bool ambiguous)
+{
+	imp_feature none = {IMP_FEATURE_NONE, -1};
+	if (c->sphere)
+		return (imp_feature){IMP_FEATURE_VERTEX, 0};
+	if (ambiguous)
+		return none;
+	if (u <= 0.0)
+		return (imp_feature){IMP_FEATURE_VERTEX, 0};
+	if (u >= 1.0)
+		return (imp_feature){IMP_FEATURE_VERTEX, 1};
+	if (u > 1e-9 && u < 1.0 - 1e-9)
+		return (imp_feature){IMP_FEATURE_EDGE, 0};
+	return none;
+}
+
+/// got against want, whose vertex index counts the ends of c (0: e0, 1:
+/// e1): the shape's own vertex order is its hull's, read back here.
+static void check_feature(imp_feature got, imp_feature want, const imp_shape *shape, const seg_core *c, double k,
+			  const char *what, int i)
+{
+	if (want.kind == IMP_FEATURE_VERTEX && !c->sphere) {
+		imp_vec3 v[2];
+		assert_int_equal(imp_shape_vertices3(shape, v, 2), 2);
+		imp_vec3 end = imp_vec3_scale(k, want.index == 0 ? c->e0 : c->e1);
+		want.index = imp_vec3_length(imp_vec3_sub(v[0], end)) <= imp_vec3_length(imp_vec3_sub(v[1], end)) ? 0 : 1;
+	}
+	if (want.kind != IMP_FEATURE_NONE && (got.kind != want.kind || got.index != want.index))
+		fail_msg("pair %d: %s feature %d/%d, want %d/%d", i, what, (int)got.kind, got.index, (int)want.kind,
+			 want.index);
+}
+
+/// Spheres and capsules (cores of one or two points), which the queries
+/// answer in closed form without GJK's set-up: every field of the three
+/// levels against the segment oracle (distance, witnesses on the
+/// surfaces, normal, features, state), with quaternions off unit length by
+/// up to 4e-7; and the same pairs scaled by 2^-230 and 2^220, which leave
+/// the closed form's range and take GJK's scaled set-up, must give the
+/// same answers scaled.
+static void test_segment_cores(void **state)
+{
+	(void)state;
+	o3_rng r = {3107};
+	const int n = 30000;
+	double worst = 0.0, worst_scaled = 0.0;
+	int checked_features = 0, met = 0;
+	for (int i = 0; i < n; ++i) {
+		seg_core ca = random_seg_core(&r), cb = random_seg_core(&r);
+		imp_pose3 pa = o3_pose(&r, 4.0), pb = o3_pose(&r, 0.0);
+		pa.q = imp_quat_scale(1.0 + o3_range(&r, -2e-7, 2e-7), pa.q);
+		pb.q = imp_quat_scale(1.0 + o3_range(&r, -2e-7, 2e-7), pb.q);
+		// Distant, close, touching-close and crossing placements.
+		double reach = o3_int(&r, 3) == 0 ? o3_range(&r, 0.0, 0.5) : o3_range(&r, 0.0, 3.0);
+		pb.p = imp_vec3_add(pa.p, imp_vec3_scale(reach, o3_unit(&r)));
+		imp_pose3 na = pa, nb = pb;
+		na.q = imp_quat_scale(1.0 / sqrt(pa.q.x * pa.q.x + pa.q.y * pa.q.y + pa.q.z * pa.q.z + pa.q.w * pa.q.w), pa.q);
+		nb.q = imp_quat_scale(1.0 / sqrt(pb.q.x * pb.q.x + pb.q.y * pb.q.y + pb.q.z * pb.q.z + pb.q.w * pb.q.w), pb.q);
+		int mode = i % 8;
+		if (mode == 0) {
+			// Cores that meet (to rounding): b's core through a point
+			// of a's.
+			imp_vec3 x = imp_pose3_apply(na, imp_vec3_add(ca.e0, imp_vec3_scale(o3_uniform(&r), imp_vec3_sub(ca.e1, ca.e0))));
+			imp_vec3 y = imp_quat_rotate(nb.q, imp_vec3_add(cb.e0, imp_vec3_scale(o3_uniform(&r), imp_vec3_sub(cb.e1, cb.e0))));
+			pb.p = nb.p = imp_vec3_sub(x, y);
+		} else if (mode == 1 && !ca.sphere) {
+			// Parallel cores: b turned as a, its core along a's.
+			pb.q = pa.q;
+			nb.q = na.q;
+			cb.e1 = imp_vec3_add(cb.e0, imp_vec3_scale(o3_range(&r, 0.1, 2.0), imp_vec3_sub(ca.e1, ca.e0)));
+			cb.sphere = false;
+		}
+		imp_vec3 a0 = imp_pose3_apply(na, ca.e0), a1 = imp_pose3_apply(na, ca.e1);
+		imp_vec3 b0 = imp_pose3_apply(nb, cb.e0), b1 = imp_pose3_apply(nb, cb.e1);
+		imp_vec3 cp, cq;
+		double seg = o3_segment_segment_distance(a0, a1, b0, b1, &cp, &cq);
+		double sd = seg - ca.radius - cb.radius, scene = 8.0, tol = 1e-12 * scene;
+		imp_shape *a = seg_shape(&ca, 1.0), *b = seg_shape(&cb, 1.0);
+		met += seg <= 1e-9;
+		bool ov = imp_overlap3(a, pa, b, pb, NULL);
+		double d = imp_distance3(a, pa, b, pb, NULL);
+		imp_closest3_result x;
+		assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+		if (fabs(sd) > tol && ov != (sd <= 0.0))
+			fail_msg("pair %d: overlap %d, signed distance %.17g", i, ov, sd);
+		if (!(fabs(d - fmax(sd, 0.0)) <= tol))
+			fail_msg("pair %d: distance %.17g, want %.17g", i, d, fmax(sd, 0.0));
+		track(&worst, fabs(d - fmax(sd, 0.0)));
+		if (seg > 1e-9) {
+			// Cores apart (the closed form answers; cores that meet go
+			// to EPA, whose depth no oracle here gives).
+			if (!(fabs(x.distance - sd) <= tol))
+				fail_msg("pair %d: closest %.17g, want %.17g", i, x.distance, sd);
+			track(&worst, fabs(x.distance - sd));
+			if (!(fabs(imp_vec3_length(x.normal) - 1.0) <= 1e-14))
+				fail_msg("pair %d: normal not unit", i);
+			double da = o3_point_segment_distance(x.point_a, a0, a1, NULL);
+			double db = o3_point_segment_distance(x.point_b, b0, b1, NULL);
+			if (!(fabs(da - ca.radius) <= tol && fabs(db - cb.radius) <= tol))
+				fail_msg("pair %d: witnesses %.3g and %.3g from the cores, radii %.3g and %.3g", i, da, db,
+					 ca.radius, cb.radius);
+			imp_vec3 gap = imp_vec3_sub(imp_vec3_sub(x.point_b, x.point_a), imp_vec3_scale(x.distance, x.normal));
+			if (!(imp_vec3_length(gap) <= 10 * tol))
+				fail_msg("pair %d: witnesses off distance * normal by %g", i, imp_vec3_length(gap));
+			imp_query_state want = sd > tol ? IMP_STATE_SEPARATED : (sd < -tol ? IMP_STATE_OVERLAPPING : x.state);
+			if (x.state != want)
+				fail_msg("pair %d: state %s, want %s", i, imp_query_state_string(x.state),
+					 imp_query_state_string(want));
+			// Features, where the nearest pair is unique (segments
+			// not parallel) and not within rounding of an end.
+			imp_vec3 ua = imp_vec3_sub(a1, a0), ub = imp_vec3_sub(b1, b0);
+			double la = imp_vec3_dot(ua, ua), lb = imp_vec3_dot(ub, ub);
+			bool parallel = la > 0.0 && lb > 0.0 &&
+					imp_vec3_length(imp_vec3_cross(ua, ub)) <= 1e-6 * sqrt(la * lb);
+			double sa = la > 0.0 ? imp_vec3_dot(imp_vec3_sub(cp, a0), ua) / la : 0.0;
+			double sb = lb > 0.0 ? imp_vec3_dot(imp_vec3_sub(cq, b0), ub) / lb : 0.0;
+			imp_feature fa = expected_feature(&ca, sa, parallel), fb = expected_feature(&cb, sb, parallel);
+			check_feature(x.feature_a, fa, a, &ca, 1.0, "a's", i);
+			check_feature(x.feature_b, fb, b, &cb, 1.0, "b's", i);
+			checked_features += fa.kind != IMP_FEATURE_NONE && fb.kind != IMP_FEATURE_NONE;
+			// The same pair far from unit size: GJK's scaled set-up.
+			for (int k = 0; k < 2; ++k) {
+				double f = ldexp(1.0, k == 0 ? -230 : 220);
+				imp_shape *sa = seg_shape(&ca, f), *sb = seg_shape(&cb, f);
+				imp_pose3 qa = pa, qb = pb;
+				qa.p = imp_vec3_scale(f, pa.p);
+				qb.p = imp_vec3_scale(f, pb.p);
+				imp_closest3_result y;
+				assert_int_equal(imp_closest3(sa, qa, sb, qb, NULL, &y), IMP_OK);
+				double dy = imp_distance3(sa, qa, sb, qb, NULL) / f;
+				if (!(fabs(y.distance / f - x.distance) <= tol && fabs(dy - d) <= tol))
+					fail_msg("pair %d scaled by 2^%d: closest %.17g, distance %.17g, want %.17g", i,
+						 k == 0 ? -230 : 220, y.distance / f, dy, x.distance);
+				track(&worst_scaled, fabs(y.distance / f - x.distance));
+				if (fabs(sd) > tol && y.state != x.state)
+					fail_msg("pair %d scaled: state %s, want %s", i, imp_query_state_string(y.state),
+						 imp_query_state_string(x.state));
+				check_feature(y.feature_a, fa, sa, &ca, f, "a's scaled", i);
+				check_feature(y.feature_b, fb, sb, &cb, f, "b's scaled", i);
+				imp_shape_destroy(sa);
+				imp_shape_destroy(sb);
+			}
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  spheres and capsules: %d pairs (%d with cores that meet), max error %.1e, scaled copies %.1e "
+	       "(of the scene), features checked on %d\n",
+	       n, met, worst, worst_scaled, checked_features);
+}
+
 /// A box and a sphere, answered in closed form (the sphere's centre
 /// against the box): the signed distance against the analytic one, the
 /// centre outside (o3_point_box_distance) or inside (the nearest face), in
@@ -1148,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_vertex_ellipsoid),
 		cmocka_unit_test(test_box_depth),
 		cmocka_unit_test(test_box_overlap),
+		cmocka_unit_test(test_segment_cores),
 		cmocka_unit_test(test_box_sphere),
 		cmocka_unit_test(test_box_capsule),
 		cmocka_unit_test(test_lift2d),

@@ -1069,12 +1069,57 @@ static double clamp01(double x)
 	return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 }
 
-/// Spheres and capsules (cores of one or two vertices): the nearest
-/// points of two segments in closed form, as FCL and Box2D answer these
-/// pairs, written out as GJK's answer would be (the simplex of the corner
-/// points of C = A - B that carry the nearest point, with their weights).
-/// Minimising |P(s) - Q(t)|^2 over the unit square: the interior critical
+/// |v| without squaring v (its square leaves double's range first).
+static double robust_length3(imp_vec3 v)
+{
+	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
+	if (!(m > 0.0))
+		return 0.0;
+	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
+	return m * sqrt(norm2(u));
+}
+
+/// The parameters s, t in [0, 1] of the nearest points p0 + s (p1 - p0)
+/// and q0 + t (q1 - q0) of two segments (either may be a point):
+/// minimising |P(s) - Q(t)|^2 over the unit square, the interior critical
 /// point if it lies inside, else the best clamped edge.
+IMP_ALWAYS_INLINE void segment_params(imp_vec3 p0, imp_vec3 p1, imp_vec3 q0, imp_vec3 q1, double *s_out,
+				      double *t_out)
+{
+	imp_vec3 d1 = imp_vec3_sub(p1, p0), d2 = imp_vec3_sub(q1, q0), r = imp_vec3_sub(p0, q0);
+	double a = imp_vec3_dot(d1, d1), e = imp_vec3_dot(d2, d2), f = imp_vec3_dot(d2, r);
+	double cc = imp_vec3_dot(d1, r), b = imp_vec3_dot(d1, d2);
+	double sp = 0.0, tq = 0.0;
+	if (a > 0.0 && e > 0.0) {
+		// The divisions are independent of each other, so they overlap
+		// in the pipeline instead of waiting for one another.
+		double den = a * e - b * b, ia = 1.0 / a, ie = 1.0 / e;
+		// Parallel segments (den 0): any s works; 0, then t and s are
+		// corrected below.
+		sp = den > 0.0 ? clamp01((b * f - cc * e) / den) : 0.0;
+		tq = (b * sp + f) * ie;
+		if (tq < 0.0) {
+			tq = 0.0;
+			sp = clamp01(-cc * ia);
+		} else if (tq > 1.0) {
+			tq = 1.0;
+			sp = clamp01((b - cc) * ia);
+		}
+	} else if (a > 0.0) {
+		sp = clamp01(-cc / a);
+	} else if (e > 0.0) {
+		tq = clamp01(f / e);
+	}
+	*s_out = sp;
+	*t_out = tq;
+}
+
+/// Spheres and capsules (cores of one or two vertices) inside GJK's set-up
+/// (the scaled and unusual cases; segments3_make serves the rest): the
+/// nearest points of two segments in closed form, as FCL and Box2D answer
+/// these pairs, written out as GJK's answer would be (the simplex of the
+/// corner points of C = A - B that carry the nearest point, with their
+/// weights).
 static void segment_pair(const imp_gjk3_ctx *c, gjk3_out *out, bool boolean, double R)
 {
 	const imp_vec3 *pa = c->a.v, *pb = c->b.v;
@@ -1086,32 +1131,9 @@ static void segment_pair(const imp_gjk3_ctx *c, gjk3_out *out, bool boolean, dou
 		q0 = imp_vec3_scale(c->scale, q0);
 		q1 = imp_vec3_scale(c->scale, q1);
 	}
-	imp_vec3 d1 = imp_vec3_sub(p1, p0), d2 = imp_vec3_sub(q1, q0), r = imp_vec3_sub(p0, q0);
-	double a = imp_vec3_dot(d1, d1), e = imp_vec3_dot(d2, d2), f = imp_vec3_dot(d2, r);
-	double sp = 0.0, tq = 0.0;
-	if (a == 0.0 && e == 0.0) {
-		sp = tq = 0.0;
-	} else if (a == 0.0) {
-		tq = clamp01(f / e);
-	} else {
-		double cc = imp_vec3_dot(d1, r);
-		if (e == 0.0) {
-			sp = clamp01(-cc / a);
-		} else {
-			double b = imp_vec3_dot(d1, d2), den = a * e - b * b;
-			// Parallel segments (den 0): any s works; 0, then t and s
-			// are corrected below.
-			sp = den > 0.0 ? clamp01((b * f - cc * e) / den) : 0.0;
-			tq = (b * sp + f) / e;
-			if (tq < 0.0) {
-				tq = 0.0;
-				sp = clamp01(-cc / a);
-			} else if (tq > 1.0) {
-				tq = 1.0;
-				sp = clamp01((b - cc) / a);
-			}
-		}
-	}
+	imp_vec3 d1 = imp_vec3_sub(p1, p0), d2 = imp_vec3_sub(q1, q0);
+	double sp, tq;
+	segment_params(p0, p1, q0, q1, &sp, &tq);
 	// P - Q as a combination of the corners p_i - q_j.
 	double ws[2] = {1.0 - sp, sp}, wt[2] = {1.0 - tq, tq};
 	imp_vec3 ps[2] = {p0, p1}, qs[2] = {q0, q1};
@@ -1142,6 +1164,115 @@ static void run_query(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp
 		segment_pair(c, out, boolean, R);
 	else
 		gjk3(c, cache, o, out, boolean, R);
+}
+
+// ---------------------------------------------------------------------------
+// Spheres and capsules without GJK's set-up.
+//
+// Two cores of at most two vertices need neither b's pose in a's frame nor
+// GJK's context: each pose turns its own core's ends (the matrix of q / |q|,
+// 1 / |q|^2 by two terms of its series), and segment_params finds the
+// nearest points. The
+// frame has a's position as origin and the world's axes: positions are
+// subtracted first, exactly for nearby bodies far from the origin, and the
+// answer needs no turn back to the world.
+
+typedef struct segments3 {
+	const imp_shape3 *a, *b;
+	imp_vec3 p0, p1, q0, q1; ///< the core ends (p1 = p0 for a sphere)
+	double s, t;             ///< the nearest points' parameters along them
+	imp_vec3 P, Q;           ///< the nearest points of the cores
+	imp_vec3 v;              ///< P - Q
+} segments3;
+
+/// A quick filter before segments3_make: other pairs go on without its
+/// checks.
+static inline bool maybe_segments(const imp_shape *a, const imp_shape *b)
+{
+	return a != NULL && b != NULL && a->count <= 2 && b->count <= 2;
+}
+
+/// Fills `g` for two cores of at most two vertices at valid poses within
+/// the range that needs no scaling; returns false for anything else (bad
+/// arguments included), which the general path answers.
+static bool segments3_make(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			   const imp_query_options *o, segments3 *g)
+{
+	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 3 ||
+	    b->dim != 3)
+		return false;
+	const imp_shape3 *sa = imp_shape3_of(a), *sb = imp_shape3_of(b);
+	if (sa->v == NULL || sb->v == NULL || sa->count > 2 || sb->count > 2 ||
+	    (o != &imp_default_options && !imp_options_valid(o)))
+		return false;
+	// The quick checks of setup: a NaN or infinity anywhere fails them.
+	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pa.p.z) + fabs(pb.p.x) + fabs(pb.p.y) + fabs(pb.p.z);
+	double na = pa.q.x * pa.q.x + pa.q.y * pa.q.y + pa.q.z * pa.q.z + pa.q.w * pa.q.w;
+	double nb = pb.q.x * pb.q.x + pb.q.y * pb.q.y + pb.q.z * pb.q.z + pb.q.w * pb.q.w;
+	imp_vec3 d = imp_vec3_sub(pb.p, pa.p);
+	double size = sa->bound_radius + sb->bound_radius + fabs(d.x) + fabs(d.y) + fabs(d.z);
+	if (!(reach <= IMP_MAX_COORDINATE) || !(fabs(na - 1.0) <= 1e-6) || !(fabs(nb - 1.0) <= 1e-6) ||
+	    !(size <= SCALE_BIG) || !(size >= 1.0 / SCALE_BIG))
+		return false;
+	// 2 / n without a division: with e = n - 1, |e| <= 1e-6, 1 / n = 1 - e
+	// + e^2 - ..., and the terms left out are below 1e-18.
+	double ea = na - 1.0, eb = nb - 1.0;
+	imp_mat3 ra = imp_mat3_from_quat_scaled(pa.q, 2.0 * (1.0 - ea * (1.0 - ea)));
+	imp_mat3 rb = imp_mat3_from_quat_scaled(pb.q, 2.0 * (1.0 - eb * (1.0 - eb)));
+	g->a = sa;
+	g->b = sb;
+	g->p0 = imp_mat3_apply(&ra, sa->v[0]);
+	g->p1 = sa->count == 2 ? imp_mat3_apply(&ra, sa->v[1]) : g->p0;
+	g->q0 = imp_vec3_add(imp_mat3_apply(&rb, sb->v[0]), d);
+	g->q1 = sb->count == 2 ? imp_vec3_add(imp_mat3_apply(&rb, sb->v[1]), d) : g->q0;
+	segment_params(g->p0, g->p1, g->q0, g->q1, &g->s, &g->t);
+	g->P = imp_vec3_add(g->p0, imp_vec3_scale(g->s, imp_vec3_sub(g->p1, g->p0)));
+	g->Q = imp_vec3_add(g->q0, imp_vec3_scale(g->t, imp_vec3_sub(g->q1, g->q0)));
+	g->v = imp_vec3_sub(g->P, g->Q);
+	return true;
+}
+
+/// True when the cores meet (their nearest points coincide).
+static bool segments3_cross(const segments3 *g)
+{
+	return g->v.x == 0.0 && g->v.y == 0.0 && g->v.z == 0.0;
+}
+
+/// The feature of a core of one or two vertices holding the point at
+/// parameter u along it.
+static imp_feature segment_feature(const imp_shape3 *s, double u)
+{
+	if (s->count == 2 && u > 0.0 && u < 1.0) {
+		int idx[2] = {0, 1};
+		return imp_shape3_feature(s, idx, 2);
+	}
+	return (imp_feature){IMP_FEATURE_VERTEX, s->count == 2 && u >= 1.0 ? 1 : 0};
+}
+
+/// Level 3 for cores apart (the caller has checked segments3_cross).
+static void segments3_closest(const segments3 *g, imp_pose3 pa, imp_closest3_result *out)
+{
+	double len = robust_length3(g->v), ra = g->a->radius, rb = g->b->radius;
+	imp_vec3 n = imp_vec3_scale(-1.0 / len, g->v);
+	imp_closest3_result r = {0};
+	r.distance = len - ra - rb;
+	r.point_a = imp_vec3_add(imp_vec3_add(g->P, imp_vec3_scale(ra, n)), pa.p);
+	r.point_b = imp_vec3_add(imp_vec3_sub(g->Q, imp_vec3_scale(rb, n)), pa.p);
+	r.normal = n;
+	r.feature_a = segment_feature(g->a, g->s);
+	r.feature_b = segment_feature(g->b, g->t);
+	// Touching: |distance| within rounding of the coordinates the closed
+	// form worked with.
+	double scene = 0.0;
+	const imp_vec3 *ends[4] = {&g->p0, &g->p1, &g->q0, &g->q1};
+	for (int i = 0; i < 4; ++i)
+		scene = imp_max(scene, imp_max3(fabs(ends[i]->x), fabs(ends[i]->y), fabs(ends[i]->z)));
+	double touch = 64 * DBL_EPSILON * imp_max(scene, imp_max(ra, rb));
+	if (fabs(r.distance) <= touch)
+		r.state = IMP_STATE_TOUCHING;
+	else
+		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+	*out = r;
 }
 
 // ---------------------------------------------------------------------------
@@ -1464,16 +1595,6 @@ static imp_feature box_feature(const imp_shape3 *s, imp_vec3 x, double tol)
 	return imp_shape3_feature(s, idx, n >= 3 ? 3 : n);
 }
 
-/// |v| without squaring v (its square leaves double's range first).
-static double robust_length3(imp_vec3 v)
-{
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return 0.0;
-	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
-	return m * sqrt(norm2(u));
-}
-
 /// The point of the box (half sizes h) nearest q, in its frame.
 static imp_vec3 box_clamp(imp_vec3 h, imp_vec3 q)
 {
@@ -1643,13 +1764,13 @@ static double overlap_radius(const imp_gjk3_ctx *c)
 	return (c->a.s->radius + c->b.s->radius) * c->scale;
 }
 
-bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache,
-		     const imp_query_options *options)
+/// Level 1 for every pair segments3_make does not take.
+IMP_NOINLINE static bool overlap3_general(const imp_shape *a, const imp_pose3 *pa, const imp_shape *b,
+					  const imp_pose3 *pb, imp_simplex_cache *cache,
+					  const imp_query_options *options)
 {
-	if (options == NULL)
-		options = &imp_default_options;
 	imp_gjk3_ctx c;
-	if (setup(&c, a, pa, b, pb, options, true) != IMP_OK)
+	if (setup(&c, a, *pa, b, *pb, options, true) != IMP_OK)
 		return false;
 	gjk3_out g;
 	double R = overlap_radius(&c);
@@ -1669,19 +1790,31 @@ bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_p
 	return g.state == IMP_STATE_OVERLAPPING;
 }
 
+bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache,
+		     const imp_query_options *options)
+{
+	if (options == NULL)
+		options = &imp_default_options;
+	segments3 sg;
+	if (maybe_segments(a, b) && segments3_make(a, pa, b, pb, options, &sg)) {
+		double R = a->radius + b->radius;
+		return norm2(sg.v) <= R * R || segments3_cross(&sg);
+	}
+	return overlap3_general(a, &pa, b, &pb, cache, options);
+}
+
 bool imp_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
 {
 	return imp_overlap3_ex(a, pa, b, pb, cache, NULL);
 }
 
-double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
-			   imp_query_state *state)
+/// Level 2 for every pair segments3_make does not take.
+IMP_NOINLINE static double distance3_general(const imp_shape *a, const imp_pose3 *pa, const imp_shape *b,
+					     const imp_pose3 *pb, imp_simplex_cache *cache,
+					     const imp_query_options *options, int *iterations, imp_query_state *state)
 {
-	if (options == NULL)
-		options = &imp_default_options;
 	imp_gjk3_ctx c;
-	if (setup(&c, a, pa, b, pb, options, false) != IMP_OK)
+	if (setup(&c, a, *pa, b, *pb, options, false) != IMP_OK)
 		return NAN;
 	gjk3_out g;
 	run_query(&c, cache, options, &g, false, 0.0);
@@ -1698,6 +1831,26 @@ double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	if (state != NULL && g.state == IMP_STATE_SEPARATED && d <= 0.0)
 		*state = d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
 	return d > 0.0 ? d : 0.0;
+}
+
+double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			   imp_query_state *state)
+{
+	if (options == NULL)
+		options = &imp_default_options;
+	segments3 sg;
+	if (maybe_segments(a, b) && segments3_make(a, pa, b, pb, options, &sg)) {
+		bool cross = segments3_cross(&sg);
+		double d = cross ? 0.0 : robust_length3(sg.v) - a->radius - b->radius;
+		if (iterations != NULL)
+			*iterations = 0;
+		if (state != NULL)
+			*state = cross || d < 0.0 ? IMP_STATE_OVERLAPPING
+						  : (d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_SEPARATED);
+		return d > 0.0 ? d : 0.0;
+	}
+	return distance3_general(a, &pa, b, &pb, cache, options, iterations, state);
 }
 
 double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
@@ -1770,15 +1923,14 @@ static double simplex_scale3(const imp_svert3 *s, int n)
 	return m;
 }
 
-imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out)
+/// Level 3 for every pair segments3_make does not take, and for cores
+/// that meet.
+IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_pose3 *pa, const imp_shape *b,
+						const imp_pose3 *pb, imp_simplex_cache *cache,
+						const imp_query_options *options, imp_closest3_result *out)
 {
-	if (out == NULL)
-		return IMP_ERR_NULL_ARGUMENT;
-	if (options == NULL)
-		options = &imp_default_options;
 	imp_gjk3_ctx c;
-	imp_status st = setup(&c, a, pa, b, pb, options, false);
+	imp_status st = setup(&c, a, *pa, b, *pb, options, false);
 	if (st != IMP_OK)
 		return st;
 	// Closed forms where they exist (closed_form3); GJK is not needed then.
@@ -1894,9 +2046,9 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	pa_local = imp_vec3_add(pa_local, imp_vec3_scale(ra, normal));
 	pb_local = imp_vec3_sub(pb_local, imp_vec3_scale(rb, normal));
 	r.distance = core - ra - rb;
-	imp_mat3 rot = imp_pose3_matrix(pa);
-	r.point_a = imp_vec3_add(imp_mat3_apply(&rot, pa_local), pa.p);
-	r.point_b = imp_vec3_add(imp_mat3_apply(&rot, pb_local), pa.p);
+	imp_mat3 rot = imp_pose3_matrix(*pa);
+	r.point_a = imp_vec3_add(imp_mat3_apply(&rot, pa_local), pa->p);
+	r.point_b = imp_vec3_add(imp_mat3_apply(&rot, pb_local), pa->p);
 	r.normal = imp_mat3_apply(&rot, normal);
 	// Touching: |distance| within rounding of the coordinates GJK worked
 	// with.
@@ -1909,6 +2061,23 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		r.state = r.distance < 0.0 ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 	*out = r;
 	return IMP_OK;
+}
+
+imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out)
+{
+	if (out == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (options == NULL)
+		options = &imp_default_options;
+	segments3 sg;
+	if (maybe_segments(a, b) && segments3_make(a, pa, b, pb, options, &sg) && !segments3_cross(&sg)) {
+		// Cores apart: the closed form's answer (cores that meet need
+		// EPA).
+		segments3_closest(&sg, pa, out);
+		return IMP_OK;
+	}
+	return closest3_general(a, &pa, b, &pb, cache, options, out);
 }
 
 imp_status imp_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
