@@ -210,6 +210,8 @@ typedef struct imp_world_stats {
 	int broad_swaps;   ///< sort-and-sweep: end-point exchanges
 	int broad_cells;   ///< hash: cells entered or left
 	int broad_tests;   ///< box tests inside the broad phase
+	int settled;       ///< candidate pairs of moved bodies left without a box test: the bodies had not
+	                   ///< moved far enough since the last test to change whether the boxes overlap
 } imp_world_stats;
 
 /// Zeroed for NULL.

@@ -24,6 +24,7 @@
 // over bodies read none of them; each pair keeps its bound with the two
 // motion serials it was found with (docs/toi.md).
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -150,6 +151,23 @@ static inline bool box_contains_all(const imp_box *outer, const imp_box *inner)
 {
 	return (inner->lo[0] >= outer->lo[0]) & (inner->hi[0] <= outer->hi[0]) & (inner->lo[1] >= outer->lo[1]) &
 	       (inner->hi[1] <= outer->hi[1]) & (inner->lo[2] >= outer->lo[2]) & (inner->hi[2] <= outer->hi[2]);
+}
+
+/// Sets slot s's tight box and adds how far its coordinates moved to the
+/// slot's odometer, rounded up so that the odometer is never short of the
+/// true sum: with d within one rounding of the largest move, (odo + d) (1 +
+/// 4 eps) rounded is at least odo + the move.
+static inline void set_tight(imp_world *w, int32_t s, const imp_box *t)
+{
+	body *b = &w->bodies[s];
+	double d = 0.0;
+	for (int k = 0; k < 3; k++) {
+		double lo = fabs(t->lo[k] - b->tight.lo[k]), hi = fabs(t->hi[k] - b->tight.hi[k]);
+		d = d > lo ? d : lo;
+		d = d > hi ? d : hi;
+	}
+	w->odo[s] = (w->odo[s] + d) * (1.0 + 4 * DBL_EPSILON);
+	b->tight = *t;
 }
 
 IMP_ALWAYS_INLINE imp_status place_grown(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
@@ -327,6 +345,7 @@ static void touch_forget(imp_world *w, uint64_t key)
 /// first.
 static void set_touching(imp_world *w, pair *pr, bool t)
 {
+	pr->hot->limit = 0.0; // the box status it was found with no longer holds
 	if (pr->hot->touching == t)
 		return;
 	pr->hot->touching = t;
@@ -517,6 +536,7 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->touch, (size_t)w->touch_cap * sizeof *w->touch);
 	imp_free(a, w->touch_new, (size_t)w->touch_new_cap * sizeof *w->touch_new);
 	imp_free(a, w->motions, (size_t)w->motion_cap * sizeof *w->motions);
+	imp_free(a, w->odo, (size_t)w->odo_cap * sizeof *w->odo);
 	imp_free(a, w->movers, (size_t)w->mover_cap * sizeof *w->movers);
 	imp_free(a, w->step_bodies, (size_t)w->step_body_cap * sizeof *w->step_bodies);
 	imp_free(a, w->changed, (size_t)w->changed_cap * sizeof *w->changed);
@@ -553,7 +573,8 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 		w->serial = atomic_fetch_add(&world_serial, 1u);
 	bool ok = imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, def->body_capacity, sizeof *w->bodies) &&
 		imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, def->body_capacity, sizeof *w->moved) &&
-		imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, def->body_capacity, sizeof *w->motions);
+		imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, def->body_capacity, sizeof *w->motions) &&
+		imp_grow(&w->alloc, (void **)&w->odo, &w->odo_cap, def->body_capacity, sizeof *w->odo);
 	for (int32_t i = 0; ok && i < def->pair_capacity; i += PAIR_BLOCK) {
 		pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
 		if (blk == NULL) {
@@ -650,7 +671,8 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 		if (w->body_high == INT32_MAX - 1)
 			return IMP_ERR_OUT_OF_MEMORY;
 		if (!imp_grow(&w->alloc, (void **)&w->bodies, &w->body_cap, w->body_high + 1, sizeof *w->bodies) ||
-		    !imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, w->body_high + 1, sizeof *w->motions))
+		    !imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, w->body_high + 1, sizeof *w->motions) ||
+		    !imp_grow(&w->alloc, (void **)&w->odo, &w->odo_cap, w->body_high + 1, sizeof *w->odo))
 			return IMP_ERR_OUT_OF_MEMORY;
 	}
 	if (!reserve_moved(w))
@@ -662,6 +684,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	} else {
 		s = w->body_high++;
 		memset(&w->motions[s], 0, sizeof w->motions[s]);
+		w->odo[s] = 0.0; // a reused slot keeps its odometer: pairs read only its growth
 	}
 	motion *m = &w->motions[s];
 	uint32_t serial = m->serial + 1u;
@@ -762,7 +785,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 		b->pose2 = *p2;
 	else
 		b->pose3 = *p3;
-	b->tight = tight;
+	set_tight(w, s, &tight);
 	b->rel = rel;
 	b->inside = box_contains_all(&b->fat, &tight);
 	w->motions[s].serial++;
@@ -1014,25 +1037,60 @@ static imp_status broad_update(imp_world *w, int *moved, int *moves)
 	return result;
 }
 
-/// Whether the pair touches now. Reads pr (its simplex cache) only for the
-/// narrow phase.
-static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h)
+/// The least overlap of two boxes over the world's axes: on axis k, o_k =
+/// min(a.hi - c.lo, c.hi - a.lo), negative by the gap when they are apart
+/// on it. The boxes overlap exactly when the least is >= 0 (each
+/// subtraction keeps the sign of its comparison exactly).
+static inline double least_overlap(const imp_world *w, const imp_box *a, const imp_box *c)
+{
+	double m = imp_min(a->hi[0] - c->lo[0], c->hi[0] - a->lo[0]);
+	m = imp_min(m, imp_min(a->hi[1] - c->lo[1], c->hi[1] - a->lo[1]));
+	if (w->dim == 3)
+		m = imp_min(m, imp_min(a->hi[2] - c->lo[2], c->hi[2] - a->lo[2]));
+	return m;
+}
+
+/// The pair's limit after a box test that found least overlap m and left
+/// its touching state matching it. Each o_k moves by at most the sum of the
+/// two bodies' moves, which their odometers bound: while the odometers
+/// have together run less than |m| since now, the boxes stay overlapping
+/// (every o_k >= 0) or apart (the least o_k < 0), and the pair's state
+/// with them. With the narrow phase, overlapping boxes say nothing of the
+/// shapes: 0, never skipped. The factor 1 - 8 eps covers the roundings of
+/// the sums (the odometers themselves round up).
+static inline void pair_limit(const imp_world *w, pair_hot *h, double m, bool narrow)
+{
+	double run = w->odo[key_lo(h->key)] + w->odo[key_hi(h->key)];
+	h->limit = m >= 0.0 && narrow ? 0.0 : (run + fabs(m)) * (1.0 - 8 * DBL_EPSILON);
+}
+
+/// Whether pass 2 may leave the pair unlooked at: its bodies' odometers
+/// have not run far enough to change its boxes' status (pair_limit).
+static inline bool pair_settled(const imp_world *w, const pair_hot *h)
+{
+	return w->odo[key_lo(h->key)] + w->odo[key_hi(h->key)] < h->limit && !h->doomed;
+}
+
+/// Whether the pair touches now (*m: the boxes' least overlap). Reads pr
+/// (its simplex cache) only for the narrow phase.
+static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h, double *m)
 {
 	const body *a = &w->bodies[key_lo(h->key)], *b = &w->bodies[key_hi(h->key)];
 	w->stats.box_tests++;
-	if (!imp_box_overlap(&a->tight, &b->tight, w->dim))
+	*m = least_overlap(w, &a->tight, &b->tight);
+	if (!(*m >= 0.0))
 		return false;
 	if (!w->def.narrow_phase)
 		return true;
 	w->stats.narrow_calls++;
-	double m = w->def.margin;
+	double margin = w->def.margin;
 	if (w->dim == 2) {
-		if (m > 0.0)
-			return imp_distance2(a->shape, a->pose2, b->shape, b->pose2, &pr->cache) <= m;
+		if (margin > 0.0)
+			return imp_distance2(a->shape, a->pose2, b->shape, b->pose2, &pr->cache) <= margin;
 		return imp_overlap2(a->shape, a->pose2, b->shape, b->pose2, &pr->cache);
 	}
-	if (m > 0.0)
-		return imp_distance3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache) <= m;
+	if (margin > 0.0)
+		return imp_distance3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache) <= margin;
 	return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache);
 }
 
@@ -1049,7 +1107,8 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 		pair_delete(w, pr);
 		return true;
 	}
-	bool t = narrow_touching(w, pr, h);
+	double m;
+	bool t = narrow_touching(w, pr, h, &m);
 	if (t != (bool)h->touching) {
 		if ((t && !touch_reserve(w)) ||
 		    !event_push(w, t ? &w->begin : &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
@@ -1058,6 +1117,7 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 		}
 		set_touching(w, pr, t);
 	}
+	pair_limit(w, h, m, w->def.narrow_phase);
 	return true;
 }
 
@@ -1070,15 +1130,18 @@ static inline bool box_overlap_all(const imp_box *a, const imp_box *b)
 }
 
 /// Pass 2's common cases, inline: a pair that stays apart, or stays
-/// touching without a narrow phase, is stamped and left; true if so.
-/// (The caller counts the box test and, if it visits pairs twice, stamps
-/// the pair.)
-static inline bool pair_unchanged(const pair_hot *h, const body *a, const body *c, bool narrow)
+/// touching without a narrow phase, gets its new limit and is left; true
+/// if so. (The caller counts the box test and, if it visits pairs twice,
+/// stamps the pair.)
+static inline bool pair_unchanged(const imp_world *w, pair_hot *h, const body *a, const body *c, bool narrow)
 {
 	if (h->doomed)
 		return false;
-	bool overlap = box_overlap_all(&a->tight, &c->tight);
-	return !overlap ? !h->touching : h->touching && !narrow;
+	double m = least_overlap(w, &a->tight, &c->tight);
+	bool same = !(m >= 0.0) ? !h->touching : h->touching && !narrow;
+	if (same)
+		pair_limit(w, h, m, narrow);
+	return same;
 }
 
 /// Pass 2 for one body: each of its pairs looked at once this update.
@@ -1092,7 +1155,12 @@ static bool pair_pass(imp_world *w, int32_t s)
 		pair_hot *h = pr->hot;
 		if (h->stamp == w->stamp)
 			continue;
-		if (pair_unchanged(h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow)) {
+		if (pair_settled(w, h)) {
+			w->stats.settled++;
+			h->stamp = w->stamp;
+			continue;
+		}
+		if (pair_unchanged(w, h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow)) {
 			w->stats.box_tests++;
 			h->stamp = w->stamp;
 			continue;
@@ -1121,24 +1189,34 @@ static bool pair_pass_all(imp_world *w)
 	// that change something stamp their pair, which nothing reads in this
 	// update).
 	bool narrow = w->def.narrow_phase, ok = true;
-	int32_t unchanged = 0;
+	int32_t unchanged = 0, settled = 0;
 	for (pair_block *blk = w->blocks; blk != NULL && ok; blk = blk->next) {
 		for (int i = 0; i < PAIR_BLOCK; i++) {
 			pair_hot *h = &blk->hot[i];
-			// The bodies of a pair a few ahead, asked for now: the pairs
-			// come in no order of their bodies, so each body is a cache
-			// miss that this overlaps with the work on the pairs before.
-			if (i + PREFETCH_AHEAD < PAIR_BLOCK && blk->hot[i + PREFETCH_AHEAD].live) {
-				uint64_t k = blk->hot[i + PREFETCH_AHEAD].key;
-				IMP_PREFETCH(&w->bodies[key_lo(k)]);
-				IMP_PREFETCH(&w->bodies[key_hi(k)]);
+			// The bodies of a pair a few ahead that will need them, asked
+			// for now: the pairs come in no order of their bodies, so each
+			// body is a cache miss that this overlaps with the work on the
+			// pairs before. (The odometers are one double a slot, mostly
+			// in the cache.)
+			if (i + PREFETCH_AHEAD < PAIR_BLOCK) {
+				const pair_hot *ahead = &blk->hot[i + PREFETCH_AHEAD];
+				if (ahead->live && !pair_settled(w, ahead)) {
+					IMP_PREFETCH(&w->bodies[key_lo(ahead->key)]);
+					IMP_PREFETCH(&w->bodies[key_hi(ahead->key)]);
+				}
 			}
 			if (!h->live)
 				continue;
+			// A settled pair is left as it is whether or not its bodies
+			// moved, and its bodies are not read.
+			if (pair_settled(w, h)) {
+				settled++;
+				continue;
+			}
 			const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
 			if (!pass2_body(a) && !pass2_body(c))
 				continue;
-			if (pair_unchanged(h, a, c, narrow)) {
+			if (pair_unchanged(w, h, a, c, narrow)) {
 				unchanged++;
 				continue;
 			}
@@ -1149,6 +1227,7 @@ static bool pair_pass_all(imp_world *w)
 		}
 	}
 	w->stats.box_tests += unchanged;
+	w->stats.settled += settled;
 	return ok;
 }
 
@@ -1912,7 +1991,8 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 		body *b = &w->bodies[s];
 		w->motions[s].changed = 0;
 		imp_box rest = swept_box(w, s, t, c->dt, NULL, sweep_grow(w, c, s));
-		b->tight = imp_box_union(&b->tight, &rest);
+		imp_box grown = imp_box_union(&b->tight, &rest);
+		set_tight(w, s, &grown);
 		if (b->in_broad && !box_contains_all(&b->fat, &b->tight)) {
 			w->oom = false;
 			b->fat = fatten(w, b);
@@ -2076,7 +2156,8 @@ static void step_begin(imp_world *w, const step_ctx *c)
 			m->sw = m->w;
 		}
 		w->step_bodies[w->step_body_count++] = s;
-		b->tight = swept_box(w, s, 0.0, c->dt, &b->rel, sweep_grow(w, c, s));
+		imp_box swept = swept_box(w, s, 0.0, c->dt, &b->rel, sweep_grow(w, c, s));
+		set_tight(w, s, &swept);
 		b->inside = box_contains_all(&b->fat, &b->tight);
 		mark_moved(w, s);
 	}
@@ -2090,7 +2171,9 @@ static void step_undo(imp_world *w)
 		int32_t s = w->step_bodies[i];
 		body *b = &w->bodies[s];
 		motion *m = &w->motions[s];
-		place_box(w, &b->rel, &b->pose2, &b->pose3, &b->tight);
+		imp_box placed;
+		place_box(w, &b->rel, &b->pose2, &b->pose3, &placed);
+		set_tight(w, s, &placed);
 		b->inside = box_contains_all(&b->fat, &b->tight);
 		m->step = 0;
 		m->changed = 0;
@@ -2143,7 +2226,9 @@ static void step_commit(imp_world *w, const step_ctx *c)
 		else if (turned) // a user support that failed: the ball of the reach
 			b->rel = (imp_box){{-m->reach, -m->reach, w->dim == 3 ? -m->reach : 0.0},
 					   {m->reach, m->reach, w->dim == 3 ? m->reach : 0.0}};
-		place_box(w, &b->rel, &b->pose2, &b->pose3, &b->tight);
+		imp_box placed;
+		place_box(w, &b->rel, &b->pose2, &b->pose3, &placed);
+		set_tight(w, s, &placed);
 		b->inside = box_contains_all(&b->fat, &b->tight);
 		mark_moved(w, s);
 	}

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "broad/broad.h"
@@ -18,6 +19,10 @@
 /// pairs reads 16 bytes of each, not the whole record.
 typedef struct pair_hot {
 	uint64_t key;            ///< lower slot << 32 | higher slot
+	/// Pass 2 leaves the pair as it is while the odometers of its two
+	/// bodies (imp_world.odo) sum below this: its boxes cannot have changed
+	/// from overlapping to apart or back (pair_limit). 0 (fresh): never.
+	double limit;
 	uint32_t stamp;          ///< the update that last looked at it
 	uint8_t touching;
 	uint8_t doomed;          ///< the broad phase removed it during this update
@@ -66,22 +71,23 @@ typedef struct motion {
 } motion;
 
 typedef struct body {
-	// First what every frame reads of every moved body: set_pose, pass 1 and
-	// pass 2 (the box and the flags) and set_pose (the shape, then the
-	// relative box, then the fat box to tell pass 1 whether it must move).
+	// First, in one cache line, what every frame reads of every moved body:
+	// set_pose, pass 1 and the end of the update read only the box and the
+	// flags; then what set_pose reads besides (the shape, the relative box,
+	// the fat box to tell pass 1 whether it must move).
 	imp_box tight;           ///< the shape's box at its pose, enlarged by margin / 2
 	uint8_t alive;
 	uint8_t moved;           ///< in the moved list, to be looked at by the next update
 	uint8_t in_broad;
 	uint8_t refilter;
-	uint32_t generation;
-	const imp_shape *shape;
-	imp_box rel;             ///< the shape's box at the pose's rotation, minus the position
 	uint8_t inside;          ///< tight lies in fat (set by set_pose and pass 1)
 	uint8_t inserting;       ///< pass 1 of an update: to be inserted
 	uint8_t type;
 	uint8_t qmark;           ///< query.c: met in the moved list during this query
+	uint32_t generation;
 	int32_t next_free;
+	const imp_shape *shape;
+	imp_box rel;             ///< the shape's box at the pose's rotation, minus the position
 	imp_box fat;             ///< what the broad phase holds
 	imp_pose3 pose3;
 	imp_pose2 pose2;
@@ -89,6 +95,8 @@ typedef struct body {
 	void *user_data;
 	pair *pairs;
 } body;
+
+_Static_assert(offsetof(body, shape) == 64, "the flags and the tight box fill the first cache line");
 
 #define PAIR_BLOCK 256
 
@@ -150,6 +158,10 @@ struct imp_world {
 	// Motion and the time-of-impact step.
 	motion *motions;         ///< per slot, room for body_cap
 	int32_t motion_cap;
+	/// Per slot, room for body_cap: a bound on how far any coordinate of
+	/// the body's tight box has moved in all, rounded up (never decreases).
+	double *odo;
+	int32_t odo_cap;
 	int32_t *movers;         ///< slots that may have a motion (lazily pruned at each step)
 	int32_t mover_count, mover_cap;
 	double time;
