@@ -307,30 +307,50 @@ static pair *list_next(const pair *pr, int32_t s)
 /// Room for one more touching pair in the walk's arrays.
 static bool touch_reserve(imp_world *w)
 {
+	int32_t all = w->touch_count + w->touch_extra_count + w->touch_new_count + 1;
 	return imp_grow(&w->alloc, (void **)&w->touch_new, &w->touch_new_cap, w->touch_new_count + 1,
 			sizeof *w->touch_new) &&
-	       imp_grow(&w->alloc, (void **)&w->touch, &w->touch_cap, w->touch_count + w->touch_new_count + 1,
-			sizeof *w->touch);
+	       imp_grow(&w->alloc, (void **)&w->touch_extra, &w->touch_extra_cap,
+			w->touch_extra_count + w->touch_new_count + 1, sizeof *w->touch_extra) &&
+	       imp_grow(&w->alloc, (void **)&w->touch, &w->touch_cap, all, sizeof *w->touch);
 }
 
-/// Marks the walk's entry of a pair that stopped touching: a binary search
-/// of the sorted array, else the pairs that began in this update.
-static void touch_forget(imp_world *w, uint64_t key)
+/// The first index of a sorted run whose key is not below key.
+static int32_t touch_lower_bound(const touch_entry *t, int32_t n, uint64_t key)
 {
-	int32_t lo = 0, hi = w->touch_count;
+	int32_t lo = 0, hi = n;
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
-		if (w->touch[mid].key < key)
+		if (t[mid].key < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (int32_t i = lo; i < w->touch_count && w->touch[i].key == key; i++) {
-		if (!w->touch[i].dead) {
-			w->touch[i].dead = 1;
-			w->touch_dead++;
-			return;
+	return lo;
+}
+
+/// Marks the live entry of key in a sorted run dead; false if none.
+static bool touch_kill(touch_entry *t, int32_t n, uint64_t key)
+{
+	for (int32_t i = touch_lower_bound(t, n, key); i < n && t[i].key == key; i++)
+		if (!t[i].dead) {
+			t[i].dead = 1;
+			return true;
 		}
+	return false;
+}
+
+/// Marks the walk's entry of a pair that stopped touching: a binary search
+/// of the two sorted runs, else the pairs that began in this update.
+static void touch_forget(imp_world *w, uint64_t key)
+{
+	if (touch_kill(w->touch, w->touch_count, key)) {
+		w->touch_dead++;
+		return;
+	}
+	if (touch_kill(w->touch_extra, w->touch_extra_count, key)) {
+		w->touch_extra_dead++;
+		return;
 	}
 	for (int32_t i = w->touch_new_count - 1; i >= 0; i--) {
 		if (w->touch_new[i].key == key && !w->touch_new[i].dead) {
@@ -365,32 +385,55 @@ static void set_touching(imp_world *w, pair *pr, bool t)
 #define TOUCH_LESS(x, y) ((x).key < (y).key)
 IMP_DEFINE_SORT(touch_sort, touch_entry, TOUCH_LESS)
 
-/// The end of an update: the dead entries dropped, the new ones sorted and
-/// merged in. Cannot fail: touch_reserve made the room.
-static void touch_rebuild(imp_world *w)
+/// Keeps the live entries of t[0..n) in order; their number.
+static int32_t touch_compact(touch_entry *t, int32_t n)
 {
-	if (w->touch_dead == 0 && w->touch_new_count == 0)
-		return;
-	int32_t n = 0;
-	for (int32_t i = 0; i < w->touch_count; i++)
-		if (!w->touch[i].dead)
-			w->touch[n++] = w->touch[i];
-	int32_t m = 0;
-	for (int32_t i = 0; i < w->touch_new_count; i++)
-		if (!w->touch_new[i].dead)
-			w->touch_new[m++] = w->touch_new[i];
-	if (m > 1)
-		touch_sort(w->touch_new, m);
+	int32_t k = 0;
+	for (int32_t i = 0; i < n; i++)
+		if (!t[i].dead)
+			t[k++] = t[i];
+	return k;
+}
+
+/// Merges sorted src[0..m) into sorted dst[0..n) (room for n + m), from
+/// the back.
+static void touch_merge(touch_entry *dst, int32_t n, const touch_entry *src, int32_t m)
+{
 	int32_t i = n - 1, j = m - 1, o = n + m - 1;
 	while (j >= 0) {
-		if (i >= 0 && w->touch[i].key > w->touch_new[j].key)
-			w->touch[o--] = w->touch[i--];
+		if (i >= 0 && dst[i].key > src[j].key)
+			dst[o--] = dst[i--];
 		else
-			w->touch[o--] = w->touch_new[j--];
+			dst[o--] = src[j--];
 	}
-	w->touch_count = n + m;
-	w->touch_dead = 0;
+}
+
+/// The end of an update: the pairs that began sorted and merged into the
+/// small second run; the whole rebuilt into one (dead entries dropped)
+/// only when the second run grows past a sixteenth of the first or dead
+/// entries pass a quarter, so that a frame in which a few pairs begin and
+/// end costs what changed, not every touching pair. Cannot fail:
+/// touch_reserve made the room.
+static void touch_rebuild(imp_world *w)
+{
+	if (w->touch_new_count == 0 && w->touch_dead <= w->touch_count / 4 &&
+	    w->touch_extra_dead <= w->touch_extra_count / 4)
+		return;
+	int32_t m = touch_compact(w->touch_new, w->touch_new_count);
+	if (m > 1)
+		touch_sort(w->touch_new, m);
 	w->touch_new_count = 0;
+	int32_t e = touch_compact(w->touch_extra, w->touch_extra_count);
+	touch_merge(w->touch_extra, e, w->touch_new, m);
+	w->touch_extra_count = e + m;
+	w->touch_extra_dead = 0;
+	if (w->touch_extra_count <= 64 + w->touch_count / 16 && w->touch_dead <= w->touch_count / 4)
+		return;
+	int32_t n = touch_compact(w->touch, w->touch_count);
+	touch_merge(w->touch, n, w->touch_extra, w->touch_extra_count);
+	w->touch_count = n + w->touch_extra_count;
+	w->touch_dead = 0;
+	w->touch_extra_count = 0;
 }
 
 static void pair_delete(imp_world *w, pair *pr)
@@ -535,6 +578,7 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->pending_end.items, (size_t)w->pending_end.cap * sizeof *w->pending_end.items);
 	imp_free(a, w->touch, (size_t)w->touch_cap * sizeof *w->touch);
 	imp_free(a, w->touch_new, (size_t)w->touch_new_cap * sizeof *w->touch_new);
+	imp_free(a, w->touch_extra, (size_t)w->touch_extra_cap * sizeof *w->touch_extra);
 	imp_free(a, w->motions, (size_t)w->motion_cap * sizeof *w->motions);
 	imp_free(a, w->odo, (size_t)w->odo_cap * sizeof *w->odo);
 	imp_free(a, w->movers, (size_t)w->mover_cap * sizeof *w->movers);
@@ -1298,15 +1342,43 @@ imp_status imp_world_update(imp_world *w)
 
 /* ---- reading pairs ---- */
 
-/// Walks the touching pairs in (lower, higher) slot order; false if fn
-/// stopped. Reads only the walk's array.
-static bool walk_touching(const imp_world *w, bool (*fn)(const imp_world *, const touch_entry *, void *),
-			  void *user)
+/// Walks the touching pairs in (lower, higher) slot order, the two sorted
+/// runs merged: the few entries of the second are let in as the first
+/// passes their keys (a live pair has one entry, so keys never tie among
+/// live entries); false if visit stopped. Inline with visit, so that each
+/// caller's loop is one.
+IMP_ALWAYS_INLINE bool touch_walk(const imp_world *w, bool (*visit)(const imp_world *, const touch_entry *, void *),
+				  void *user)
 {
-	for (int32_t i = 0; i < w->touch_count; i++)
-		if (!w->touch[i].dead && !fn(w, &w->touch[i], user))
+	const touch_entry *e = w->touch, *end = e + w->touch_count;
+	const touch_entry *x = w->touch_extra, *xend = x + w->touch_extra_count;
+	uint64_t next = x < xend ? x->key : UINT64_MAX;
+	for (; e < end; e++) {
+		while (next < e->key) {
+			if (!x->dead && !visit(w, x, user))
+				return false;
+			next = ++x < xend ? x->key : UINT64_MAX;
+		}
+		if (!e->dead && !visit(w, e, user))
+			return false;
+	}
+	for (; x < xend; x++)
+		if (!x->dead && !visit(w, x, user))
 			return false;
 	return true;
+}
+
+typedef struct pair_walk {
+	imp_pair_fn *fn;
+	void *user;
+} pair_walk;
+
+static inline bool visit_pair(const imp_world *w, const touch_entry *e, void *ctx)
+{
+	const pair_walk *p = ctx;
+	imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, w->serial};
+	imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, w->serial};
+	return p->fn(a, b, p->user);
 }
 
 imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *user)
@@ -1317,16 +1389,8 @@ imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *us
 		return IMP_ERR_BUSY;
 	imp_world *mw = (imp_world *)w; // the world is never const underneath
 	mw->busy = true;
-	const touch_entry *e = w->touch, *end = w->touch + w->touch_count;
-	uint32_t serial = w->serial;
-	for (; e < end; e++) {
-		if (e->dead)
-			continue;
-		imp_body_id a = {(uint32_t)key_lo(e->key) + 1u, e->gen_lo, serial};
-		imp_body_id b = {(uint32_t)key_hi(e->key) + 1u, e->gen_hi, serial};
-		if (!fn(a, b, user))
-			break;
-	}
+	pair_walk p = {fn, user};
+	touch_walk(w, visit_pair, &p);
 	mw->busy = false;
 	return IMP_OK;
 }
@@ -1418,7 +1482,7 @@ uint64_t imp_world_state_hash(const imp_world *w)
 	}
 	h = mix_double(h, w->time);
 	h = mix(h, (uint64_t)w->touching);
-	walk_touching(w, hash_pair, &h);
+	touch_walk(w, hash_pair, &h);
 	for (int32_t i = 0; i < w->pending_end.count; i++)
 		h = mix(h, (uint64_t)w->pending_end.items[i].a.index << 32 | w->pending_end.items[i].b.index);
 	return h;

@@ -151,6 +151,10 @@ struct imp_world {
 	int32_t touch_count, touch_cap, touch_dead;
 	touch_entry *touch_new;
 	int32_t touch_new_count, touch_new_cap;
+	/// A second sorted run of touching pairs: the pairs that began since
+	/// touch was last rebuilt, while they are few; the walk merges the two.
+	touch_entry *touch_extra;
+	int32_t touch_extra_count, touch_extra_cap, touch_extra_dead;
 
 	imp_broad *broad;
 	imp_world_stats stats;
