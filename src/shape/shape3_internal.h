@@ -74,17 +74,21 @@ static inline const imp_shape3 *imp_shape3_of(const imp_shape *s)
 /// IMP_MAX_COORDINATE, |q|^2 within 1e-6 of 1; else why not.
 static inline imp_status imp_pose3_status(imp_pose3 t)
 {
-	// x * 0 is 0 for a finite x and NaN for an infinite or NaN one: one
-	// test for all seven.
+	// The common case in one test: |q|^2 within 1e-6 of 1 holds only for
+	// a finite q (a NaN, an infinity or a huge component fails it), and
+	// the range test only for a finite translation.
+	double n = t.q.x * t.q.x + t.q.y * t.q.y + t.q.z * t.q.z + t.q.w * t.q.w;
+	if (fabs(t.p.x) <= IMP_MAX_COORDINATE && fabs(t.p.y) <= IMP_MAX_COORDINATE && fabs(t.p.z) <= IMP_MAX_COORDINATE &&
+	    fabs(n - 1.0) <= 1e-6)
+		return IMP_OK;
+	// Which error: x * 0 is 0 for a finite x and NaN for an infinite or NaN
+	// one, one test for all seven.
 	if (t.p.x * 0.0 + t.p.y * 0.0 + t.p.z * 0.0 + t.q.x * 0.0 + t.q.y * 0.0 + t.q.z * 0.0 + t.q.w * 0.0 != 0.0)
 		return IMP_ERR_NOT_FINITE;
 	if (!(fabs(t.p.x) <= IMP_MAX_COORDINATE && fabs(t.p.y) <= IMP_MAX_COORDINATE &&
 	      fabs(t.p.z) <= IMP_MAX_COORDINATE))
 		return IMP_ERR_OUT_OF_RANGE;
-	double n = t.q.x * t.q.x + t.q.y * t.q.y + t.q.z * t.q.z + t.q.w * t.q.w;
-	if (!(fabs(n - 1.0) <= 1e-6))
-		return IMP_ERR_BAD_ROTATION;
-	return IMP_OK;
+	return IMP_ERR_BAD_ROTATION;
 }
 
 /// The rotation matrix of a checked pose's quaternion, normalised first.
