@@ -1596,15 +1596,17 @@ static imp_status closest_general(const imp_shape *a, imp_pose2 pa, const imp_sh
 
 IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 					   imp_simplex_cache *cache, const imp_query_options *options,
-					   imp_closest2_result *out)
+					   imp_closest2_result *out, bool checked)
 {
-	if (out == NULL)
-		return IMP_ERR_NULL_ARGUMENT;
-	if (options == NULL)
-		options = &imp_default_options;
-	imp_status st = check_pair(a, pa, b, pb, options);
-	if (st != IMP_OK)
-		return st;
+	if (!checked) {
+		if (out == NULL)
+			return IMP_ERR_NULL_ARGUMENT;
+		if (options == NULL)
+			options = &imp_default_options;
+		imp_status st = check_pair(a, pa, b, pb, options);
+		if (st != IMP_OK)
+			return st;
+	}
 	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
 	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
 	// EPA grows its polygon from GJK's simplex, which must then hold
@@ -1688,11 +1690,17 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
 {
-	return closest_query(a, pa, b, pb, cache, options, out);
+	return closest_query(a, pa, b, pb, cache, options, out, false);
 }
 
 imp_status imp_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			imp_simplex_cache *cache, imp_closest2_result *out)
 {
-	return closest_query(a, pa, b, pb, cache, NULL, out);
+	return closest_query(a, pa, b, pb, cache, NULL, out, false);
+}
+
+imp_status imp_closest2_checked(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				imp_simplex_cache *cache, imp_closest2_result *out)
+{
+	return closest_query(a, pa, b, pb, cache, &imp_default_options, out, true);
 }

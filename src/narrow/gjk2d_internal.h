@@ -156,4 +156,11 @@ void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
 void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b,
 		     imp_epa2_result *out);
 
+/// imp_closest2 (default options) for a caller that has checked both
+/// shapes and whose poses are valid by construction (finite, within range,
+/// unit rotations): the time-of-impact search, which makes its poses from
+/// checked motions. The argument checks are skipped.
+imp_status imp_closest2_checked(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				imp_simplex_cache *cache, imp_closest2_result *out);
+
 #endif

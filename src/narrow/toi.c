@@ -19,6 +19,7 @@
 
 #include "core/trig.h"
 #include "impact/collision.h"
+#include "narrow/gjk2d_internal.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 
@@ -31,8 +32,9 @@ imp_toi_options imp_default_toi_options(void)
 // The turn over t: cosine and sine together from core/trig.h, which the
 // search below evaluates at every step. No turn (w t == 0) leaves the
 // rotation as it is, bit for bit.
-imp_pose2 imp_motion2_at(imp_motion2 m, double t)
+IMP_ALWAYS_INLINE imp_pose2 motion2_at(const imp_motion2 *m_in, double t)
 {
+	const imp_motion2 m = *m_in;
 	imp_pose2 p;
 	p.p = imp_vec2_make(m.pose.p.x + m.v.x * t, m.pose.p.y + m.v.y * t);
 	double angle = m.w * t;
@@ -44,6 +46,11 @@ imp_pose2 imp_motion2_at(imp_motion2 m, double t)
 		p.q = m.pose.q;
 	}
 	return p;
+}
+
+imp_pose2 imp_motion2_at(imp_motion2 m, double t)
+{
+	return motion2_at(&m, t);
 }
 
 imp_pose3 imp_motion3_at(imp_motion3 m, double t)
@@ -104,7 +111,7 @@ double imp_shape_core_reach(const imp_shape *s)
 	double r = s->dim == 2 ? s->radius : imp_shape3_of(s)->radius;
 	if (is_user(s))
 		return user_reach(s, r);
-	return fmax((s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius) - r, 0.0);
+	return imp_max((s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius) - r, 0.0);
 }
 
 static imp_status check_options(const imp_toi_options *o)
@@ -229,7 +236,10 @@ static toi_probe query2(void *ctx, double t)
 {
 	toi2_ctx *q = ctx;
 	toi_probe p = {false, 0.0, 0.0};
-	if (imp_closest2(q->a, imp_motion2_at(q->ma, t), q->b, imp_motion2_at(q->mb, t), &q->cache, &q->c) != IMP_OK ||
+	// The shapes were checked and the motions stay within range over the
+	// interval: the poses need no checks.
+	if (imp_closest2_checked(q->a, motion2_at(&q->ma, t), q->b, motion2_at(&q->mb, t), &q->cache, &q->c) !=
+		    IMP_OK ||
 	    q->c.state == IMP_STATE_DEGENERATE)
 		return p;
 	p.ok = true;
@@ -259,11 +269,11 @@ imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
 	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);
 	toi2_ctx q;
-	memset(&q, 0, sizeof q);
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
 	q.spin = fabs(ma.w) * imp_shape_core_reach(a) + fabs(mb.w) * imp_shape_core_reach(b);
-	imp_toi2_result r;
-	memset(&r, 0, sizeof r);
+	memset(&q.cache, 0, sizeof q.cache);
+	q.c = (imp_closest2_result){.distance = 0.0};
+	imp_toi2_result r = {.iterations = 0};
 	double tol = o.tolerance > 0.0 ? o.tolerance : 1e-6 * (ra + rb), tc;
 	imp_vec3 pa = imp_vec3_make(ma.pose.p.x, ma.pose.p.y, 0.0), pb = imp_vec3_make(mb.pose.p.x, mb.pose.p.y, 0.0);
 	imp_vec3 va = imp_vec3_make(ma.v.x, ma.v.y, 0.0), vb = imp_vec3_make(mb.v.x, mb.v.y, 0.0);
