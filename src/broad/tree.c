@@ -408,27 +408,48 @@ void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_t
 {
 	if (t->root == NONE)
 		return;
+	// Best first, nodes keyed by imp_box_key (no square root). The node in
+	// hand goes on to its nearer child directly when that child is no
+	// farther than the queue's least, as it is on most steps down: only
+	// the farther children go through the queue. A depth-first walk cost
+	// less per node but looked at a third more leaves, each a narrow-phase
+	// query, before its bound fell as far.
 	const tnode *n = t->nodes;
 	tree_entry *h = t->heap;
 	int32_t count = 0;
 	uint64_t seen = 1;
-	double lb = imp_box_bound(&n[t->root].box, box, t->dim);
-	if (lb <= bound)
-		queue_push(h, count++, (tree_entry){lb, t->root});
-	while (count > 0) {
-		tree_entry e = queue_pop(h, count--);
-		if (e.lb > bound)
-			break; // every node left is as far
-		if (n[e.node].height == 0) {
-			bound = fn(ctx, n[e.node].proxy, bound);
-			continue;
-		}
-		for (int k = 0; k < 2; k++) {
-			int32_t c = n[e.node].child[k];
-			seen++;
-			double cl = imp_box_bound(&n[c].box, box, t->dim);
-			if (cl <= bound)
-				queue_push(h, count++, (tree_entry){cl, c});
+	double bkey = bound * fabs(bound);
+	tree_entry cur = {imp_box_key(&n[t->root].box, box, t->dim), t->root};
+	if (cur.lb <= bkey) {
+		for (;;) {
+			const tnode *nd = &n[cur.node];
+			if (nd->height == 0) {
+				bound = fn(ctx, nd->proxy, bound);
+				bkey = bound * fabs(bound);
+			} else {
+				tree_entry near = {imp_box_key(&n[nd->child[0]].box, box, t->dim), nd->child[0]};
+				tree_entry far = {imp_box_key(&n[nd->child[1]].box, box, t->dim), nd->child[1]};
+				seen += 2;
+				if (far.lb < near.lb) {
+					tree_entry e = near;
+					near = far;
+					far = e;
+				}
+				if (far.lb <= bkey)
+					queue_push(h, count++, far);
+				if (near.lb <= bkey) {
+					if (count == 0 || near.lb <= h[0].lb) {
+						cur = near;
+						continue;
+					}
+					queue_push(h, count++, near);
+				}
+			}
+			if (count == 0)
+				break;
+			cur = queue_pop(h, count--);
+			if (cur.lb > bkey)
+				break; // every node left is as far
 		}
 	}
 	*visits += seen;
