@@ -268,26 +268,30 @@ bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void
 	const tnode *n = t->nodes;
 	int32_t *stack = t->stack;
 	int32_t top = 0;
-	stack[top++] = t->root;
-	uint64_t seen = 0;
-	bool go = true;
+	uint64_t seen = 1;
+	if (box_meets(&n[t->root].box, box))
+		stack[top++] = t->root;
+	// Only nodes whose box meets the query's go on the stack: each child is
+	// tested as its parent is taken off, so that a child that misses costs
+	// no push and no pop.
 	while (top > 0) {
-		int32_t i = stack[--top];
-		seen++;
-		if (!box_meets(&n[i].box, box))
-			continue;
-		if (n[i].height == 0) {
-			if (!fn(ctx, n[i].proxy)) {
-				go = false;
-				break;
+		const tnode *nd = &n[stack[--top]];
+		if (nd->height == 0) {
+			if (!fn(ctx, nd->proxy)) {
+				*visits += seen;
+				return false;
 			}
-		} else {
-			stack[top++] = n[i].child[0];
-			stack[top++] = n[i].child[1];
+			continue;
 		}
+		int32_t c0 = nd->child[0], c1 = nd->child[1];
+		seen += 2;
+		stack[top] = c0;
+		top += box_meets(&n[c0].box, box);
+		stack[top] = c1;
+		top += box_meets(&n[c1].box, box);
 	}
 	*visits += seen;
-	return go;
+	return true;
 }
 
 /* ---- building in one go ---- */
