@@ -17,6 +17,7 @@
 // insertion. The tree made at the first query is built top down by median
 // splits instead, balanced exactly and with tighter boxes than inserts
 // give.
+#include <math.h>
 #include <string.h>
 
 #include "broad/tree.h"
@@ -25,6 +26,15 @@
 #define NONE (-1)
 
 /// A node waiting in the best-first queue with its lower bound.
+/// A node of the four-wide copy: its children's boxes, axis by axis (a
+/// lane per child; an empty lane's box is [+inf, -inf], which meets
+/// nothing), and the children: a wide node's index, or -1 - proxy for a
+/// leaf.
+typedef struct wnode {
+	double lo[3][4], hi[3][4];
+	int32_t child[4];
+} wnode;
+
 typedef struct tree_entry {
 	double lb;
 	int32_t node;
@@ -67,6 +77,7 @@ void imp_tree_free(imp_tree *t)
 	imp_free(t->alloc, t->leaf_of, (size_t)t->leaf_cap * sizeof *t->leaf_of);
 	imp_free(t->alloc, t->stack, (size_t)t->stack_cap * sizeof *t->stack);
 	imp_free(t->alloc, t->heap, (size_t)t->heap_cap * sizeof *t->heap);
+	imp_free(t->alloc, t->wide, (size_t)t->wide_cap * sizeof *t->wide);
 	imp_tree_init(t, t->dim, t->alloc);
 }
 
@@ -207,6 +218,8 @@ static int32_t best_sibling(const imp_tree *t, const imp_box *box)
 
 void imp_tree_insert(imp_tree *t, int32_t proxy, const imp_box *box)
 {
+	t->wide_ok = false;
+	t->quiet = 0;
 	int32_t leaf = node_take(t);
 	t->nodes[leaf].box = *box;
 	t->nodes[leaf].proxy = proxy;
@@ -237,6 +250,8 @@ void imp_tree_remove(imp_tree *t, int32_t proxy)
 	int32_t leaf = t->leaf_of[proxy];
 	t->leaf_of[proxy] = NONE;
 	t->leaves--;
+	t->wide_ok = false;
+	t->quiet = 0;
 	tnode *n = t->nodes;
 	int32_t parent = n[leaf].parent;
 	node_give(t, leaf);
@@ -261,10 +276,109 @@ void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box)
 	imp_tree_insert(t, proxy, box);
 }
 
-bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
+/// The wide node for the subtree at binary node b: b's children, then the
+/// lane of the largest surface opened into its two children while there
+/// is room (four lanes), each internal lane's subtree a wide node of its
+/// own. The binary nodes' boxes are copied as they are, so the copy
+/// answers exactly as the tree.
+static int32_t wide_make(imp_tree *t, int32_t b)
+{
+	const tnode *n = t->nodes;
+	int32_t w = t->wide_count++;
+	int32_t lane[4], k;
+	if (n[b].height == 0) {
+		lane[0] = b;
+		k = 1;
+	} else {
+		lane[0] = n[b].child[0];
+		lane[1] = n[b].child[1];
+		k = 2;
+	}
+	while (k < 4) {
+		int best = -1;
+		double area = -1.0;
+		for (int j = 0; j < k; j++)
+			if (n[lane[j]].height > 0 && surface(&n[lane[j]].box, t->dim) > area) {
+				area = surface(&n[lane[j]].box, t->dim);
+				best = j;
+			}
+		if (best < 0)
+			break;
+		int32_t x = lane[best];
+		lane[best] = n[x].child[0];
+		lane[k++] = n[x].child[1];
+	}
+	for (int j = 0; j < 4; j++)
+		for (int a = 0; a < 3; a++) {
+			t->wide[w].lo[a][j] = j < k ? n[lane[j]].box.lo[a] : INFINITY;
+			t->wide[w].hi[a][j] = j < k ? n[lane[j]].box.hi[a] : -INFINITY;
+		}
+	for (int j = 0; j < 4; j++)
+		t->wide[w].child[j] = j < k && n[lane[j]].height == 0 ? -1 - n[lane[j]].proxy : 0;
+	for (int j = 0; j < k; j++)
+		if (n[lane[j]].height > 0) {
+			int32_t c = wide_make(t, lane[j]); // t->wide does not move: room was made
+			t->wide[w].child[j] = c;
+		}
+	return w;
+}
+
+/// Makes the wide copy of a non-empty tree; false when out of memory (the
+/// queries then walk the tree itself).
+static bool wide_build(imp_tree *t)
+{
+	if (t->root == NONE || !imp_grow(t->alloc, (void **)&t->wide, &t->wide_cap, t->leaves + 1, sizeof *t->wide))
+		return false;
+	t->wide_count = 0;
+	wide_make(t, t->root);
+	t->wide_ok = true;
+	return true;
+}
+
+/// imp_tree_query on the wide copy: a node's four boxes tested together,
+/// a third of the binary tree's levels.
+static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
+{
+	int32_t *stack = t->stack;
+	int32_t top = 0;
+	uint64_t seen = 0;
+	stack[top++] = 0;
+	while (top > 0) {
+		const wnode *w = &t->wide[stack[--top]];
+		seen += 4;
+		int meets[4];
+		for (int j = 0; j < 4; j++)
+			meets[j] = (w->lo[0][j] <= box->hi[0]) & (box->lo[0] <= w->hi[0][j]) & (w->lo[1][j] <= box->hi[1]) &
+				   (box->lo[1] <= w->hi[1][j]) & (w->lo[2][j] <= box->hi[2]) & (box->lo[2] <= w->hi[2][j]);
+		for (int j = 0; j < 4; j++) {
+			if (!meets[j])
+				continue;
+			int32_t c = w->child[j];
+			if (c >= 0) {
+				stack[top++] = c;
+			} else if (!fn(ctx, -1 - c)) {
+				*visits += seen;
+				return false;
+			}
+		}
+	}
+	*visits += seen;
+	return true;
+}
+
+/// Region queries of a tree that goes unchanged pay for the wide copy
+/// after this many (about the copy's cost in queries saved).
+static int32_t wide_after(const imp_tree *t)
+{
+	return 32 + t->leaves / 64;
+}
+
+bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
 {
 	if (t->root == NONE)
 		return true;
+	if (t->wide_ok || (++t->quiet >= wide_after(t) && wide_build(t)))
+		return wide_query(t, box, fn, ctx, visits);
 	const tnode *n = t->nodes;
 	int32_t *stack = t->stack;
 	int32_t top = 0;
@@ -371,6 +485,8 @@ static int32_t build_range(imp_tree *t, pending *p, int32_t n)
 
 bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy)
 {
+	t->wide_ok = false;
+	t->quiet = 0;
 	imp_tree_free(t);
 	if (n == 0)
 		return imp_tree_reserve(t, max_proxy > 0 ? max_proxy : 0);

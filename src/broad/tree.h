@@ -27,6 +27,13 @@ typedef struct imp_tree {
 	int32_t stack_cap;
 	struct tree_entry *heap; ///< the best-first traversal's queue
 	int32_t heap_cap;
+	/// The region queries' four-wide copy of the tree (wide_build), made
+	/// once the tree has gone unchanged for enough queries; valid while
+	/// wide_ok (every change clears it).
+	struct wnode *wide;
+	int32_t wide_cap, wide_count;
+	int32_t quiet;     ///< region queries since the last change
+	bool wide_ok;
 	int dim;
 	const imp_allocator *alloc;
 } imp_tree;
@@ -51,7 +58,7 @@ void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box);
 bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy);
 /// Every proxy whose box overlaps `box`, each once; false when fn stopped
 /// it. Adds the nodes looked at to *visits.
-bool imp_tree_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits);
+bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits);
 /// Told of a proxy whose box's lower bound (imp_box_bound) is at most the
 /// current bound; returns the bound for the rest of the search.
 typedef double imp_tree_visit_fn(void *ctx, int32_t proxy, double bound);
