@@ -19,6 +19,9 @@
 // give.
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "broad/tree.h"
 #include "core/sort.h"
@@ -335,6 +338,33 @@ static bool wide_build(imp_tree *t)
 	return true;
 }
 
+/// Which of a wide node's four boxes meet `box`: bit j for lane j.
+#if defined(__SSE2__)
+static inline unsigned wide_meets(const wnode *w, const imp_box *box)
+{
+	// Two lanes a register: per axis, lo <= box.hi and box.lo <= hi.
+	__m128d m01 = _mm_castsi128_pd(_mm_set1_epi32(-1)), m23 = m01;
+	for (int a = 0; a < 3; a++) {
+		__m128d qlo = _mm_set1_pd(box->lo[a]), qhi = _mm_set1_pd(box->hi[a]);
+		m01 = _mm_and_pd(m01, _mm_and_pd(_mm_cmple_pd(_mm_loadu_pd(&w->lo[a][0]), qhi),
+						 _mm_cmple_pd(qlo, _mm_loadu_pd(&w->hi[a][0]))));
+		m23 = _mm_and_pd(m23, _mm_and_pd(_mm_cmple_pd(_mm_loadu_pd(&w->lo[a][2]), qhi),
+						 _mm_cmple_pd(qlo, _mm_loadu_pd(&w->hi[a][2]))));
+	}
+	return (unsigned)_mm_movemask_pd(m01) | (unsigned)_mm_movemask_pd(m23) << 2;
+}
+#else
+static inline unsigned wide_meets(const wnode *w, const imp_box *box)
+{
+	unsigned m = 0;
+	for (int j = 0; j < 4; j++)
+		m |= (unsigned)((w->lo[0][j] <= box->hi[0]) & (box->lo[0] <= w->hi[0][j]) & (w->lo[1][j] <= box->hi[1]) &
+				(box->lo[1] <= w->hi[1][j]) & (w->lo[2][j] <= box->hi[2]) & (box->lo[2] <= w->hi[2][j]))
+		     << j;
+	return m;
+}
+#endif
+
 /// imp_tree_query on the wide copy: a node's four boxes tested together,
 /// a third of the binary tree's levels.
 static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
@@ -346,13 +376,8 @@ static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, v
 	while (top > 0) {
 		const wnode *w = &t->wide[stack[--top]];
 		seen += 4;
-		int meets[4];
-		for (int j = 0; j < 4; j++)
-			meets[j] = (w->lo[0][j] <= box->hi[0]) & (box->lo[0] <= w->hi[0][j]) & (w->lo[1][j] <= box->hi[1]) &
-				   (box->lo[1] <= w->hi[1][j]) & (w->lo[2][j] <= box->hi[2]) & (box->lo[2] <= w->hi[2][j]);
-		for (int j = 0; j < 4; j++) {
-			if (!meets[j])
-				continue;
+		for (unsigned m = wide_meets(w, box); m != 0; m &= m - 1) {
+			int j = (m & 1u) ? 0 : (m & 2u) ? 1 : (m & 4u) ? 2 : 3; // the lowest bit set
 			int32_t c = w->child[j];
 			if (c >= 0) {
 				stack[top++] = c;
