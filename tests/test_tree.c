@@ -63,6 +63,30 @@ static bool note(void *ctx, int32_t p)
 	return true;
 }
 
+/// note, then stop the query.
+static bool note_once(void *ctx, int32_t p)
+{
+	note(ctx, p);
+	return false;
+}
+
+/// A query told to stop at its first box: it returns false exactly when
+/// some live box overlaps, after telling of one such box only.
+static void check_stop(imp_tree *t, const imp_box *boxes, const bool *live, const imp_box *q, int dim)
+{
+	found f;
+	memset(&f, 0, sizeof f);
+	uint64_t visits = 0;
+	bool any = false;
+	for (int p = 0; p < MAX_PROXIES; p++)
+		any = any || (live[p] && imp_box_overlap(&boxes[p], q, dim));
+	assert_int_equal(imp_tree_query(t, q, note_once, &f, &visits), !any);
+	assert_int_equal(f.total, any ? 1 : 0);
+	for (int p = 0; p < MAX_PROXIES; p++)
+		if (f.count[p] > 0)
+			assert_true(live[p] && imp_box_overlap(&boxes[p], q, dim));
+}
+
 /// The query's answer against the loop over every live box: each
 /// overlapping box once, no other.
 static void check_answer(const found *f, const imp_box *boxes, const bool *live, const imp_box *q, int dim)
@@ -123,6 +147,7 @@ static void run_tree(int dim, uint64_t seed)
 			memset(&f, 0, sizeof f);
 			assert_true(imp_tree_query(&t, &q, note, &f, &visits));
 			check_answer(&f, boxes, live, &q, dim);
+			check_stop(&t, boxes, live, &q, dim);
 		}
 		if (op % 500 == 250) {
 			// A burst of queries on a tree that does not change: past the
@@ -134,6 +159,7 @@ static void run_tree(int dim, uint64_t seed)
 				memset(&f, 0, sizeof f);
 				assert_true(imp_tree_query(&t, &q, note, &f, &visits));
 				check_answer(&f, boxes, live, &q, dim);
+				check_stop(&t, boxes, live, &q, dim);
 			}
 			assert_true(t.wide_ok || t.root < 0);
 		}

@@ -48,49 +48,44 @@ static inline imp_box imp_box_union(const imp_box *a, const imp_box *b)
 	return u;
 }
 
+/// The gaps of two boxes along the first dim axes (negative: minus their
+/// overlap along that axis) into g[], and the largest of them: the boxes
+/// overlap exactly when it is <= 0 (each subtraction keeps the sign of its
+/// comparison). No branch but the dimension's.
+static inline double imp_box_gaps(const imp_box *a, const imp_box *b, int dim, double g[3])
+{
+	double m = -INFINITY;
+	for (int k = 0; k < 3; k++) {
+		double g1 = a->lo[k] - b->hi[k], g2 = b->lo[k] - a->hi[k];
+		g[k] = k < dim ? (g1 > g2 ? g1 : g2) : -INFINITY;
+		m = m > g[k] ? m : g[k];
+	}
+	return m;
+}
+
+/// The sum of the squares of the positive gaps: the squared Euclidean gap.
+static inline double imp_box_gap2(const double g[3])
+{
+	double p0 = g[0] > 0.0 ? g[0] : 0.0, p1 = g[1] > 0.0 ? g[1] : 0.0, p2 = g[2] > 0.0 ? g[2] : 0.0;
+	return p0 * p0 + p1 * p1 + p2 * p2;
+}
+
 /// A lower bound on the signed distance between two shapes inside these
 /// boxes: the Euclidean gap between boxes apart; for boxes that overlap,
 /// minus their smallest overlap along an axis (moving one shape that far
 /// along that axis separates the boxes, so no penetration is deeper).
 static inline double imp_box_bound(const imp_box *a, const imp_box *b, int dim)
 {
-	double gap2 = 0.0, overlap = INFINITY;
-	bool apart = false;
-	for (int k = 0; k < dim; k++) {
-		double g1 = a->lo[k] - b->hi[k], g2 = b->lo[k] - a->hi[k];
-		double g = g1 > g2 ? g1 : g2;
-		if (g > 0.0) {
-			apart = true;
-			gap2 += g * g;
-		} else if (-g < overlap) {
-			overlap = -g;
-		}
-	}
-	return apart ? sqrt(gap2) : -overlap;
+	double g[3], m = imp_box_gaps(a, b, dim, g);
+	return m > 0.0 ? sqrt(imp_box_gap2(g)) : m;
 }
 
 /// imp_box_bound without its square root: sign(x) x^2 of the bound x,
 /// which orders boxes the same way (compare it with bound |bound|).
 static inline double imp_box_key(const imp_box *a, const imp_box *b, int dim)
 {
-	// Per axis the gap g (negative: minus the overlap); apart when the
-	// largest g is positive, then the sum of the positive gaps squared,
-	// else minus the least overlap squared. No branch but the dimension's.
-	double g0 = a->lo[0] - b->hi[0], h0 = b->lo[0] - a->hi[0];
-	double g1 = a->lo[1] - b->hi[1], h1 = b->lo[1] - a->hi[1];
-	g0 = g0 > h0 ? g0 : h0;
-	g1 = g1 > h1 ? g1 : h1;
-	double m = g0 > g1 ? g0 : g1;
-	double p0 = g0 > 0.0 ? g0 : 0.0, p1 = g1 > 0.0 ? g1 : 0.0;
-	double gap2 = p0 * p0 + p1 * p1;
-	if (dim == 3) {
-		double g2 = a->lo[2] - b->hi[2], h2 = b->lo[2] - a->hi[2];
-		g2 = g2 > h2 ? g2 : h2;
-		m = m > g2 ? m : g2;
-		double p2 = g2 > 0.0 ? g2 : 0.0;
-		gap2 += p2 * p2;
-	}
-	return m > 0.0 ? gap2 : -(m * m);
+	double g[3], m = imp_box_gaps(a, b, dim, g);
+	return m > 0.0 ? imp_box_gap2(g) : -(m * m);
 }
 
 /// True when `inner` lies inside `outer`.

@@ -28,7 +28,6 @@
 
 #define NONE (-1)
 
-/// A node waiting in the best-first queue with its lower bound.
 /// A node of the four-wide copy: its children's boxes, axis by axis (a
 /// lane per child; an empty lane's box is [+inf, -inf], which meets
 /// nothing), and the children: a wide node's index, or -1 - proxy for a
@@ -38,6 +37,7 @@ typedef struct wnode {
 	int32_t child[4];
 } wnode;
 
+/// A node waiting in the best-first queue with its lower bound.
 typedef struct tree_entry {
 	double lb;
 	int32_t node;
@@ -300,11 +300,13 @@ static int32_t wide_make(imp_tree *t, int32_t b)
 	while (k < 4) {
 		int best = -1;
 		double area = -1.0;
-		for (int j = 0; j < k; j++)
-			if (n[lane[j]].height > 0 && surface(&n[lane[j]].box, t->dim) > area) {
-				area = surface(&n[lane[j]].box, t->dim);
+		for (int j = 0; j < k; j++) {
+			double sj = n[lane[j]].height > 0 ? surface(&n[lane[j]].box, t->dim) : -1.0;
+			if (sj > area) {
+				area = sj;
 				best = j;
 			}
+		}
 		if (best < 0)
 			break;
 		int32_t x = lane[best];
@@ -510,9 +512,7 @@ static int32_t build_range(imp_tree *t, pending *p, int32_t n)
 
 bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy)
 {
-	t->wide_ok = false;
-	t->quiet = 0;
-	imp_tree_free(t);
+	imp_tree_free(t); // the wide copy with the rest
 	if (n == 0)
 		return imp_tree_reserve(t, max_proxy > 0 ? max_proxy : 0);
 	pending *p = imp_alloc(t->alloc, (size_t)n * sizeof *p);

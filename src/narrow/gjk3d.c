@@ -414,18 +414,26 @@ static imp_status check_query(const imp_shape *a, imp_pose3 pa, const imp_shape 
 	return st;
 }
 
+/// The quick test of a query's arguments, stricter than check_query: one
+/// sum for the translations (it carries every NaN and infinity) and two
+/// norm tests (false for any NaN). *na, *nb: the quaternions' |q|^2.
+IMP_ALWAYS_INLINE bool quick_args(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				  const imp_query_options *o, double *na, double *nb)
+{
+	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pa.p.z) + fabs(pb.p.x) + fabs(pb.p.y) + fabs(pb.p.z);
+	*na = pa.q.x * pa.q.x + pa.q.y * pa.q.y + pa.q.z * pa.q.z + pa.q.w * pa.q.w;
+	*nb = pb.q.x * pb.q.x + pb.q.y * pb.q.y + pb.q.z * pb.q.z + pb.q.w * pb.q.w;
+	return a != NULL && b != NULL && a->magic == IMP_SHAPE_MAGIC && b->magic == IMP_SHAPE_MAGIC && a->dim == 3 &&
+	       b->dim == 3 && reach <= IMP_MAX_COORDINATE && fabs(*na - 1.0) <= 1e-6 && fabs(*nb - 1.0) <= 1e-6 &&
+	       (o == &imp_default_options || imp_options_valid(o));
+}
+
 /// Checks everything and sets up the pair in a's frame.
 static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			const imp_query_options *o, bool boolean)
 {
-	// The common case costs one sum (it carries every NaN and infinity of
-	// the translations) and two norm tests (false for any NaN).
-	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pa.p.z) + fabs(pb.p.x) + fabs(pb.p.y) + fabs(pb.p.z);
-	double na = pa.q.x * pa.q.x + pa.q.y * pa.q.y + pa.q.z * pa.q.z + pa.q.w * pa.q.w;
-	double nb = pb.q.x * pb.q.x + pb.q.y * pb.q.y + pb.q.z * pb.q.z + pb.q.w * pb.q.w;
-	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 3 ||
-	    b->dim != 3 || !(reach <= IMP_MAX_COORDINATE) || !(fabs(na - 1.0) <= 1e-6) || !(fabs(nb - 1.0) <= 1e-6) ||
-	    (o != &imp_default_options && !imp_options_valid(o))) {
+	double na, nb;
+	if (!quick_args(a, pa, b, pb, o, &na, &nb)) {
 		// The quick test is stricter than the exact one: go on when the
 		// exact one finds nothing wrong.
 		imp_status st = check_query(a, pa, b, pb, o);
@@ -1198,21 +1206,14 @@ static inline bool maybe_segments(const imp_shape *a, const imp_shape *b)
 static bool segments3_make(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			   const imp_query_options *o, segments3 *g)
 {
-	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 3 ||
-	    b->dim != 3)
+	double na, nb;
+	if (!quick_args(a, pa, b, pb, o, &na, &nb))
 		return false;
 	const imp_shape3 *sa = imp_shape3_of(a), *sb = imp_shape3_of(b);
-	if (sa->v == NULL || sb->v == NULL || sa->count > 2 || sb->count > 2 ||
-	    (o != &imp_default_options && !imp_options_valid(o)))
-		return false;
-	// The quick checks of setup: a NaN or infinity anywhere fails them.
-	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pa.p.z) + fabs(pb.p.x) + fabs(pb.p.y) + fabs(pb.p.z);
-	double na = pa.q.x * pa.q.x + pa.q.y * pa.q.y + pa.q.z * pa.q.z + pa.q.w * pa.q.w;
-	double nb = pb.q.x * pb.q.x + pb.q.y * pb.q.y + pb.q.z * pb.q.z + pb.q.w * pb.q.w;
 	imp_vec3 d = imp_vec3_sub(pb.p, pa.p);
 	double size = sa->bound_radius + sb->bound_radius + fabs(d.x) + fabs(d.y) + fabs(d.z);
-	if (!(reach <= IMP_MAX_COORDINATE) || !(fabs(na - 1.0) <= 1e-6) || !(fabs(nb - 1.0) <= 1e-6) ||
-	    !(size <= SCALE_BIG) || !(size >= 1.0 / SCALE_BIG))
+	if (sa->v == NULL || sb->v == NULL || sa->count > 2 || sb->count > 2 || !(size <= SCALE_BIG) ||
+	    !(size >= 1.0 / SCALE_BIG))
 		return false;
 	// 2 / n without a division: with e = n - 1, |e| <= 1e-6, 1 / n = 1 - e
 	// + e^2 - ..., and the terms left out are below 1e-18.

@@ -1081,17 +1081,13 @@ static imp_status broad_update(imp_world *w, int *moved, int *moves)
 	return result;
 }
 
-/// The least overlap of two boxes over the world's axes: on axis k, o_k =
-/// min(a.hi - c.lo, c.hi - a.lo), negative by the gap when they are apart
-/// on it. The boxes overlap exactly when the least is >= 0 (each
-/// subtraction keeps the sign of its comparison exactly).
+/// The least overlap of two boxes over the world's axes (negative: minus
+/// the largest gap), >= 0 exactly when they overlap: imp_box_gaps's
+/// largest gap, negated.
 static inline double least_overlap(const imp_world *w, const imp_box *a, const imp_box *c)
 {
-	double m = imp_min(a->hi[0] - c->lo[0], c->hi[0] - a->lo[0]);
-	m = imp_min(m, imp_min(a->hi[1] - c->lo[1], c->hi[1] - a->lo[1]));
-	if (w->dim == 3)
-		m = imp_min(m, imp_min(a->hi[2] - c->lo[2], c->hi[2] - a->lo[2]));
-	return m;
+	double g[3];
+	return -imp_box_gaps(a, c, w->dim, g);
 }
 
 /// The pair's limit after a box test that found least overlap m and left
