@@ -17,6 +17,7 @@
 // insertion. The tree made at the first query is built top down by median
 // splits instead, balanced exactly and with tighter boxes than inserts
 // give.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -24,17 +25,22 @@
 #endif
 
 #include "broad/tree.h"
+#include "core/inline.h"
 #include "core/sort.h"
 
 #define NONE (-1)
 
 /// A node of the four-wide copy: its children's boxes, axis by axis (a
-/// lane per child; an empty lane's box is [+inf, -inf], which meets
-/// nothing), and the children: a wide node's index, or -1 - proxy for a
-/// leaf.
+/// lane per child), in floats rounded outwards, so that a node fills two
+/// cache lines where doubles took more than three; and the children: a
+/// wide node's index, or -1 - proxy for a leaf. An empty lane's box is
+/// [+inf, -inf], which meets nothing.
 typedef struct wnode {
-	double lo[3][4], hi[3][4];
+	float lo[3][4], hi[3][4];
 	int32_t child[4];
+	uint32_t lanes;  ///< bit j: lane j holds a box (an infinite query box meets empty lanes)
+	uint32_t leaves; ///< bit j: lane j is a leaf
+	int32_t pad[2];  ///< to 128 bytes: a node starts on a cache line
 } wnode;
 
 /// A node waiting in the best-first queue with its lower bound.
@@ -80,7 +86,7 @@ void imp_tree_free(imp_tree *t)
 	imp_free(t->alloc, t->leaf_of, (size_t)t->leaf_cap * sizeof *t->leaf_of);
 	imp_free(t->alloc, t->stack, (size_t)t->stack_cap * sizeof *t->stack);
 	imp_free(t->alloc, t->heap, (size_t)t->heap_cap * sizeof *t->heap);
-	imp_free(t->alloc, t->wide, (size_t)t->wide_cap * sizeof *t->wide);
+	imp_free(t->alloc, t->wide_mem, t->wide_bytes);
 	imp_tree_init(t, t->dim, t->alloc);
 }
 
@@ -279,6 +285,31 @@ void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box)
 	imp_tree_insert(t, proxy, box);
 }
 
+/// The float next to f towards -inf (step -1) or +inf (step 1), for f
+/// not 0 and not the infinity it steps towards.
+static inline float float_step(float f, int step)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	u = (f > 0.0f) == (step > 0) ? u + 1u : u - 1u;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/// x rounded to a float no greater (down) or no smaller (up): the wide
+/// nodes' boxes hold their binary nodes' boxes.
+static inline float float_down(double x)
+{
+	float f = (float)x;
+	return (double)f > x ? (f == 0.0f ? -FLT_TRUE_MIN : float_step(f, -1)) : f;
+}
+
+static inline float float_up(double x)
+{
+	float f = (float)x;
+	return (double)f < x ? (f == 0.0f ? FLT_TRUE_MIN : float_step(f, 1)) : f;
+}
+
 /// The wide node for the subtree at binary node b: b's children, then the
 /// lane of the largest surface opened into its two children while there
 /// is room (four lanes), each internal lane's subtree a wide node of its
@@ -313,13 +344,19 @@ static int32_t wide_make(imp_tree *t, int32_t b)
 		lane[best] = n[x].child[0];
 		lane[k++] = n[x].child[1];
 	}
-	for (int j = 0; j < 4; j++)
+	for (int j = 0; j < 4; j++) {
 		for (int a = 0; a < 3; a++) {
-			t->wide[w].lo[a][j] = j < k ? n[lane[j]].box.lo[a] : INFINITY;
-			t->wide[w].hi[a][j] = j < k ? n[lane[j]].box.hi[a] : -INFINITY;
+			t->wide[w].lo[a][j] = j < k ? float_down(n[lane[j]].box.lo[a]) : INFINITY;
+			t->wide[w].hi[a][j] = j < k ? float_up(n[lane[j]].box.hi[a]) : -INFINITY;
 		}
-	for (int j = 0; j < 4; j++)
 		t->wide[w].child[j] = j < k && n[lane[j]].height == 0 ? -1 - n[lane[j]].proxy : 0;
+		if (j < 2)
+			t->wide[w].pad[j] = 0;
+	}
+	t->wide[w].lanes = (1u << k) - 1u;
+	t->wide[w].leaves = 0;
+	for (int j = 0; j < k; j++)
+		t->wide[w].leaves |= (unsigned)(n[lane[j]].height == 0) << j;
 	for (int j = 0; j < k; j++)
 		if (n[lane[j]].height > 0) {
 			int32_t c = wide_make(t, lane[j]); // t->wide does not move: room was made
@@ -328,11 +365,29 @@ static int32_t wide_make(imp_tree *t, int32_t b)
 	return w;
 }
 
+/// Room for n wide nodes, the first at a cache line's start (the old
+/// copy is dropped, not kept); false when out of memory.
+static bool wide_room(imp_tree *t, int32_t n)
+{
+	if (n <= t->wide_cap)
+		return true;
+	size_t bytes = ((size_t)n + 1) * sizeof(wnode);
+	void *m = imp_alloc(t->alloc, bytes);
+	if (m == NULL)
+		return false;
+	imp_free(t->alloc, t->wide_mem, t->wide_bytes);
+	t->wide_mem = m;
+	t->wide_bytes = bytes;
+	t->wide = (wnode *)(((uintptr_t)m + 63) & ~(uintptr_t)63);
+	t->wide_cap = n;
+	return true;
+}
+
 /// Makes the wide copy of a non-empty tree; false when out of memory (the
 /// queries then walk the tree itself).
 static bool wide_build(imp_tree *t)
 {
-	if (t->root == NONE || !imp_grow(t->alloc, (void **)&t->wide, &t->wide_cap, t->leaves + 1, sizeof *t->wide))
+	if (t->root == NONE || !wide_room(t, t->leaves + 1))
 		return false;
 	t->wide_count = 0;
 	wide_make(t, t->root);
@@ -340,54 +395,86 @@ static bool wide_build(imp_tree *t)
 	return true;
 }
 
+/// The query box in floats. Rounding (to nearest, or in whatever mode
+/// the program has set) is monotonic, so a side of a stored box that is
+/// not past the query's side is not past it in floats either: the boxes
+/// that overlap in doubles overlap in floats. (The same holds where
+/// subnormals are flushed to zero.)
+typedef struct fbox {
+	float lo[3], hi[3];
+} fbox;
+
+static fbox fbox_of(const imp_box *b)
+{
+	fbox f;
+	for (int a = 0; a < 3; a++) {
+		f.lo[a] = (float)b->lo[a];
+		f.hi[a] = (float)b->hi[a];
+	}
+	return f;
+}
+
 /// Which of a wide node's four boxes meet `box`: bit j for lane j.
 #if defined(__SSE2__)
-static inline unsigned wide_meets(const wnode *w, const imp_box *box)
+static inline unsigned wide_meets(const wnode *w, const fbox *box)
 {
-	// Two lanes a register: per axis, lo <= box.hi and box.lo <= hi.
-	__m128d m01 = _mm_castsi128_pd(_mm_set1_epi32(-1)), m23 = m01;
-	for (int a = 0; a < 3; a++) {
-		__m128d qlo = _mm_set1_pd(box->lo[a]), qhi = _mm_set1_pd(box->hi[a]);
-		m01 = _mm_and_pd(m01, _mm_and_pd(_mm_cmple_pd(_mm_loadu_pd(&w->lo[a][0]), qhi),
-						 _mm_cmple_pd(qlo, _mm_loadu_pd(&w->hi[a][0]))));
-		m23 = _mm_and_pd(m23, _mm_and_pd(_mm_cmple_pd(_mm_loadu_pd(&w->lo[a][2]), qhi),
-						 _mm_cmple_pd(qlo, _mm_loadu_pd(&w->hi[a][2]))));
-	}
-	return (unsigned)_mm_movemask_pd(m01) | (unsigned)_mm_movemask_pd(m23) << 2;
+	// Per axis, the four lanes' lo <= box.hi and box.lo <= hi.
+	__m128 m = _mm_and_ps(_mm_cmple_ps(_mm_load_ps(w->lo[0]), _mm_set1_ps(box->hi[0])),
+			      _mm_cmple_ps(_mm_set1_ps(box->lo[0]), _mm_load_ps(w->hi[0])));
+	for (int a = 1; a < 3; a++)
+		m = _mm_and_ps(m, _mm_and_ps(_mm_cmple_ps(_mm_load_ps(w->lo[a]), _mm_set1_ps(box->hi[a])),
+					     _mm_cmple_ps(_mm_set1_ps(box->lo[a]), _mm_load_ps(w->hi[a]))));
+	return (unsigned)_mm_movemask_ps(m) & w->lanes;
 }
 #else
-static inline unsigned wide_meets(const wnode *w, const imp_box *box)
+static inline unsigned wide_meets(const wnode *w, const fbox *box)
 {
 	unsigned m = 0;
 	for (int j = 0; j < 4; j++)
 		m |= (unsigned)((w->lo[0][j] <= box->hi[0]) & (box->lo[0] <= w->hi[0][j]) & (w->lo[1][j] <= box->hi[1]) &
 				(box->lo[1] <= w->hi[1][j]) & (w->lo[2][j] <= box->hi[2]) & (box->lo[2] <= w->hi[2][j]))
 		     << j;
-	return m;
+	return m & w->lanes;
 }
 #endif
 
+/// The index of the lowest bit set in m (not 0) of a lane mask.
+static inline int lowest_bit(unsigned m)
+{
+#if defined(__GNUC__)
+	return __builtin_ctz(m);
+#else
+	return (m & 1u) ? 0 : (m & 2u) ? 1 : (m & 4u) ? 2 : 3;
+#endif
+}
+
 /// imp_tree_query on the wide copy: a node's four boxes tested together,
-/// a third of the binary tree's levels.
+/// half the binary tree's levels, taken level by level (a queue: each
+/// wide node goes in once, so the stack's room, a node each, is enough).
 static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
 {
-	int32_t *stack = t->stack;
-	int32_t top = 0;
+	int32_t *queue = t->stack;
+	int32_t head = 0, tail = 0;
 	uint64_t seen = 0;
-	stack[top++] = 0;
-	while (top > 0) {
-		const wnode *w = &t->wide[stack[--top]];
+	fbox fb = fbox_of(box);
+	queue[tail++] = 0;
+	while (head < tail) {
+		const wnode *w = &t->wide[queue[head++]];
 		seen += 4;
-		for (unsigned m = wide_meets(w, box); m != 0; m &= m - 1) {
-			int j = (m & 1u) ? 0 : (m & 2u) ? 1 : (m & 4u) ? 2 : 3; // the lowest bit set
-			int32_t c = w->child[j];
-			if (c >= 0) {
-				stack[top++] = c;
-			} else if (!fn(ctx, -1 - c)) {
+		unsigned m = wide_meets(w, &fb);
+		// Inner lanes first, into the queue (and asked of memory now, so
+		// that a level's nodes arrive together), then the leaves.
+		for (unsigned in = m & ~w->leaves; in != 0; in &= in - 1) {
+			int32_t c = w->child[lowest_bit(in)];
+			IMP_PREFETCH(&t->wide[c]);
+			IMP_PREFETCH((const char *)&t->wide[c] + 64);
+			queue[tail++] = c;
+		}
+		for (unsigned lf = m & w->leaves; lf != 0; lf &= lf - 1)
+			if (!fn(ctx, -1 - w->child[lowest_bit(lf)])) {
 				*visits += seen;
 				return false;
 			}
-		}
 	}
 	*visits += seen;
 	return true;

@@ -30,7 +30,9 @@ typedef struct imp_tree {
 	/// The region queries' four-wide copy of the tree (wide_build), made
 	/// once the tree has gone unchanged for enough queries; valid while
 	/// wide_ok (every change clears it).
-	struct wnode *wide;
+	struct wnode *wide;  ///< in wide_mem, at a cache line's start
+	void *wide_mem;
+	size_t wide_bytes;   ///< wide_mem's size
 	int32_t wide_cap, wide_count;
 	int32_t quiet;     ///< region queries since the last change
 	bool wide_ok;
@@ -56,8 +58,11 @@ void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box);
 /// max_proxy), built top down by median splits: better boxes than n
 /// inserts. False when out of memory: the tree is then empty.
 bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy);
-/// Every proxy whose box overlaps `box`, each once; false when fn stopped
-/// it. Adds the nodes looked at to *visits.
+/// Every proxy whose box overlaps `box`, each once, and perhaps some whose
+/// box misses it by no more than the rounding of doubles to floats (the
+/// four-wide copy's boxes are floats rounded outwards: the caller tests
+/// the exact boxes of what it is told of); false when fn stopped it. Adds
+/// the nodes looked at to *visits.
 bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits);
 /// Told of a proxy whose box's lower bound (imp_box_bound) is at most the
 /// current bound; returns the bound for the rest of the search.
