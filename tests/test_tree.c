@@ -236,6 +236,19 @@ static void test_tree_3d(void **state)
 	run_tree(3, 0x7102);
 }
 
+/// A tree built in one go over boxes[0 .. MAX_PROXIES), proxy p's box p.
+static void build_all(imp_tree *t, int dim, const imp_allocator *a, const imp_box *boxes)
+{
+	static int32_t ids[MAX_PROXIES];
+	static const imp_box *bp[MAX_PROXIES];
+	for (int p = 0; p < MAX_PROXIES; p++) {
+		ids[p] = p;
+		bp[p] = &boxes[p];
+	}
+	imp_tree_init(t, dim, a);
+	assert_true(imp_tree_build(t, ids, bp, MAX_PROXIES, MAX_PROXIES - 1));
+}
+
 /// Boxes whose sides floats cannot hold: near 1, far out (1e6, 1e30),
 /// beyond float's range (1e39, 1e300), and where floats are subnormal or
 /// zero (1e-40, 1e-300), on both sides of 0. Queries touch a box exactly
@@ -251,8 +264,6 @@ static void test_tree_float_edges(void **state)
 	imp_allocator a = {0};
 	static imp_box boxes[MAX_PROXIES];
 	bool live[MAX_PROXIES];
-	int32_t ids[MAX_PROXIES];
-	const imp_box *bp[MAX_PROXIES];
 	uint64_t s = 0x7701;
 	long before = g_near_misses;
 	for (int dim = 2; dim <= 3; dim++)
@@ -267,12 +278,9 @@ static void test_tree_float_edges(void **state)
 					boxes[p].hi[k] = lo + sc * rng_range(&s, 0.01, 0.5) / 3.0;
 				}
 				live[p] = true;
-				ids[p] = p;
-				bp[p] = &boxes[p];
 			}
 			imp_tree t;
-			imp_tree_init(&t, dim, &a);
-			assert_true(imp_tree_build(&t, ids, bp, MAX_PROXIES, MAX_PROXIES - 1));
+			build_all(&t, dim, &a, boxes);
 			uint64_t visits = 0;
 			for (int i = 0; i < 300; i++) {
 				const imp_box *b = &boxes[rng_next(&s) % MAX_PROXIES];
@@ -298,6 +306,139 @@ static void test_tree_float_edges(void **state)
 			imp_tree_free(&t);
 		}
 	assert_true(g_near_misses > before);
+}
+
+/// A nearest search's record: how often each proxy was told of, and the
+/// least bound among them (the search's bound lowered to it when `lower`).
+typedef struct near_found {
+	found f;
+	const imp_box *boxes;
+	const imp_box *q;
+	int dim;
+	bool lower;
+	double best;
+	int32_t best_proxy;
+} near_found;
+
+static double near_note(void *ctx, int32_t p, double bound)
+{
+	near_found *n = ctx;
+	note(&n->f, p);
+	double b = imp_box_bound(&n->boxes[p], n->q, n->dim);
+	if (b < n->best || (b == n->best && p < n->best_proxy)) {
+		n->best = b;
+		n->best_proxy = p;
+	}
+	// Lowered as the world does: widened a little past the bound found, so
+	// that a box at the same bound is still looked at.
+	return n->lower ? fmin(bound, b + 1e-9 * fabs(b)) : bound;
+}
+
+/// Box b with its sides rounded to floats outwards: the four-wide copy's.
+static imp_box box_in_floats(const imp_box *b)
+{
+	imp_box r = *b;
+	for (int k = 0; k < 3; k++) {
+		r.lo[k] = to_float(b->lo[k], -1);
+		r.hi[k] = to_float(b->hi[k], 1);
+	}
+	return r;
+}
+
+/// imp_tree_nearest against the loop over every box, in runs of queries
+/// on an unchanged tree (so that the four-wide copy answers past the first
+/// few) broken by moves (which retire it). With a fixed bound: every box
+/// whose key (imp_box_key) is within the bound's is told of once, and no
+/// box but those whose float-rounded box is within it. With the bound
+/// lowered to the boxes' bounds as they come: the least bound of all, at
+/// the lowest proxy among equals. Queries lie exactly on a box's side, or
+/// at a gap along one axis that the bound equals, where a key computed a
+/// little too large would drop the box.
+static void run_nearest(int dim, uint64_t seed)
+{
+	imp_allocator a = {0};
+	static imp_box boxes[MAX_PROXIES];
+	uint64_t s = seed;
+	for (int p = 0; p < MAX_PROXIES; p++) {
+		// Some boxes twice, in different proxies.
+		boxes[p] = p % 10 == 9 ? boxes[p - 1] : random_box(&s, dim);
+	}
+	imp_tree t;
+	build_all(&t, dim, &a, boxes);
+	uint64_t visits = 0;
+	for (int i = 0; i < 400; i++) {
+		if (i % 100 == 99) {
+			int p = (int)(rng_next(&s) % MAX_PROXIES);
+			boxes[p] = random_box(&s, dim);
+			imp_tree_move(&t, p, &boxes[p]);
+		}
+		imp_box q = random_box(&s, dim);
+		double bound;
+		int mode = i % 4;
+		if (mode == 0) {
+			bound = INFINITY;
+		} else {
+			// Beside box p along one axis, at a gap (mode 1), touching
+			// (mode 2), or overlapping (mode 3); the bound is p's own.
+			const imp_box *b = &boxes[rng_next(&s) % MAX_PROXIES];
+			int axis = (int)(rng_next(&s) % (uint64_t)dim);
+			for (int k = 0; k < dim; k++) {
+				double c = 0.5 * (b->lo[k] + b->hi[k]), h = 0.5 * (q.hi[k] - q.lo[k]);
+				q.lo[k] = c - h;
+				q.hi[k] = c + h;
+			}
+			double w = q.hi[axis] - q.lo[axis];
+			q.lo[axis] = mode == 1 ? b->hi[axis] + 0.25 : mode == 2 ? b->hi[axis] : b->hi[axis] - 0.5 * w;
+			q.hi[axis] = q.lo[axis] + w;
+			bound = imp_box_bound(b, &q, dim);
+		}
+		near_found n;
+		memset(&n, 0, sizeof n);
+		n.boxes = boxes;
+		n.q = &q;
+		n.dim = dim;
+		n.best = INFINITY;
+		n.best_proxy = -1;
+		imp_tree_nearest(&t, &q, bound, near_note, &n, &visits);
+		double bkey = bound * fabs(bound);
+		for (int p = 0; p < MAX_PROXIES; p++) {
+			if (imp_box_key(&boxes[p], &q, dim) <= bkey) {
+				assert_int_equal(n.f.count[p], 1);
+			} else if (n.f.count[p] != 0) {
+				assert_int_equal(n.f.count[p], 1);
+				imp_box r = box_in_floats(&boxes[p]);
+				assert_true(imp_box_key(&r, &q, dim) <= bkey);
+			}
+		}
+		// The least bound, the bound lowered as boxes come.
+		double best = INFINITY;
+		int32_t best_proxy = -1;
+		for (int p = 0; p < MAX_PROXIES; p++) {
+			double b = imp_box_bound(&boxes[p], &q, dim);
+			if (b < best) {
+				best = b;
+				best_proxy = p;
+			}
+		}
+		memset(&n.f, 0, sizeof n.f);
+		n.lower = true;
+		n.best = INFINITY;
+		n.best_proxy = -1;
+		imp_tree_nearest(&t, &q, INFINITY, near_note, &n, &visits);
+		assert_true(n.best == best);
+		assert_int_equal(n.best_proxy, best_proxy);
+		if (i % 100 == 60)
+			assert_true(t.wide_ok);
+	}
+	imp_tree_free(&t);
+}
+
+static void test_tree_nearest(void **state)
+{
+	(void)state;
+	run_nearest(2, 0x7801);
+	run_nearest(3, 0x7802);
+	run_nearest(3, 0x7803);
 }
 
 /// The built tree is balanced: its height is the least a binary tree of
@@ -442,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_tree_2d),		  cmocka_unit_test(test_tree_3d),
 		cmocka_unit_test(test_tree_build_height), cmocka_unit_test(test_tree_oom),
 		cmocka_unit_test(test_broad_queries),	  cmocka_unit_test(test_tree_float_edges),
+		cmocka_unit_test(test_tree_nearest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -635,11 +635,136 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 #define ENTRY_LESS(x, y) ((x).lb < (y).lb)
 IMP_DEFINE_HEAP(queue, tree_entry, ENTRY_LESS)
 
-void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
+/// The greedy step of the nearest searches: the search goes on to e,
+/// within the bound, when no entry of the queue comes before it (true);
+/// otherwise e joins the queue.
+IMP_ALWAYS_INLINE bool go_on(tree_entry *h, int32_t *count, tree_entry e, tree_entry *cur)
+{
+	if (*count == 0 || e.lb <= h[0].lb) {
+		*cur = e;
+		return true;
+	}
+	queue_push(h, (*count)++, e);
+	return false;
+}
+
+/// The queue's least entry into *cur; false when the queue is empty or
+/// that entry is past the bound (so is every other).
+IMP_ALWAYS_INLINE bool take_next(tree_entry *h, int32_t *count, double bkey, tree_entry *cur)
+{
+	if (*count == 0)
+		return false;
+	*cur = queue_pop(h, (*count)--);
+	return cur->lb <= bkey;
+}
+
+/// The four lanes' keys (imp_box_key of the lanes' boxes) from `box`; an
+/// empty lane's means nothing. The float boxes hold the binary nodes'
+/// boxes, and the gaps are taken in doubles by imp_box_key's operations in
+/// its order, each monotonic in the box's sides: so no key comes out
+/// above the binary node's own. `dim` axes (a constant where it is
+/// inlined).
+#if defined(__SSE2__)
+IMP_ALWAYS_INLINE void wide_keys(const wnode *w, const imp_box *box, int dim, double key[4])
+{
+	// Two lanes a register, in doubles.
+	__m128d zero = _mm_setzero_pd();
+	for (int h = 0; h < 2; h++) {
+		__m128d m = _mm_set1_pd(-INFINITY), sum = zero;
+		for (int a = 0; a < dim; a++) {
+			__m128 lo4 = _mm_load_ps(w->lo[a]), hi4 = _mm_load_ps(w->hi[a]);
+			if (h == 1) {
+				lo4 = _mm_movehl_ps(lo4, lo4);
+				hi4 = _mm_movehl_ps(hi4, hi4);
+			}
+			__m128d g = _mm_max_pd(_mm_sub_pd(_mm_cvtps_pd(lo4), _mm_set1_pd(box->hi[a])),
+					       _mm_sub_pd(_mm_set1_pd(box->lo[a]), _mm_cvtps_pd(hi4)));
+			m = _mm_max_pd(m, g);
+			__m128d p = _mm_max_pd(g, zero);
+			sum = _mm_add_pd(sum, _mm_mul_pd(p, p));
+		}
+		__m128d apart = _mm_cmpgt_pd(m, zero);
+		__m128d k = _mm_or_pd(_mm_and_pd(apart, sum), _mm_andnot_pd(apart, _mm_sub_pd(zero, _mm_mul_pd(m, m))));
+		_mm_storeu_pd(&key[2 * h], k);
+	}
+}
+#else
+IMP_ALWAYS_INLINE void wide_keys(const wnode *w, const imp_box *box, int dim, double key[4])
+{
+	for (int j = 0; j < 4; j++) {
+		double m = -INFINITY, sum = 0.0;
+		for (int a = 0; a < dim; a++) {
+			double g1 = (double)w->lo[a][j] - box->hi[a], g2 = box->lo[a] - (double)w->hi[a][j];
+			double g = g1 > g2 ? g1 : g2;
+			m = m > g ? m : g;
+			double p = g > 0.0 ? g : 0.0;
+			sum += p * p;
+		}
+		key[j] = m > 0.0 ? sum : -(m * m);
+	}
+}
+#endif
+
+/// imp_tree_nearest on the wide copy: entries are wide nodes (index >= 0)
+/// and leaves (-1 - proxy), keyed by their lane's box; the node in hand
+/// goes on to its nearest lane when no entry of the queue comes before it.
+static void wide_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
+			 uint64_t *visits)
+{
+	tree_entry *h = t->heap;
+	int32_t count = 0;
+	uint64_t seen = 0;
+	double bkey = bound * fabs(bound);
+	tree_entry cur = {-INFINITY, 0};
+	for (;;) {
+		if (cur.node < 0) {
+			bound = fn(ctx, -1 - cur.node, bound);
+			bkey = bound * fabs(bound);
+		} else {
+			const wnode *w = &t->wide[cur.node];
+			double key[4];
+			if (t->dim == 3)
+				wide_keys(w, box, 3, key);
+			else
+				wide_keys(w, box, 2, key);
+			seen += 4;
+			// The lanes within the bound (not empty lanes, whose key +inf
+			// an infinite bound would let through).
+			unsigned in = 0;
+			for (int j = 0; j < 4; j++)
+				in |= (unsigned)(key[j] <= bkey) << j;
+			in &= w->lanes;
+			int near = -1;
+			for (int j = 0; j < 4; j++)
+				if ((in >> j & 1u) && (near < 0 || key[j] < key[near]))
+					near = j;
+			for (int j = 0; j < 4; j++)
+				if (j != near && (in >> j & 1u)) {
+					int32_t c = w->child[j];
+					if (c >= 0) {
+						IMP_PREFETCH(&t->wide[c]);
+						IMP_PREFETCH((const char *)&t->wide[c] + 64);
+					}
+					queue_push(h, count++, (tree_entry){key[j], c});
+				}
+			if (near >= 0 && go_on(h, &count, (tree_entry){key[near], w->child[near]}, &cur))
+				continue;
+		}
+		if (!take_next(h, &count, bkey, &cur))
+			break;
+	}
+	*visits += seen;
+}
+
+void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
 		      uint64_t *visits)
 {
 	if (t->root == NONE)
 		return;
+	if (t->wide_ok || (++t->quiet >= wide_after(t) && wide_build(t))) {
+		wide_nearest(t, box, bound, fn, ctx, visits);
+		return;
+	}
 	// Best first, nodes keyed by imp_box_key (no square root). The node in
 	// hand goes on to its nearer child directly when that child is no
 	// farther than the queue's least, as it is on most steps down: only
@@ -669,19 +794,11 @@ void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_t
 				}
 				if (far.lb <= bkey)
 					queue_push(h, count++, far);
-				if (near.lb <= bkey) {
-					if (count == 0 || near.lb <= h[0].lb) {
-						cur = near;
-						continue;
-					}
-					queue_push(h, count++, near);
-				}
+				if (near.lb <= bkey && go_on(h, &count, near, &cur))
+					continue;
 			}
-			if (count == 0)
+			if (!take_next(h, &count, bkey, &cur))
 				break;
-			cur = queue_pop(h, count--);
-			if (cur.lb > bkey)
-				break; // every node left is as far
 		}
 	}
 	*visits += seen;

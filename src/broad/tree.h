@@ -34,7 +34,7 @@ typedef struct imp_tree {
 	void *wide_mem;
 	size_t wide_bytes;   ///< wide_mem's size
 	int32_t wide_cap, wide_count;
-	int32_t quiet;     ///< region queries since the last change
+	int32_t quiet;     ///< queries since the last change
 	bool wide_ok;
 	int dim;
 	const imp_allocator *alloc;
@@ -71,7 +71,13 @@ typedef double imp_tree_visit_fn(void *ctx, int32_t proxy, double bound);
 /// Branch and bound: the proxies in increasing order of the lower bound
 /// between their box and `box` (nodes taken from a queue by their own
 /// box's bound), while that bound is at most `bound`, which fn may lower.
-void imp_tree_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
+/// Bounds are compared as keys (imp_box_key against bound |bound|). On the
+/// four-wide copy (made, as for region queries, once the tree has gone
+/// unchanged for a while) the keys are those of the boxes rounded out to
+/// floats, never above the exact ones: every proxy the exact keys let
+/// through is told of, and perhaps a few more, and the order is the
+/// rounded keys'.
+void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
 		      uint64_t *visits);
 int32_t imp_tree_height(const imp_tree *t);
 /// The invariants (for tests): boxes nest, heights, links, leaves.
