@@ -6,6 +6,7 @@
 // Random scenes in 2D and 3D with every broad phase, with bodies moved,
 // added and removed since the last update, so that the queries must see
 // poses the broad phase does not hold yet.
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -632,6 +633,12 @@ static void run_scene(int dim, imp_broad_kind kind, uint64_t seed)
 		check_nearest(sc, &qu, ow_range(&sc->rng, -0.1, 0.5));
 		check_query_distance(sc, &qu, ow_range(&sc->rng, -0.05, 0.8), 0);
 		check_query_distance(sc, &qu, 1.0, 1 + ow_int(&sc->rng, 4));
+		if (k % 10 == 0) {
+			// The largest finite bounds: every body the query sees (the
+			// bound widened by rounding overflows to +inf).
+			check_query_distance(sc, &qu, DBL_MAX, 0);
+			check_nearest(sc, &qu, DBL_MAX);
+		}
 		check_cast(sc, &qu);
 		if (k % 4 == 0)
 			check_ray(sc, &qu, point);

@@ -480,9 +480,12 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 	double bound = max_distance;
 	int32_t next = 0, found = 0;
 	for (;;) {
-		double lb = next < g.count ? w->qitems[next].lb : INFINITY;
+		// With no candidate left, lb is +inf, which a bound widened to +inf
+		// (max_distance near DBL_MAX) does not pass: `more` ends the walk.
+		bool more = next < g.count;
+		double lb = more ? w->qitems[next].lb : INFINITY;
 		double wide = widen(&q, bound);
-		if (found > 0 && (w->qresults[0].distance < lb || lb > wide)) {
+		if (found > 0 && (!more || w->qresults[0].distance < lb || lb > wide)) {
 			imp_query_result r = heap_pop(w->qresults, found--);
 			if (r.distance > bound)
 				continue; // pruned by a bound given after it was found
@@ -493,7 +496,7 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 				break;
 			continue;
 		}
-		if (lb > wide)
+		if (!more || lb > wide)
 			break;
 		int32_t s = w->qitems[next++].slot;
 		imp_query_result r;
