@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "broad/broad_internal.h"
 #include "counting_alloc.h"
@@ -71,10 +74,16 @@ static bool note_once(void *ctx, int32_t p)
 	return false;
 }
 
-/// x rounded to a float down (dir -1) or up (dir 1): as the tree's
-/// four-wide copy rounds its boxes' sides.
+/// x rounded to a float down (dir -1) or up (dir 1), none subnormal (x
+/// below the least normal float in size goes out to 0 or to that float):
+/// as the tree's four-wide copy rounds its boxes' sides.
 static float to_float(double x, int dir)
 {
+	if (fabs(x) < (double)FLT_MIN) {
+		if (x == 0.0 || (x < 0.0) != (dir < 0))
+			return 0.0f;
+		return dir < 0 ? -FLT_MIN : FLT_MIN;
+	}
 	float f = (float)x;
 	if (dir < 0 && (double)f > x)
 		f = nextafterf(f, -INFINITY);
@@ -200,6 +209,14 @@ static void run_tree(int dim, uint64_t seed)
 			// the next change must retire.
 			for (int k = 0; k < 120; k++) {
 				imp_box q = random_box(&s, dim);
+				if (k % 40 == 39) {
+					// All of space: every box, and no empty lane of the
+					// copy (whose box [+inf, -inf] meets this one's sides).
+					for (int a = 0; a < dim; a++) {
+						q.lo[a] = -INFINITY;
+						q.hi[a] = INFINITY;
+					}
+				}
 				found f;
 				memset(&f, 0, sizeof f);
 				assert_true(imp_tree_query(&t, &q, note, &f, &visits));
@@ -254,9 +271,10 @@ static void build_all(imp_tree *t, int dim, const imp_allocator *a, const imp_bo
 /// zero (1e-40, 1e-300), on both sides of 0. Queries touch a box exactly
 /// (their low side on its high side, or their high side on its low
 /// side), or miss it by one double ulp, and
-/// run in bursts on an unchanged tree so that the four-wide copy answers:
-/// no overlapping box is missed, and the one-ulp misses come back as near
-/// misses at the scales where floats cannot tell them apart.
+/// run in bursts on an unchanged tree so that the four-wide copy answers
+/// where floats hold the boxes well: no overlapping box is missed, and the
+/// one-ulp misses come back as near misses at the scales where floats
+/// cannot tell them apart.
 static void test_tree_float_edges(void **state)
 {
 	(void)state;
@@ -302,7 +320,11 @@ static void test_tree_float_edges(void **state)
 				check_tree_answer(&f, boxes, live, &q, dim);
 				check_stop(&t, boxes, live, &q, dim);
 			}
-			assert_true(t.wide_ok);
+			// Floats hold these boxes well near 1 and far out; beyond
+			// float's range, and where floats are subnormal, the copy is
+			// refused and the binary tree answers.
+			assert_int_equal(t.wide_ok, sc >= 1.0 && sc <= 1e30);
+			assert_int_equal(t.wide_refused, !t.wide_ok);
 			imp_tree_free(&t);
 		}
 	assert_true(g_near_misses > before);
@@ -345,6 +367,50 @@ static imp_box box_in_floats(const imp_box *b)
 	return r;
 }
 
+/// One nearest query on a tree over boxes[0 .. MAX_PROXIES), against the
+/// loop over every box: with the bound fixed, every box whose key is
+/// within it told of once, and no other but float-rounded near misses;
+/// with the bound lowered as boxes come, the least bound, at the lowest
+/// proxy among equals.
+static void check_nearest(imp_tree *t, const imp_box *boxes, const imp_box *q, double bound, int dim)
+{
+	uint64_t visits = 0;
+	near_found n;
+	memset(&n, 0, sizeof n);
+	n.boxes = boxes;
+	n.q = q;
+	n.dim = dim;
+	n.best = INFINITY;
+	n.best_proxy = -1;
+	imp_tree_nearest(t, q, bound, near_note, &n, &visits);
+	double bkey = bound * fabs(bound);
+	for (int p = 0; p < MAX_PROXIES; p++) {
+		if (imp_box_key(&boxes[p], q, dim) <= bkey) {
+			assert_int_equal(n.f.count[p], 1);
+		} else if (n.f.count[p] != 0) {
+			assert_int_equal(n.f.count[p], 1);
+			imp_box r = box_in_floats(&boxes[p]);
+			assert_true(imp_box_key(&r, q, dim) <= bkey);
+		}
+	}
+	double best = INFINITY;
+	int32_t best_proxy = -1;
+	for (int p = 0; p < MAX_PROXIES; p++) {
+		double b = imp_box_bound(&boxes[p], q, dim);
+		if (b < best) {
+			best = b;
+			best_proxy = p;
+		}
+	}
+	memset(&n.f, 0, sizeof n.f);
+	n.lower = true;
+	n.best = INFINITY;
+	n.best_proxy = -1;
+	imp_tree_nearest(t, q, INFINITY, near_note, &n, &visits);
+	assert_true(n.best == best);
+	assert_int_equal(n.best_proxy, best_proxy);
+}
+
 /// imp_tree_nearest against the loop over every box, in runs of queries
 /// on an unchanged tree (so that the four-wide copy answers past the first
 /// few) broken by moves (which retire it). With a fixed bound: every box
@@ -365,7 +431,6 @@ static void run_nearest(int dim, uint64_t seed)
 	}
 	imp_tree t;
 	build_all(&t, dim, &a, boxes);
-	uint64_t visits = 0;
 	for (int i = 0; i < 400; i++) {
 		if (i % 100 == 99) {
 			int p = (int)(rng_next(&s) % MAX_PROXIES);
@@ -392,41 +457,7 @@ static void run_nearest(int dim, uint64_t seed)
 			q.hi[axis] = q.lo[axis] + w;
 			bound = imp_box_bound(b, &q, dim);
 		}
-		near_found n;
-		memset(&n, 0, sizeof n);
-		n.boxes = boxes;
-		n.q = &q;
-		n.dim = dim;
-		n.best = INFINITY;
-		n.best_proxy = -1;
-		imp_tree_nearest(&t, &q, bound, near_note, &n, &visits);
-		double bkey = bound * fabs(bound);
-		for (int p = 0; p < MAX_PROXIES; p++) {
-			if (imp_box_key(&boxes[p], &q, dim) <= bkey) {
-				assert_int_equal(n.f.count[p], 1);
-			} else if (n.f.count[p] != 0) {
-				assert_int_equal(n.f.count[p], 1);
-				imp_box r = box_in_floats(&boxes[p]);
-				assert_true(imp_box_key(&r, &q, dim) <= bkey);
-			}
-		}
-		// The least bound, the bound lowered as boxes come.
-		double best = INFINITY;
-		int32_t best_proxy = -1;
-		for (int p = 0; p < MAX_PROXIES; p++) {
-			double b = imp_box_bound(&boxes[p], &q, dim);
-			if (b < best) {
-				best = b;
-				best_proxy = p;
-			}
-		}
-		memset(&n.f, 0, sizeof n.f);
-		n.lower = true;
-		n.best = INFINITY;
-		n.best_proxy = -1;
-		imp_tree_nearest(&t, &q, INFINITY, near_note, &n, &visits);
-		assert_true(n.best == best);
-		assert_int_equal(n.best_proxy, best_proxy);
+		check_nearest(&t, boxes, &q, bound, dim);
 		if (i % 100 == 60)
 			assert_true(t.wide_ok);
 	}
@@ -439,6 +470,70 @@ static void test_tree_nearest(void **state)
 	run_nearest(2, 0x7801);
 	run_nearest(3, 0x7802);
 	run_nearest(3, 0x7803);
+}
+
+/// A coordinate near 1, or (a third of the time) one that is subnormal as
+/// a float (1e-45 to 1e-38), of either sign.
+static double maybe_tiny(uint64_t *s)
+{
+	double x = rng_range(s, -1.0, 1.0);
+	if (rng_next(s) % 3 == 0)
+		x = (x < 0.0 ? -1.0 : 1.0) * pow(10.0, rng_range(s, -45.0, -38.0));
+	return x;
+}
+
+/// Boxes and queries whose sides are often subnormal as floats, queried
+/// through the four-wide copy with the processor reading subnormals as
+/// zero and flushing them (DAZ and FTZ, where SSE has them), and without:
+/// region queries find every box that overlaps, nearest every box within
+/// its bound. (The copy keeps no subnormal float: a side of -1e-39 read
+/// as 0 would have moved inwards.)
+static void test_tree_subnormal_floats(void **state)
+{
+	(void)state;
+	imp_allocator a = {0};
+	static imp_box boxes[MAX_PROXIES];
+	bool live[MAX_PROXIES];
+	uint64_t s = 0x7901;
+	for (int daz = 0; daz < 2; daz++)
+		for (int dim = 2; dim <= 3; dim++) {
+			for (int p = 0; p < MAX_PROXIES; p++) {
+				memset(&boxes[p], 0, sizeof boxes[p]);
+				for (int k = 0; k < dim; k++) {
+					double x = maybe_tiny(&s), y = maybe_tiny(&s);
+					boxes[p].lo[k] = fmin(x, y);
+					boxes[p].hi[k] = fmax(x, y);
+				}
+				live[p] = true;
+			}
+			imp_tree t;
+			build_all(&t, dim, &a, boxes);
+#if defined(__SSE2__)
+			unsigned csr = _mm_getcsr();
+			if (daz)
+				_mm_setcsr(csr | 0x8040u); // FTZ | DAZ
+#endif
+			uint64_t visits = 0;
+			for (int i = 0; i < 200; i++) {
+				imp_box q;
+				memset(&q, 0, sizeof q);
+				for (int k = 0; k < dim; k++) {
+					double x = maybe_tiny(&s), y = maybe_tiny(&s);
+					q.lo[k] = fmin(x, y);
+					q.hi[k] = fmax(x, y);
+				}
+				found f;
+				memset(&f, 0, sizeof f);
+				assert_true(imp_tree_query(&t, &q, note, &f, &visits));
+				check_tree_answer(&f, boxes, live, &q, dim);
+				check_nearest(&t, boxes, &q, i % 2 ? 0.0 : 1e-39, dim);
+			}
+#if defined(__SSE2__)
+			_mm_setcsr(csr);
+#endif
+			assert_true(t.wide_ok);
+			imp_tree_free(&t);
+		}
 }
 
 /// The built tree is balanced: its height is the least a binary tree of
@@ -583,7 +678,7 @@ int main(void)
 		cmocka_unit_test(test_tree_2d),		  cmocka_unit_test(test_tree_3d),
 		cmocka_unit_test(test_tree_build_height), cmocka_unit_test(test_tree_oom),
 		cmocka_unit_test(test_broad_queries),	  cmocka_unit_test(test_tree_float_edges),
-		cmocka_unit_test(test_tree_nearest),
+		cmocka_unit_test(test_tree_nearest),	  cmocka_unit_test(test_tree_subnormal_floats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,24 +127,31 @@ void imp_broad_remove(imp_broad *b, int32_t proxy);
 /// inserts reserved the room. The other kinds report in insert.
 void imp_broad_flush(imp_broad *b);
 
-/// Told of each proxy whose box overlaps a query box; returns false to stop.
+/// Told of each proxy whose box overlaps a query box (or, through the
+/// query tree, misses it by a float's rounding); returns false to stop.
 typedef bool imp_broad_query_fn(void *ctx, int32_t proxy);
 
 /// Every stored proxy whose box overlaps `box` (closed boxes), each once,
 /// in no particular order; proxies inserted but not yet flushed included.
-/// Returns false when fn stopped it. No report through the pair callback.
+/// Through the query tree's four-wide copy (imp_tree_query) a few proxies
+/// whose boxes miss `box` by less than a float's rounding may come too:
+/// the caller tests exact boxes. Returns false when fn stopped it. No report through the pair callback.
 /// The first query makes the query tree (the only allocation; if it fails,
 /// the kind's own structure answers, and the next query tries again); later
 /// ones allocate nothing.
 bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
 
-/// Told of a proxy whose box is within the current bound (imp_box_bound
-/// from the query box); returns the bound for the rest of the search.
+/// Told of a proxy whose box may be within the current bound
+/// (imp_box_bound from the query box; see imp_broad_nearest); returns the
+/// bound for the rest of the search.
 typedef double imp_broad_visit_fn(void *ctx, int32_t proxy, double bound);
 
-/// Branch and bound over the stored proxies: those whose box's lower bound
-/// from `box` is at most `bound`, nearest boxes first (through the query
-/// tree; in index order if it cannot be made), fn lowering the bound.
+/// Branch and bound over the stored proxies: every one whose box's lower
+/// bound from `box` is at most `bound` (as keys: imp_box_key against
+/// bound |bound|), nearest boxes first (through the query tree, whose
+/// four-wide copy may add a few within a float's rounding of the bound,
+/// in the order of their float boxes; in index order if the tree cannot
+/// be made), fn lowering the bound.
 void imp_broad_nearest(imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx);
 
 /// Counters of work done since creation.

@@ -16,7 +16,9 @@
 // moves up), which keeps the depth near logarithmic whatever the order of
 // insertion. The tree made at the first query is built top down by median
 // splits instead, balanced exactly and with tighter boxes than inserts
-// give.
+// give. A tree that has gone unchanged for a while gets a four-wide copy in
+// floats (wide_build), which region and nearest queries walk instead until
+// the next change (docs/queries.md).
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -34,7 +36,8 @@
 /// lane per child), in floats rounded outwards, so that a node fills two
 /// cache lines where doubles took more than three; and the children: a
 /// wide node's index, or -1 - proxy for a leaf. An empty lane's box is
-/// [+inf, -inf], which meets nothing.
+/// [+inf, -inf], which meets no finite box; `lanes` masks it out for the
+/// infinite ones.
 typedef struct wnode {
 	float lo[3][4], hi[3][4];
 	int32_t child[4];
@@ -42,6 +45,8 @@ typedef struct wnode {
 	uint32_t leaves; ///< bit j: lane j is a leaf
 	int32_t pad[2];  ///< to 128 bytes: a node starts on a cache line
 } wnode;
+
+_Static_assert(sizeof(wnode) == 128, "a wide node is two cache lines");
 
 /// A node waiting in the best-first queue with its lower bound.
 typedef struct tree_entry {
@@ -228,6 +233,7 @@ static int32_t best_sibling(const imp_tree *t, const imp_box *box)
 void imp_tree_insert(imp_tree *t, int32_t proxy, const imp_box *box)
 {
 	t->wide_ok = false;
+	t->wide_refused = false;
 	t->quiet = 0;
 	int32_t leaf = node_take(t);
 	t->nodes[leaf].box = *box;
@@ -260,6 +266,7 @@ void imp_tree_remove(imp_tree *t, int32_t proxy)
 	t->leaf_of[proxy] = NONE;
 	t->leaves--;
 	t->wide_ok = false;
+	t->wide_refused = false;
 	t->quiet = 0;
 	tnode *n = t->nodes;
 	int32_t parent = n[leaf].parent;
@@ -286,7 +293,8 @@ void imp_tree_move(imp_tree *t, int32_t proxy, const imp_box *box)
 }
 
 /// The float next to f towards -inf (step -1) or +inf (step 1), for f
-/// not 0 and not the infinity it steps towards.
+/// not 0 and not the infinity it steps towards (a normal f steps to a
+/// normal float unless it is the least normal float stepping to 0).
 static inline float float_step(float f, int step)
 {
 	uint32_t u;
@@ -296,26 +304,56 @@ static inline float float_step(float f, int step)
 	return f;
 }
 
+/// Whether x is a nonzero double of the given sign (read from its bits,
+/// whatever the processor does with subnormals).
+static inline bool nonzero_of_sign(double x, bool negative)
+{
+	uint64_t u;
+	memcpy(&u, &x, sizeof u);
+	return (u << 1) != 0 && (u >> 63 != 0) == negative;
+}
+
 /// x rounded to a float no greater (down) or no smaller (up): the wide
-/// nodes' boxes hold their binary nodes' boxes.
+/// nodes' boxes hold their binary nodes' boxes. No side is a subnormal
+/// float: one below the least normal float in size goes out to 0 or to
+/// that float, so that a program that has the processor read subnormals
+/// as zero (DAZ) sees the same sides. The tests for that are on the bits
+/// and on normal numbers only, so they hold in that mode too.
 static inline float float_down(double x)
 {
-	float f = (float)x;
-	return (double)f > x ? (f == 0.0f ? -FLT_TRUE_MIN : float_step(f, -1)) : f;
+	if (fabs(x) < (double)FLT_MIN)
+		return nonzero_of_sign(x, true) ? -FLT_MIN : 0.0f;
+	float f = (float)x; // normal or infinite: |x| is at least FLT_MIN
+	return (double)f > x ? float_step(f, -1) : f;
 }
 
 static inline float float_up(double x)
 {
+	if (fabs(x) < (double)FLT_MIN)
+		return nonzero_of_sign(x, false) ? FLT_MIN : 0.0f;
 	float f = (float)x;
-	return (double)f < x ? (f == 0.0f ? FLT_TRUE_MIN : float_step(f, 1)) : f;
+	return (double)f < x ? float_step(f, 1) : f;
+}
+
+/// Whether a leaf's float box is much wider than its own: on some axis
+/// the rounding added more than a quarter of the box's extent (any at all
+/// to a point's, everything beyond float's range).
+static bool lossy_leaf(const imp_box *b, const wnode *w, int j, int dim)
+{
+	for (int a = 0; a < dim; a++) {
+		double grown = (b->lo[a] - (double)w->lo[a][j]) + ((double)w->hi[a][j] - b->hi[a]);
+		if (!(grown <= 0.25 * (b->hi[a] - b->lo[a])))
+			return true;
+	}
+	return false;
 }
 
 /// The wide node for the subtree at binary node b: b's children, then the
 /// lane of the largest surface opened into its two children while there
 /// is room (four lanes), each internal lane's subtree a wide node of its
-/// own. The binary nodes' boxes are copied as they are, so the copy
-/// answers exactly as the tree.
-static int32_t wide_make(imp_tree *t, int32_t b)
+/// own. The binary nodes' boxes are rounded out to floats; the leaves
+/// whose boxes grew much in the rounding are counted in *lossy.
+static int32_t wide_make(imp_tree *t, int32_t b, int32_t *lossy)
 {
 	const tnode *n = t->nodes;
 	int32_t w = t->wide_count++;
@@ -356,10 +394,13 @@ static int32_t wide_make(imp_tree *t, int32_t b)
 	t->wide[w].lanes = (1u << k) - 1u;
 	t->wide[w].leaves = 0;
 	for (int j = 0; j < k; j++)
-		t->wide[w].leaves |= (unsigned)(n[lane[j]].height == 0) << j;
+		if (n[lane[j]].height == 0) {
+			t->wide[w].leaves |= 1u << j;
+			*lossy += lossy_leaf(&n[lane[j]].box, &t->wide[w], j, t->dim);
+		}
 	for (int j = 0; j < k; j++)
 		if (n[lane[j]].height > 0) {
-			int32_t c = wide_make(t, lane[j]); // t->wide does not move: room was made
+			int32_t c = wide_make(t, lane[j], lossy); // t->wide does not move: room was made
 			t->wide[w].child[j] = c;
 		}
 	return w;
@@ -383,16 +424,39 @@ static bool wide_room(imp_tree *t, int32_t n)
 	return true;
 }
 
-/// Makes the wide copy of a non-empty tree; false when out of memory (the
-/// queries then walk the tree itself).
+/// Queries of a tree that goes unchanged pay for the wide copy
+/// after this many (about the copy's cost in queries saved).
+static int32_t wide_after(const imp_tree *t)
+{
+	return 32 + t->leaves / 64;
+}
+
+/// Makes the wide copy of a non-empty tree. False, and not tried again
+/// until the tree changes, when out of memory or when floats cannot hold
+/// the boxes well (more than half the leaves' float boxes much wider than
+/// the boxes: tiny boxes far from the origin, coordinates beyond float's
+/// range, where the copy would tell of many boxes that miss): the queries
+/// then walk the tree itself.
 static bool wide_build(imp_tree *t)
 {
+	t->wide_refused = true;
 	if (t->root == NONE || !wide_room(t, t->leaves + 1))
 		return false;
 	t->wide_count = 0;
-	wide_make(t, t->root);
+	int32_t lossy = 0;
+	wide_make(t, t->root, &lossy);
+	if (lossy > t->leaves / 2)
+		return false;
 	t->wide_ok = true;
+	t->wide_refused = false;
 	return true;
+}
+
+/// Whether a query on the tree goes through the wide copy (made now when
+/// the tree has gone unchanged for long enough).
+static bool use_wide(imp_tree *t)
+{
+	return t->wide_ok || (!t->wide_refused && ++t->quiet >= wide_after(t) && wide_build(t));
 }
 
 /// The query box in floats. Rounding (to nearest, or in whatever mode
@@ -480,18 +544,11 @@ static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, v
 	return true;
 }
 
-/// Region queries of a tree that goes unchanged pay for the wide copy
-/// after this many (about the copy's cost in queries saved).
-static int32_t wide_after(const imp_tree *t)
-{
-	return 32 + t->leaves / 64;
-}
-
 bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
 {
 	if (t->root == NONE)
 		return true;
-	if (t->wide_ok || (++t->quiet >= wide_after(t) && wide_build(t)))
+	if (use_wide(t))
 		return wide_query(t, box, fn, ctx, visits);
 	const tnode *n = t->nodes;
 	int32_t *stack = t->stack;
@@ -662,8 +719,9 @@ IMP_ALWAYS_INLINE bool take_next(tree_entry *h, int32_t *count, double bkey, tre
 /// empty lane's means nothing. The float boxes hold the binary nodes'
 /// boxes, and the gaps are taken in doubles by imp_box_key's operations in
 /// its order, each monotonic in the box's sides: so no key comes out
-/// above the binary node's own. `dim` axes (a constant where it is
-/// inlined).
+/// above the binary node's own. For a finite query box (an infinite
+/// side could meet a float side rounded out to the same infinity: NaN).
+/// `dim` axes (a constant where it is inlined).
 #if defined(__SSE2__)
 IMP_ALWAYS_INLINE void wide_keys(const wnode *w, const imp_box *box, int dim, double key[4])
 {
@@ -761,7 +819,10 @@ void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_vi
 {
 	if (t->root == NONE)
 		return;
-	if (t->wide_ok || (++t->quiet >= wide_after(t) && wide_build(t))) {
+	// The copy's keys need a finite query box (wide_keys); this sum is
+	// finite only when every side is.
+	double sides = box->lo[0] + box->lo[1] + box->lo[2] + box->hi[0] + box->hi[1] + box->hi[2];
+	if (isfinite(sides) && use_wide(t)) {
 		wide_nearest(t, box, bound, fn, ctx, visits);
 		return;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The query tree of the broad phase (tree.c): a dynamic bounding-volume
-// tree over the proxies' boxes, for region queries.
+// tree over the proxies' boxes, for region and nearest queries.
 #ifndef IMPACT_BROAD_TREE_H
 #define IMPACT_BROAD_TREE_H
 
@@ -27,20 +27,23 @@ typedef struct imp_tree {
 	int32_t stack_cap;
 	struct tree_entry *heap; ///< the best-first traversal's queue
 	int32_t heap_cap;
-	/// The region queries' four-wide copy of the tree (wide_build), made
-	/// once the tree has gone unchanged for enough queries; valid while
-	/// wide_ok (every change clears it).
+	/// The queries' four-wide copy of the tree (wide_build), made once the
+	/// tree has gone unchanged for enough queries; valid while wide_ok
+	/// (every change clears it). wide_refused: it could not be made (out
+	/// of memory, or boxes that floats hold badly), and is not tried again
+	/// until the tree changes.
 	struct wnode *wide;  ///< in wide_mem, at a cache line's start
 	void *wide_mem;
 	size_t wide_bytes;   ///< wide_mem's size
 	int32_t wide_cap, wide_count;
 	int32_t quiet;     ///< queries since the last change
-	bool wide_ok;
+	bool wide_ok, wide_refused;
 	int dim;
 	const imp_allocator *alloc;
 } imp_tree;
 
-/// Told of each proxy whose box overlaps the query's; false stops.
+/// Told of each proxy whose box overlaps the query's (or misses it by a
+/// float's rounding: see imp_tree_query); false stops.
 typedef bool imp_tree_fn(void *ctx, int32_t proxy);
 
 void imp_tree_init(imp_tree *t, int dim, const imp_allocator *alloc);
@@ -65,15 +68,15 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 /// the nodes looked at to *visits.
 bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits);
 /// Told of a proxy whose box's lower bound (imp_box_bound) is at most the
-/// current bound; returns the bound for the rest of the search.
+/// current bound, or within a float's rounding of it (see
+/// imp_tree_nearest); returns the bound for the rest of the search.
 typedef double imp_tree_visit_fn(void *ctx, int32_t proxy, double bound);
 
 /// Branch and bound: the proxies in increasing order of the lower bound
 /// between their box and `box` (nodes taken from a queue by their own
 /// box's bound), while that bound is at most `bound`, which fn may lower.
 /// Bounds are compared as keys (imp_box_key against bound |bound|). On the
-/// four-wide copy (made, as for region queries, once the tree has gone
-/// unchanged for a while) the keys are those of the boxes rounded out to
+/// four-wide copy (made once the tree has gone unchanged for a while) the keys are those of the boxes rounded out to
 /// floats, never above the exact ones: every proxy the exact keys let
 /// through is told of, and perhaps a few more, and the order is the
 /// rounded keys'.
