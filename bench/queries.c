@@ -6,8 +6,12 @@
 // Scenes: 10k and 100k static bodies (2D: boxes, discs, capsules; 3D:
 // boxes, spheres, capsules: shapes FCL has too) spread uniformly, about one
 // body per 2^dim cube of side 2; random query poses of a box in the same
-// region. Each query kind runs over every query pose in one timed loop; the
-// median of the repetitions is reported per query. Before timing, the first
+// region. Each query kind runs over every query pose in one timed loop;
+// each repetition times the hash world, the sweep world and FCL in turn
+// (all three are kept at once), so that a slow spell of the machine falls
+// on all of them. Reported: each one's median over the repetitions, and
+// the median of the per-repetition ratios of the hash world's time to
+// FCL's. Before timing, the first
 // queries of each kind are checked against brute force over every body
 // (the pairwise calls), and FCL's answers are compared with impact's. The
 // world gets a counting allocator: the number of allocations during the
@@ -325,6 +329,7 @@ static const imp_broad_kind k_kinds[KINDS] = {IMP_BROAD_HASH, IMP_BROAD_SWEEP};
 typedef struct row {
 	double ns[KINDS];
 	double fcl_ns;
+	double ratio;      ///< the median over repetitions of the hash world's time over FCL's in the same repetition
 	long allocs[KINDS];
 	int wrong[KINDS];  ///< disagreements with brute force on the checked queries
 	int fcl_disagree;  ///< FCL's answers off impact's (overlap flag, or distance by more than 1e-6)
@@ -358,7 +363,9 @@ static void to_fcl(const scene *sc, const body_spec *b, pqf_shape *f)
 
 /// FCL's time for the methods it has (any, nearest, overlaps), and its
 /// agreement with impact's answers on the checked queries.
-static void run_fcl(const options *o, const scene *sc, imp_world *w, row rows[M_COUNT])
+/// FCL's manager over the scene with its query objects made, or NULL
+/// (with a message) when it cannot be set up.
+static pqf_world *fcl_make(const scene *sc)
 {
 	pqf_shape *fb = calloc((size_t)sc->n, sizeof *fb), *fq = calloc((size_t)sc->nq, sizeof *fq);
 	pqf_world *fw = NULL;
@@ -369,61 +376,65 @@ static void run_fcl(const options *o, const scene *sc, imp_world *w, row rows[M_
 			to_fcl(sc, &sc->queries[i], &fq[i]);
 		fw = pqf_create(fb, sc->n);
 	}
-	if (fw == NULL || !pqf_prepare_queries(fw, fq, sc->nq)) {
-		fprintf(stderr, "queries: FCL could not be set up; its columns are empty\n");
+	if (fw != NULL && !pqf_prepare_queries(fw, fq, sc->nq)) {
 		pqf_destroy(fw);
-		free(fb);
-		free(fq);
-		return;
+		fw = NULL;
 	}
-	const method ms[3] = {M_ANY, M_NEAREST, M_OVERLAPS};
-	int checked = checked_count(o, sc);
-	for (int k = 0; k < 3; k++) {
-		method m = ms[k];
-		row *r = &rows[m];
-		for (int i = 0; i < checked; i++) {
-			double mine = run_one(w, sc, m, i), theirs;
-			int index;
-			if (m == M_ANY)
-				theirs = pqf_any_overlap_prepared(fw, i);
-			else if (m == M_NEAREST)
-				theirs = pqf_nearest_prepared(fw, i, &index);
-			else
-				theirs = pqf_overlap_count_prepared(fw, i);
-			// FCL reports overlapping pairs' distance as -1 or 0: compare
-			// the separated ones only.
-			if (m == M_NEAREST && mine <= 0.0)
-				continue;
-			double diff = fabs(mine - theirs);
-			if (m == M_NEAREST)
-				r->fcl_max_diff = fmax(r->fcl_max_diff, diff);
-			r->fcl_disagree += diff > 1e-6;
-		}
-		double *t = calloc((size_t)o->reps, sizeof *t);
-		if (t == NULL)
-			break;
-		for (int rep = 0; rep < o->reps; rep++) {
-			double sum = 0.0, t0 = bench_now_ns();
-			for (int i = 0; i < sc->nq; i++) {
-				int index;
-				if (m == M_ANY)
-					sum += pqf_any_overlap_prepared(fw, i);
-				else if (m == M_NEAREST)
-					sum += pqf_nearest_prepared(fw, i, &index);
-				else
-					sum += pqf_overlap_count_prepared(fw, i);
-			}
-			t[rep] = (bench_now_ns() - t0) / sc->nq;
-			g_sink = sum;
-		}
-		r->fcl_ns = bench_median(t, o->reps);
-		free(t);
-	}
-	pqf_destroy(fw);
+	if (fw == NULL)
+		fprintf(stderr, "queries: FCL could not be set up; its columns are empty\n");
 	free(fb);
 	free(fq);
+	return fw;
+}
+
+/// FCL's answer to query i of kind m (M_ANY, M_NEAREST or M_OVERLAPS).
+static double fcl_one(pqf_world *fw, method m, int i)
+{
+	int index;
+	if (m == M_ANY)
+		return pqf_any_overlap_prepared(fw, i);
+	if (m == M_NEAREST)
+		return pqf_nearest_prepared(fw, i, &index);
+	return pqf_overlap_count_prepared(fw, i);
+}
+
+/// FCL's answers to the checked queries against impact's (world w).
+static void fcl_compare(pqf_world *fw, const scene *sc, imp_world *w, method m, int checked, row *r)
+{
+	for (int i = 0; i < checked; i++) {
+		double mine = run_one(w, sc, m, i), theirs = fcl_one(fw, m, i);
+		// FCL reports overlapping pairs' distance as -1 or 0: compare the
+		// separated ones only.
+		if (m == M_NEAREST && mine <= 0.0)
+			continue;
+		double diff = fabs(mine - theirs);
+		if (m == M_NEAREST)
+			r->fcl_max_diff = fmax(r->fcl_max_diff, diff);
+		r->fcl_disagree += diff > 1e-6;
+	}
 }
 #endif
+
+/// One timed loop of kind m over every query pose: FCL's when fw is not
+/// NULL, else world w's; ns per query.
+static double time_loop(const scene *sc, imp_world *w, void *fw, method m)
+{
+	double sum = 0.0, t0 = bench_now_ns();
+#ifdef HAVE_FCL
+	if (fw != NULL) {
+		for (int i = 0; i < sc->nq; i++)
+			sum += fcl_one(fw, m, i);
+		g_sink = sum;
+		return (bench_now_ns() - t0) / sc->nq;
+	}
+#else
+	(void)fw;
+#endif
+	for (int i = 0; i < sc->nq; i++)
+		sum += run_one(w, sc, m, i);
+	g_sink = sum;
+	return (bench_now_ns() - t0) / sc->nq;
+}
 
 static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int checked);
 
@@ -438,60 +449,84 @@ static bool run_scene(const options *o, int dim, int n, FILE *const fs[2], int *
 	row rows[M_COUNT];
 	memset(rows, 0, sizeof rows);
 	for (int m = 0; m < M_COUNT; m++)
-		rows[m].fcl_ns = NAN;
+		rows[m].fcl_ns = rows[m].ratio = NAN;
 	int checked = checked_count(o, &sc);
-	imp_world *hash_world = NULL;
-	for (int k = 0; k < KINDS; k++) {
-		counter c = {0};
-		imp_world *w = world_make(&sc, k_kinds[k], &c);
-		if (w == NULL) {
-			fprintf(stderr, "queries: could not build the world\n");
-			scene_free(&sc);
-			return false;
-		}
-		for (int m = 0; m < M_COUNT; m++) {
-			row *r = &rows[m];
+	// Both worlds (and FCL's manager) at once: each repetition times them
+	// in turn, so that a slow spell of the machine falls on all of them.
+	counter c[KINDS] = {{0}};
+	imp_world *w[KINDS] = {NULL};
+	void *fw = NULL;
+	bool ok = true;
+	for (int k = 0; k < KINDS && ok; k++) {
+		w[k] = world_make(&sc, k_kinds[k], &c[k]);
+		ok = w[k] != NULL;
+	}
+#ifdef HAVE_FCL
+	if (ok && dim == 3)
+		fw = fcl_make(&sc);
+#endif
+	// Per repetition: each world's time, FCL's, and the hash world's time
+	// over FCL's.
+	double *t = calloc((size_t)o->reps * (KINDS + 2), sizeof *t);
+	if (!ok || t == NULL) {
+		fprintf(stderr, "queries: could not build the worlds\n");
+		ok = false;
+	}
+	for (int m = 0; m < M_COUNT && ok; m++) {
+		row *r = &rows[m];
+		bool peer = fw != NULL && (m == M_ANY || m == M_NEAREST || m == M_OVERLAPS);
+		for (int k = 0; k < KINDS; k++) {
 			// Checked against brute force (the kinds that have an oracle
 			// here; casts and rays are checked by tests/test_query.c).
 			if (m == M_ANY || m == M_NEAREST || m == M_WITHIN)
 				for (int i = 0; i < checked; i++)
-					r->wrong[k] += run_one(w, &sc, (method)m, i) != brute_one(&sc, (method)m, i);
-			// Warm-up: grows the query buffer to its size.
-			for (int i = 0; i < sc.nq; i++)
-				g_sink = run_one(w, &sc, (method)m, i);
-			long before = c.calls;
-			double *t = calloc((size_t)o->reps, sizeof *t);
-			if (t == NULL)
-				break;
-			for (int rep = 0; rep < o->reps; rep++) {
-				double sum = 0.0, t0 = bench_now_ns();
-				for (int i = 0; i < sc.nq; i++)
-					sum += run_one(w, &sc, (method)m, i);
-				t[rep] = (bench_now_ns() - t0) / sc.nq;
-				g_sink = sum;
-			}
-			r->ns[k] = bench_median(t, o->reps);
-			r->allocs[k] = c.calls - before;
-			free(t);
+					r->wrong[k] += run_one(w[k], &sc, (method)m, i) != brute_one(&sc, (method)m, i);
 			*bad += r->wrong[k];
+			// Warm-up: grows the query buffer to its size, makes the
+			// query tree's copy.
+			for (int i = 0; i < sc.nq; i++)
+				g_sink = run_one(w[k], &sc, (method)m, i);
 		}
-		if (k == 0)
-			hash_world = w;
-		else
-			imp_world_destroy(w);
-	}
 #ifdef HAVE_FCL
-	if (dim == 3)
-		run_fcl(o, &sc, hash_world, rows);
+		if (peer) {
+			fcl_compare(fw, &sc, w[0], (method)m, checked, r);
+			time_loop(&sc, NULL, fw, (method)m); // its warm-up
+		}
 #endif
-	imp_world_destroy(hash_world);
-	for (int fi = 0; fi < 2; fi++) {
+		long before[KINDS];
+		for (int k = 0; k < KINDS; k++)
+			before[k] = c[k].calls;
+		double *theirs = t + (size_t)o->reps * KINDS, *ratio = theirs + o->reps;
+		for (int rep = 0; rep < o->reps; rep++) {
+			for (int k = 0; k < KINDS; k++)
+				t[(size_t)k * o->reps + rep] = time_loop(&sc, w[k], NULL, (method)m);
+			if (peer) {
+				theirs[rep] = time_loop(&sc, NULL, fw, (method)m);
+				ratio[rep] = t[rep] / theirs[rep];
+			}
+		}
+		for (int k = 0; k < KINDS; k++) {
+			r->ns[k] = bench_median(t + (size_t)k * o->reps, o->reps);
+			r->allocs[k] = c[k].calls - before[k];
+		}
+		if (peer) {
+			r->fcl_ns = bench_median(theirs, o->reps);
+			r->ratio = bench_median(ratio, o->reps);
+		}
+	}
+	free(t);
+#ifdef HAVE_FCL
+	pqf_destroy(fw);
+#endif
+	for (int k = 0; k < KINDS; k++)
+		imp_world_destroy(w[k]);
+	for (int fi = 0; fi < 2 && ok; fi++) {
 		FILE *f = fs[fi];
 		if (f != NULL)
 			print_scene(f, &sc, rows, checked);
 	}
 	scene_free(&sc);
-	return true;
+	return ok;
 }
 
 static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int checked)
@@ -516,7 +551,7 @@ static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int c
 			snprintf(fcl_dis, sizeof fcl_dis, "-");
 		} else {
 			snprintf(fcl, sizeof fcl, "%.0f", r->fcl_ns);
-			snprintf(ratio, sizeof ratio, "%.2f", r->ns[0] / r->fcl_ns);
+			snprintf(ratio, sizeof ratio, "%.2f", r->ratio);
 			if (m == M_NEAREST)
 				snprintf(fcl_dis, sizeof fcl_dis, "%d (max diff %.1e)", r->fcl_disagree, r->fcl_max_diff);
 			else
@@ -534,7 +569,7 @@ static void usage(void)
 			"  --smoke      2000 bodies, 200 queries, 1 repetition\n"
 			"  --n N        bodies per scene (default: 10000 and 100000)\n"
 			"  --queries Q  query poses (default 100000)\n"
-			"  --reps R     timed repetitions, the median is reported (default 5)\n"
+			"  --reps R     timed repetitions, round robin; medians are reported (default 5)\n"
 			"  --dim D      only 2D or only 3D scenes\n"
 			"  --out FILE   also write the report as Markdown to FILE\n"
 			"  --strict     exit 1 when a checked answer differs from brute force\n");
@@ -591,8 +626,11 @@ int main(int argc, char **argv)
 			continue;
 		fprintf(fs[k], "# queries: the planner queries on static worlds\n\n");
 		fprintf(fs[k], "- machine: %s; CPU: %s (%d logical CPUs); run %s\n", machine, cpu, bench_cpu_count(), date);
-		fprintf(fs[k], "- impact %d, -O2; ns per query, median of %d timed loops over every query pose\n",
-			imp_version(), o.reps);
+		fprintf(fs[k],
+			"- impact %d, -O2; ns per query, median of %d timed loops over every query pose, the hash "
+			"world, the sweep world and FCL timed in turn in each; hash/FCL: the median of the %d "
+			"loops' ratios\n",
+			imp_version(), o.reps, o.reps);
 #ifdef HAVE_FCL
 		fprintf(fs[k], "- peer: %s, DynamicAABBTreeCollisionManager with a query object made before timing "
 			       "(3D scenes only)\n",
