@@ -11,9 +11,9 @@
 // (all three are kept at once), so that a slow spell of the machine falls
 // on all of them. Reported: each one's median over the repetitions, and
 // the median of the per-repetition ratios of the hash world's time to
-// FCL's. Before timing, the first
-// queries of each kind are checked against brute force over every body
-// (the pairwise calls), and FCL's answers are compared with impact's. The
+// FCL's. Before timing, the first queries of each kind are checked
+// against brute force over every body (the pairwise calls), and FCL's
+// answers are compared with impact's. The
 // world gets a counting allocator: the number of allocations during the
 // timed loops is reported (no query allocates once the world's query
 // buffer has grown).
@@ -361,8 +361,6 @@ static void to_fcl(const scene *sc, const body_spec *b, pqf_shape *f)
 	f->quat[3] = q.w;
 }
 
-/// FCL's time for the methods it has (any, nearest, overlaps), and its
-/// agreement with impact's answers on the checked queries.
 /// FCL's manager over the scene with its query objects made, or NULL
 /// (with a message) when it cannot be set up.
 static pqf_world *fcl_make(const scene *sc)

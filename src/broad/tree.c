@@ -382,27 +382,24 @@ static int32_t wide_make(imp_tree *t, int32_t b, int32_t *lossy)
 		lane[best] = n[x].child[0];
 		lane[k++] = n[x].child[1];
 	}
-	for (int j = 0; j < 4; j++) {
+	wnode *x = &t->wide[w]; // t->wide does not move: room was made
+	memset(x, 0, sizeof *x);
+	x->lanes = (1u << k) - 1u;
+	for (int j = 0; j < 4; j++)
 		for (int a = 0; a < 3; a++) {
-			t->wide[w].lo[a][j] = j < k ? float_down(n[lane[j]].box.lo[a]) : INFINITY;
-			t->wide[w].hi[a][j] = j < k ? float_up(n[lane[j]].box.hi[a]) : -INFINITY;
+			x->lo[a][j] = j < k ? float_down(n[lane[j]].box.lo[a]) : INFINITY;
+			x->hi[a][j] = j < k ? float_up(n[lane[j]].box.hi[a]) : -INFINITY;
 		}
-		t->wide[w].child[j] = j < k && n[lane[j]].height == 0 ? -1 - n[lane[j]].proxy : 0;
-		if (j < 2)
-			t->wide[w].pad[j] = 0;
+	for (int j = 0; j < k; j++) {
+		const tnode *c = &n[lane[j]];
+		if (c->height == 0) {
+			x->leaves |= 1u << j;
+			x->child[j] = -1 - c->proxy;
+			*lossy += lossy_leaf(&c->box, x, j, t->dim);
+		} else {
+			x->child[j] = wide_make(t, lane[j], lossy);
+		}
 	}
-	t->wide[w].lanes = (1u << k) - 1u;
-	t->wide[w].leaves = 0;
-	for (int j = 0; j < k; j++)
-		if (n[lane[j]].height == 0) {
-			t->wide[w].leaves |= 1u << j;
-			*lossy += lossy_leaf(&n[lane[j]].box, &t->wide[w], j, t->dim);
-		}
-	for (int j = 0; j < k; j++)
-		if (n[lane[j]].height > 0) {
-			int32_t c = wide_make(t, lane[j], lossy); // t->wide does not move: room was made
-			t->wide[w].child[j] = c;
-		}
 	return w;
 }
 
@@ -478,6 +475,19 @@ static fbox fbox_of(const imp_box *b)
 	return f;
 }
 
+#if !defined(__SSE2__)
+/// Lane j's box of wide node w, in doubles (the plain loops' view).
+static imp_box lane_box(const wnode *w, int j)
+{
+	imp_box b;
+	for (int a = 0; a < 3; a++) {
+		b.lo[a] = w->lo[a][j];
+		b.hi[a] = w->hi[a][j];
+	}
+	return b;
+}
+#endif
+
 /// Which of a wide node's four boxes meet `box`: bit j for lane j.
 #if defined(__SSE2__)
 static inline unsigned wide_meets(const wnode *w, const fbox *box)
@@ -493,11 +503,17 @@ static inline unsigned wide_meets(const wnode *w, const fbox *box)
 #else
 static inline unsigned wide_meets(const wnode *w, const fbox *box)
 {
+	// Floats compare the same as doubles made from them.
+	imp_box q;
+	for (int a = 0; a < 3; a++) {
+		q.lo[a] = box->lo[a];
+		q.hi[a] = box->hi[a];
+	}
 	unsigned m = 0;
-	for (int j = 0; j < 4; j++)
-		m |= (unsigned)((w->lo[0][j] <= box->hi[0]) & (box->lo[0] <= w->hi[0][j]) & (w->lo[1][j] <= box->hi[1]) &
-				(box->lo[1] <= w->hi[1][j]) & (w->lo[2][j] <= box->hi[2]) & (box->lo[2] <= w->hi[2][j]))
-		     << j;
+	for (int j = 0; j < 4; j++) {
+		imp_box b = lane_box(w, j);
+		m |= (unsigned)box_meets(&b, &q) << j;
+	}
 	return m & w->lanes;
 }
 #endif
@@ -750,15 +766,8 @@ IMP_ALWAYS_INLINE void wide_keys(const wnode *w, const imp_box *box, int dim, do
 IMP_ALWAYS_INLINE void wide_keys(const wnode *w, const imp_box *box, int dim, double key[4])
 {
 	for (int j = 0; j < 4; j++) {
-		double m = -INFINITY, sum = 0.0;
-		for (int a = 0; a < dim; a++) {
-			double g1 = (double)w->lo[a][j] - box->hi[a], g2 = box->lo[a] - (double)w->hi[a][j];
-			double g = g1 > g2 ? g1 : g2;
-			m = m > g ? m : g;
-			double p = g > 0.0 ? g : 0.0;
-			sum += p * p;
-		}
-		key[j] = m > 0.0 ? sum : -(m * m);
+		imp_box b = lane_box(w, j);
+		key[j] = imp_box_key(&b, box, dim);
 	}
 }
 #endif

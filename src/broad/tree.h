@@ -76,10 +76,10 @@ typedef double imp_tree_visit_fn(void *ctx, int32_t proxy, double bound);
 /// between their box and `box` (nodes taken from a queue by their own
 /// box's bound), while that bound is at most `bound`, which fn may lower.
 /// Bounds are compared as keys (imp_box_key against bound |bound|). On the
-/// four-wide copy (made once the tree has gone unchanged for a while) the keys are those of the boxes rounded out to
-/// floats, never above the exact ones: every proxy the exact keys let
-/// through is told of, and perhaps a few more, and the order is the
-/// rounded keys'.
+/// four-wide copy (made once the tree has gone unchanged for a while) the
+/// keys are those of the boxes rounded out to floats, never above the
+/// exact ones: every proxy the exact keys let through is told of, and
+/// perhaps a few more, and the order is the rounded keys'.
 void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
 		      uint64_t *visits);
 int32_t imp_tree_height(const imp_tree *t);
