@@ -903,7 +903,8 @@ static void test_segment_cores(void **state)
 		imp_vec3 b0 = imp_pose3_apply(nb, cb.e0), b1 = imp_pose3_apply(nb, cb.e1);
 		imp_vec3 cp, cq;
 		double seg = o3_segment_segment_distance(a0, a1, b0, b1, &cp, &cq);
-		double sd = seg - ca.radius - cb.radius, scene = 8.0, tol = 1e-12 * scene;
+		// The closed form's worst error here is 2.7e-15 of the scene.
+		double sd = seg - ca.radius - cb.radius, scene = 8.0, tol = 2e-15 * scene;
 		imp_shape *a = seg_shape(&ca, 1.0), *b = seg_shape(&cb, 1.0);
 		met += seg <= 1e-9;
 		bool ov = imp_overlap3(a, pa, b, pb, NULL);
@@ -915,6 +916,14 @@ static void test_segment_cores(void **state)
 		if (!(fabs(d - fmax(sd, 0.0)) <= tol))
 			fail_msg("pair %d: distance %.17g, want %.17g", i, d, fmax(sd, 0.0));
 		track(&worst, fabs(d - fmax(sd, 0.0)));
+		// Level 2's state: overlapping pairs (cores that meet among them)
+		// are not separated.
+		imp_query_state st2;
+		double d2 = imp_distance3_stats(a, pa, b, pb, NULL, NULL, NULL, &st2);
+		imp_query_state want2 = sd > tol ? IMP_STATE_SEPARATED : (sd < -tol ? IMP_STATE_OVERLAPPING : st2);
+		if (d2 != d || st2 != want2)
+			fail_msg("pair %d: Level 2 state %s (distance %.17g), want %s", i, imp_query_state_string(st2), d2,
+				 imp_query_state_string(want2));
 		if (seg > 1e-9) {
 			// Cores apart (the closed form answers; cores that meet go
 			// to EPA, whose depth no oracle here gives).

@@ -433,6 +433,13 @@ static void test_errors(void **state)
 	bad2 = m2;
 	bad2.v.x = 1e149;
 	assert_int_equal(imp_time_of_impact2(a2, bad2, a2, m2, 100.0, &r2), IMP_ERR_OUT_OF_RANGE);
+	// A turn whose angle over t_max overflows (each part in range): the
+	// search's poses would have NaN rotations.
+	bad2 = m2;
+	bad2.v.x = 0.0;
+	bad2.w = 1e150;
+	assert_int_equal(imp_time_of_impact2(a2, bad2, a2, m2, 6e158, &r2), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_time_of_impact2(a2, m2, a2, bad2, 2.0, &r2), IMP_ERR_OUT_OF_RANGE);
 	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, -1.0, &r2), IMP_ERR_OUT_OF_RANGE);
 	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, NAN, &r2), IMP_ERR_OUT_OF_RANGE);
 	assert_int_equal(imp_time_of_impact2(a2, m2, a2, m2, INFINITY, &r2), IMP_ERR_OUT_OF_RANGE);
@@ -445,6 +452,10 @@ static void test_errors(void **state)
 	imp_motion3 bad3 = m3;
 	bad3.w.z = NAN;
 	assert_int_equal(imp_time_of_impact3(a3, bad3, a3, m3, 1.0, &r3), IMP_ERR_OUT_OF_RANGE);
+	bad3 = m3;
+	bad3.v.x = 0.0;
+	bad3.w.y = 1e150;
+	assert_int_equal(imp_time_of_impact3(a3, bad3, a3, m3, 6e158, &r3), IMP_ERR_OUT_OF_RANGE);
 	bad3 = m3;
 	bad3.pose.q.w = 0.5;
 	assert_int_equal(imp_time_of_impact3(a3, m3, a3, bad3, 1.0, &r3), IMP_ERR_BAD_ROTATION);

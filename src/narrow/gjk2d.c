@@ -1039,10 +1039,8 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 				bool boolean, double R, lean_out *out, bool any_climb, bool ca, bool cb)
 {
 	// Which shapes climb (ca, cb) is a run-time choice only in the copy of
-	// the loop made for pairs where one does (any_climb); the other copy is
-	// all brute force, its searches compiled as before.
-	ca = any_climb && ca;
-	cb = any_climb && cb;
+	// the loop made for pairs where one does (any_climb); the other copy,
+	// called with both false, is all brute force.
 	const imp_vec2 *va = a->v;
 	const int na = a->count, nb = b->count;
 	// b's vertices are moved into a's frame in the brute-force copy, where

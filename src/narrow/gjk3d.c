@@ -1197,7 +1197,8 @@ typedef struct segments3 {
 /// checks.
 static inline bool maybe_segments(const imp_shape *a, const imp_shape *b)
 {
-	return a != NULL && b != NULL && a->count <= 2 && b->count <= 2;
+	// Curved and user shapes have no vertices (count 0): not for this path.
+	return a != NULL && b != NULL && a->count >= 1 && a->count <= 2 && b->count >= 1 && b->count <= 2;
 }
 
 /// Fills `g` for two cores of at most two vertices at valid poses within
@@ -1737,11 +1738,7 @@ static bool closed_form3(const imp_gjk3_ctx *c, box_depth *bd, imp_feature *fa, 
 			return false; // they meet: GJK and EPA
 		n = imp_vec3_scale(1.0 / dist, imp_vec3_sub(on_other, on_box));
 		bd->depth = -dist;
-		int ends[2] = {0, 1};
-		if (t >= 1.0)
-			fo.index = 1;
-		else if (t > 0.0)
-			fo = imp_shape3_feature(other, ends, 2);
+		fo = segment_feature(other, t);
 	}
 	imp_feature fx = box_feature(box, on_box, tol);
 	if (box_a) {

@@ -129,18 +129,22 @@ static bool finite_within(double x)
 	return fabs(x) <= IMP_MAX_COORDINATE; // false for NaN and infinities
 }
 
-/// Whether the motion's position stays within range over [0, t_max].
+/// Whether the motion's position, and the angle it turns through, stay
+/// within range over [0, t_max] (an angle past it would make the poses'
+/// rotations NaN: the search's narrow-phase calls skip the checks).
 static bool reach_ok2(const imp_motion2 *m, double t_max)
 {
-	return finite_within(m->v.x) && finite_within(m->v.y) && finite_within(m->w) &&
+	return finite_within(m->v.x) && finite_within(m->v.y) && finite_within(m->w) && finite_within(m->w * t_max) &&
 	       finite_within(m->pose.p.x + m->v.x * t_max) && finite_within(m->pose.p.y + m->v.y * t_max);
 }
 
 static bool reach_ok3(const imp_motion3 *m, double t_max)
 {
 	return finite_within(m->v.x) && finite_within(m->v.y) && finite_within(m->v.z) && finite_within(m->w.x) &&
-	       finite_within(m->w.y) && finite_within(m->w.z) && finite_within(m->pose.p.x + m->v.x * t_max) &&
-	       finite_within(m->pose.p.y + m->v.y * t_max) && finite_within(m->pose.p.z + m->v.z * t_max);
+	       finite_within(m->w.y) && finite_within(m->w.z) && finite_within(m->w.x * t_max) &&
+	       finite_within(m->w.y * t_max) && finite_within(m->w.z * t_max) &&
+	       finite_within(m->pose.p.x + m->v.x * t_max) && finite_within(m->pose.p.y + m->v.y * t_max) &&
+	       finite_within(m->pose.p.z + m->v.z * t_max);
 }
 
 double imp_ball_sweep(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest)
