@@ -210,8 +210,10 @@ typedef struct imp_world_stats {
 	int broad_swaps;   ///< sort-and-sweep: end-point exchanges
 	int broad_cells;   ///< hash: cells entered or left
 	int broad_tests;   ///< box tests inside the broad phase
-	int settled;       ///< candidate pairs of moved bodies left without a box test: the bodies had not
-	                   ///< moved far enough since the last test to change whether the boxes overlap
+	int settled;       ///< candidate pairs the update left without a box test: the bodies had not moved
+	                   ///< far enough since the last test to change whether the boxes overlap. Those
+	                   ///< of moved bodies; when a quarter or more of the bodies moved, the update walks
+	                   ///< every pair and counts every settled one, moved or not (it reads no body)
 } imp_world_stats;
 
 /// Zeroed for NULL.

@@ -365,7 +365,6 @@ static void touch_forget(imp_world *w, uint64_t key)
 /// first.
 static void set_touching(imp_world *w, pair *pr, bool t)
 {
-	pr->hot->limit = 0.0; // the box status it was found with no longer holds
 	if (pr->hot->touching == t)
 		return;
 	pr->hot->touching = t;
@@ -410,8 +409,8 @@ static void touch_merge(touch_entry *dst, int32_t n, const touch_entry *src, int
 
 /// The end of an update: the pairs that began sorted and merged into the
 /// small second run; the whole rebuilt into one (dead entries dropped)
-/// only when the second run grows past a sixteenth of the first or dead
-/// entries pass a quarter, so that a frame in which a few pairs begin and
+/// only when the second run grows past 64 entries and a sixteenth of the
+/// first, or dead entries pass a quarter, so that a frame in which a few pairs begin and
 /// end costs what changed, not every touching pair. Cannot fail:
 /// touch_reserve made the room.
 static void touch_rebuild(imp_world *w)
@@ -728,7 +727,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	} else {
 		s = w->body_high++;
 		memset(&w->motions[s], 0, sizeof w->motions[s]);
-		w->odo[s] = 0.0; // a reused slot keeps its odometer: pairs read only its growth
+		w->odo[s] = 0.0; // a new slot's; a reused slot keeps its odometer: pairs read only its growth
 	}
 	motion *m = &w->motions[s];
 	uint32_t serial = m->serial + 1u;
@@ -1111,14 +1110,13 @@ static inline bool pair_settled(const imp_world *w, const pair_hot *h)
 	return w->odo[key_lo(h->key)] + w->odo[key_hi(h->key)] < h->limit && !h->doomed;
 }
 
-/// Whether the pair touches now (*m: the boxes' least overlap). Reads pr
-/// (its simplex cache) only for the narrow phase.
-static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h, double *m)
+/// Whether the pair touches now, given m, its boxes' least overlap (from
+/// pair_unchanged). Reads pr (its simplex cache) only for the narrow phase.
+static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h, double m)
 {
 	const body *a = &w->bodies[key_lo(h->key)], *b = &w->bodies[key_hi(h->key)];
 	w->stats.box_tests++;
-	*m = least_overlap(w, &a->tight, &b->tight);
-	if (!(*m >= 0.0))
+	if (!(m >= 0.0))
 		return false;
 	if (!w->def.narrow_phase)
 		return true;
@@ -1135,8 +1133,9 @@ static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h, double *m
 }
 
 /// Pass 2 for one pair: doomed, deleted; else its touching state brought up
-/// to date. False when an event could not be stored.
-static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
+/// to date, m being its boxes' least overlap (pair_unchanged). False when
+/// an event could not be stored.
+static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m)
 {
 	h->stamp = w->stamp;
 	if (h->doomed) {
@@ -1147,8 +1146,7 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h)
 		pair_delete(w, pr);
 		return true;
 	}
-	double m;
-	bool t = narrow_touching(w, pr, h, &m);
+	bool t = narrow_touching(w, pr, h, m);
 	if (t != (bool)h->touching) {
 		if ((t && !touch_reserve(w)) ||
 		    !event_push(w, t ? &w->begin : &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
@@ -1171,16 +1169,18 @@ static inline bool box_overlap_all(const imp_box *a, const imp_box *b)
 
 /// Pass 2's common cases, inline: a pair that stays apart, or stays
 /// touching without a narrow phase, gets its new limit and is left; true
-/// if so. (The caller counts the box test and, if it visits pairs twice,
-/// stamps the pair.)
-static inline bool pair_unchanged(const imp_world *w, pair_hot *h, const body *a, const body *c, bool narrow)
+/// if so. Otherwise *m is its boxes' least overlap, for pair_visit (not
+/// set for a doomed pair, which needs none). (The caller counts the box
+/// test and, if it visits pairs twice, stamps the pair.)
+static inline bool pair_unchanged(const imp_world *w, pair_hot *h, const body *a, const body *c, bool narrow,
+				  double *m)
 {
 	if (h->doomed)
 		return false;
-	double m = least_overlap(w, &a->tight, &c->tight);
-	bool same = !(m >= 0.0) ? !h->touching : h->touching && !narrow;
+	*m = least_overlap(w, &a->tight, &c->tight);
+	bool same = !(*m >= 0.0) ? !h->touching : h->touching && !narrow;
 	if (same)
-		pair_limit(w, h, m, narrow);
+		pair_limit(w, h, *m, narrow);
 	return same;
 }
 
@@ -1200,12 +1200,13 @@ static bool pair_pass(imp_world *w, int32_t s)
 			h->stamp = w->stamp;
 			continue;
 		}
-		if (pair_unchanged(w, h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow)) {
+		double m = 0.0;
+		if (pair_unchanged(w, h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow, &m)) {
 			w->stats.box_tests++;
 			h->stamp = w->stamp;
 			continue;
 		}
-		if (!pair_visit(w, pr, h))
+		if (!pair_visit(w, pr, h, m))
 			return false;
 	}
 	return true;
@@ -1231,8 +1232,15 @@ static bool pair_pass_all(imp_world *w)
 	bool narrow = w->def.narrow_phase, ok = true;
 	int32_t unchanged = 0, settled = 0;
 	for (pair_block *blk = w->blocks; blk != NULL && ok; blk = blk->next) {
+		// Whether the pairs up to PREFETCH_AHEAD ahead are settled, found
+		// when they were looked ahead at (a pair's visit changes no other
+		// pair's limit nor any odometer), slot i % PREFETCH_AHEAD for pair
+		// i.
+		bool ahead_settled[PREFETCH_AHEAD];
 		for (int i = 0; i < PAIR_BLOCK; i++) {
 			pair_hot *h = &blk->hot[i];
+			bool is_settled = i >= PREFETCH_AHEAD ? ahead_settled[i % PREFETCH_AHEAD]
+							      : h->live && pair_settled(w, h);
 			// The bodies of a pair a few ahead that will need them, asked
 			// for now: the pairs come in no order of their bodies, so each
 			// body is a cache miss that this overlaps with the work on the
@@ -1240,7 +1248,9 @@ static bool pair_pass_all(imp_world *w)
 			// in the cache.)
 			if (i + PREFETCH_AHEAD < PAIR_BLOCK) {
 				const pair_hot *ahead = &blk->hot[i + PREFETCH_AHEAD];
-				if (ahead->live && !pair_settled(w, ahead)) {
+				bool s_ahead = ahead->live && pair_settled(w, ahead);
+				ahead_settled[i % PREFETCH_AHEAD] = s_ahead;
+				if (ahead->live && !s_ahead) {
 					IMP_PREFETCH(&w->bodies[key_lo(ahead->key)]);
 					IMP_PREFETCH(&w->bodies[key_hi(ahead->key)]);
 				}
@@ -1249,18 +1259,19 @@ static bool pair_pass_all(imp_world *w)
 				continue;
 			// A settled pair is left as it is whether or not its bodies
 			// moved, and its bodies are not read.
-			if (pair_settled(w, h)) {
+			if (is_settled) {
 				settled++;
 				continue;
 			}
 			const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
 			if (!pass2_body(a) && !pass2_body(c))
 				continue;
-			if (pair_unchanged(w, h, a, c, narrow)) {
+			double m = 0.0;
+			if (pair_unchanged(w, h, a, c, narrow, &m)) {
 				unchanged++;
 				continue;
 			}
-			if (!pair_visit(w, &blk->items[i], h)) {
+			if (!pair_visit(w, &blk->items[i], h, m)) {
 				ok = false;
 				break;
 			}

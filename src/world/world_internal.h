@@ -16,7 +16,7 @@
 #include "impact/world.h"
 
 /// What pass 2 reads of every pair, apart from the rest: a walk over the
-/// pairs reads 16 bytes of each, not the whole record.
+/// pairs reads 24 bytes of each, not the whole record.
 typedef struct pair_hot {
 	uint64_t key;            ///< lower slot << 32 | higher slot
 	/// Pass 2 leaves the pair as it is while the odometers of its two
@@ -71,9 +71,10 @@ typedef struct motion {
 } motion;
 
 typedef struct body {
-	// First, in one cache line, what every frame reads of every moved body:
-	// set_pose, pass 1 and the end of the update read only the box and the
-	// flags; then what set_pose reads besides (the shape, the relative box,
+	// First, in 64 bytes (one cache line for a body that starts on one:
+	// the array is not aligned, so most straddle two), what every frame
+	// reads of every moved body: set_pose, pass 1 and the end of the update
+	// read only the box and the flags; then what set_pose reads besides (the shape, the relative box,
 	// the fat box to tell pass 1 whether it must move).
 	imp_box tight;           ///< the shape's box at its pose, enlarged by margin / 2
 	uint8_t alive;
@@ -96,7 +97,7 @@ typedef struct body {
 	pair *pairs;
 } body;
 
-_Static_assert(offsetof(body, shape) == 64, "the flags and the tight box fill the first cache line");
+_Static_assert(offsetof(body, shape) == 64, "the flags and the tight box fill the first 64 bytes");
 
 #define PAIR_BLOCK 256
 
