@@ -43,6 +43,8 @@ static bool entry_before(const imp_heap_entry *a, const imp_heap_entry *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
+	if (a->tie != b->tie)
+		return a->tie < b->tie;
 	if (a->value != b->value)
 		return a->value < b->value;
 	return a->handle < b->handle;
@@ -134,8 +136,8 @@ static void run_sequence(uint64_t seed, int ops, int style, bool invariants)
 	for (int t = 0; t < ops; t++) {
 		int op = rng_int(&s, 10);
 		if (o.n == 0 || op < 4) {
-			imp_heap_entry e = {random_key(&s, style), rng_int(&s, 16), -1};
-			assert_int_equal(imp_heap_push(&h, e.key, e.value, &e.handle), IMP_OK);
+			imp_heap_entry e = {random_key(&s, style), (uint64_t)rng_int(&s, 4), rng_int(&s, 16), -1};
+			assert_int_equal(imp_heap_push(&h, e.key, e.tie, e.value, &e.handle), IMP_OK);
 			assert_int_equal(oracle_find(&o, e.handle), -1); // a handle is never given twice at once
 			oracle_add(&o, e);
 		} else if (op < 6) {
@@ -164,7 +166,7 @@ static void run_sequence(uint64_t seed, int ops, int style, bool invariants)
 		check_same(&h, &o);
 	}
 	// Everything left comes out in order.
-	imp_heap_entry prev = {-INFINITY, INT32_MIN, -1}, got;
+	imp_heap_entry prev = {-INFINITY, 0, INT32_MIN, -1}, got;
 	int left = o.n;
 	while (imp_heap_pop(&h, &got)) {
 		assert_false(entry_before(&got, &prev));
@@ -192,8 +194,8 @@ static void test_empty(void **state)
 	for (int round = 0; round < 3; round++) {
 		oracle o = {NULL, 0, 0};
 		for (int i = 0; i < 500; i++) {
-			imp_heap_entry e = {random_key(&seed, round), (int32_t)(rng_next(&seed) % 7), 0};
-			assert_int_equal(imp_heap_push(&h, e.key, e.value, &handles[i]), IMP_OK);
+			imp_heap_entry e = {random_key(&seed, round), rng_next(&seed) % 3, (int32_t)(rng_next(&seed) % 7), 0};
+			assert_int_equal(imp_heap_push(&h, e.key, e.tie, e.value, &handles[i]), IMP_OK);
 			e.handle = handles[i];
 			oracle_add(&o, e);
 			check_invariants(&h);
@@ -216,7 +218,7 @@ static void test_empty(void **state)
 		// As many pushes again need no memory.
 		int32_t hd;
 		for (int i = 0; i < 500; i++)
-			assert_int_equal(imp_heap_push(&h, (double)(i % 13), i, &hd), IMP_OK);
+			assert_int_equal(imp_heap_push(&h, (double)(i % 13), 0, i, &hd), IMP_OK);
 		assert_int_equal(ca.calls, calls);
 		imp_heap_empty(&h);
 		free(o.e);
@@ -248,12 +250,12 @@ static void test_large_in_order(void **state)
 	int32_t *handles = malloc(N * sizeof *handles);
 	assert_non_null(handles);
 	for (int i = 0; i < N; i++)
-		assert_int_equal(imp_heap_push(&h, random_key(&s, 1), i, &handles[i]), IMP_OK);
+		assert_int_equal(imp_heap_push(&h, random_key(&s, 1), 0, i, &handles[i]), IMP_OK);
 	// Every other key moved to the far future, then back before all.
 	for (int i = 0; i < N; i += 2)
 		assert_int_equal(imp_heap_update(&h, handles[i], i % 4 ? INFINITY : -1.0 - i), IMP_OK);
 	check_invariants(&h);
-	imp_heap_entry prev = {-INFINITY, INT32_MIN, -1}, got;
+	imp_heap_entry prev = {-INFINITY, 0, INT32_MIN, -1}, got;
 	int n = 0;
 	while (imp_heap_pop(&h, &got)) {
 		assert_false(entry_before(&got, &prev));
@@ -271,12 +273,12 @@ static void test_bad_input(void **state)
 	imp_heap h;
 	imp_heap_init(&h, NULL);
 	int32_t a, b;
-	assert_int_equal(imp_heap_push(NULL, 1.0, 0, &a), IMP_ERR_NULL_ARGUMENT);
-	assert_int_equal(imp_heap_push(&h, 1.0, 0, NULL), IMP_ERR_NULL_ARGUMENT);
-	assert_int_equal(imp_heap_push(&h, NAN, 0, &a), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_heap_push(NULL, 1.0, 0, 0, &a), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_heap_push(&h, 1.0, 0, 0, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_heap_push(&h, NAN, 0, 0, &a), IMP_ERR_NOT_FINITE);
 	assert_int_equal(imp_heap_count(&h), 0);
-	assert_int_equal(imp_heap_push(&h, 1.0, 7, &a), IMP_OK);
-	assert_int_equal(imp_heap_push(&h, -INFINITY, 8, &b), IMP_OK); // -inf is a key too: "now"
+	assert_int_equal(imp_heap_push(&h, 1.0, 0, 7, &a), IMP_OK);
+	assert_int_equal(imp_heap_push(&h, -INFINITY, 0, 8, &b), IMP_OK); // -inf is a key too: "now"
 	assert_int_equal(imp_heap_update(&h, a, NAN), IMP_ERR_NOT_FINITE);
 	assert_true(imp_heap_key(&h, a) == 1.0);
 	const int32_t bad[] = {-1, -2, 2, 1000, INT32_MIN, INT32_MAX};
@@ -317,8 +319,8 @@ static void test_out_of_memory(void **state)
 		uint64_t s = 5 + (uint64_t)fail;
 		int failures = 0;
 		for (int t = 0; t < 300; t++) {
-			imp_heap_entry e = {random_key(&s, 0), rng_int(&s, 5), -1};
-			imp_status st = imp_heap_push(&h, e.key, e.value, &e.handle);
+			imp_heap_entry e = {random_key(&s, 0), (uint64_t)rng_int(&s, 2), rng_int(&s, 5), -1};
+			imp_status st = imp_heap_push(&h, e.key, e.tie, e.value, &e.handle);
 			if (st == IMP_ERR_OUT_OF_MEMORY) {
 				failures++;
 			} else {

@@ -142,10 +142,13 @@ IMP_API bool imp_body_is_valid(const imp_world *world, imp_body_id id);
 IMP_API imp_status imp_body_set_pose2(imp_world *world, imp_body_id id, imp_pose2 pose);
 IMP_API imp_status imp_body_set_pose3(imp_world *world, imp_body_id id, imp_pose3 pose);
 
+/// The body's pose; inside the contact callback of imp_world_step, its pose
+/// at the contact's time.
 IMP_API imp_status imp_body_get_pose2(const imp_world *world, imp_body_id id, imp_pose2 *out);
 IMP_API imp_status imp_body_get_pose3(const imp_world *world, imp_body_id id, imp_pose3 *out);
 
-/// The body's bounding box at its current pose (exact, not enlarged).
+/// The body's bounding box at its current pose (exact, not enlarged); inside
+/// the contact callback of imp_world_step, at its pose at the contact's time.
 IMP_API imp_status imp_body_get_aabb2(const imp_world *world, imp_body_id id, imp_aabb2 *out);
 IMP_API imp_status imp_body_get_aabb3(const imp_world *world, imp_body_id id, imp_aabb3 *out);
 
@@ -288,6 +291,8 @@ typedef struct imp_contact_event {
 	imp_vec3 normal;      ///< unit, from a to b (z = 0 in 2D)
 	double normal_speed;  ///< (velocity of b's point - velocity of a's point) . normal, from the
 	                      ///< bodies' motions then: negative when they approach
+	bool capped;          ///< the pair reached max_pair_calls: this is its report at the step's
+	                      ///< end (t = dt), where its contact may have been missed before
 } imp_contact_event;
 
 /// Called for each contact, in time order, during the step. It may change
@@ -302,11 +307,17 @@ typedef void imp_contact_fn(const imp_contact_event *event, void *user);
 typedef struct imp_step_opts {
 	double tolerance;       ///< contact when the distance is at most this; 0: 1e-6 x the smaller of
 	                        ///< the two shapes' bound diameters (the larger when one is a point), per
-	                        ///< pair; 0 <= tolerance <= IMP_MAX_COORDINATE
+	                        ///< pair (why not the pairwise query's rule: docs/toi.md);
+	                        ///< 0 <= tolerance <= IMP_MAX_COORDINATE
 	int max_pair_calls;     ///< narrow-phase calls one pair may take in one step, >= 1; a pair that
-	                        ///< reaches the cap is left for the rest of the step (see imp_step_stats)
+	                        ///< reaches the cap is left for the rest of the step and reported again
+	                        ///< at its end (imp_contact_event.capped; see imp_step_stats)
 	imp_contact_fn *on_contact; ///< optional
 	void *user;             ///< passed to on_contact
+	double resting_speed;   ///< a pair within the tolerance approaching slower than this counts as
+	                        ///< resting: not reported again in the step unless, at that speed, it
+	                        ///< would overlap by more than the tolerance at the step's end; 0: the
+	                        ///< pair's tolerance / dt; >= 0, finite
 } imp_step_opts;
 
 /// tolerance 0 (automatic), 256 narrow-phase calls per pair, no callback.
@@ -332,22 +343,31 @@ typedef struct imp_step_stats {
 	int capped_pairs;    ///< pairs that reached max_pair_calls
 	int most_pair_calls; ///< the most narrow-phase calls one pair took (to set max_pair_calls by)
 	int broad_moves;     ///< bodies whose enlarged box had to change in the broad phase
+	int sweeps;          ///< sweeps over pairs queued again at the time they were looked at
 } imp_step_stats;
 
 /// Advances the world by dt >= 0 (see the top of this section). Bodies end
 /// at their poses at t + dt; the contacts of the step are then in
 /// imp_world_get_contacts(), in nondecreasing time order, the order in which
 /// they were found and given to opts->on_contact (NULL opts: the defaults);
-/// equal times come out in a fixed order, the same on every run. A pair
-/// whose contact was reported is not reported again in the step until it
-/// has separated to twice the tolerance; a pair that stays within the
-/// tolerance (resting contact) is reported once per step. Pairs neither of
-/// whose bodies moves are not looked at. The touching pairs of
-/// imp_world_update() are brought up to date at the next update (the moved
-/// bodies are marked moved).
+/// equal times come out in the order of the pairs' body slots, whatever the
+/// broad phase, and pairs queued again at that time by the callback in
+/// sweeps after them (docs/toi.md). A pair within the tolerance is reported
+/// the first time in the step it is found so (a resting contact: once per
+/// step), and again when it approaches (see imp_step_opts.resting_speed)
+/// after a callback changed either body's motion, or after a report that
+/// was not of an approach (a turn bringing a resting body's far side down);
+/// an approach left as it was is not reported again. Pairs neither of whose
+/// bodies moves are not looked at. The touching pairs of imp_world_update()
+/// are brought up to date at the next update (the moved bodies are marked
+/// moved); a step's contact (within the tolerance) is a touching pair of the
+/// update only within the world's margin: docs/toi.md says how they differ.
+/// Inside the callback, imp_body_get_pose2/3 and imp_body_get_aabb2/3 give a
+/// body at the contact's time.
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt),
-/// IMP_ERR_OUT_OF_RANGE (dt negative or beyond IMP_MAX_COORDINATE, or a body
-/// that would leave the coordinate range), IMP_ERR_BAD_OPTIONS: nothing
+/// IMP_ERR_OUT_OF_RANGE (dt negative or beyond IMP_MAX_COORDINATE, a body
+/// that would leave the coordinate range, or a target pose whose velocity
+/// over dt would be beyond it), IMP_ERR_BAD_OPTIONS: nothing
 /// changed. IMP_ERR_OUT_OF_MEMORY: the poses, boxes and clock as they were
 /// and no contacts; the callback may have been called for contacts before
 /// the failure, and velocities it set stay set.

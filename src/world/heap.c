@@ -9,12 +9,14 @@
 
 #include "core/alloc.h"
 
-/// a before b: by key, then value, then handle (a total order: equal times
-/// come out the same way whatever the heap's history).
+/// a before b: by key, then tie, then value, then handle (a total order:
+/// equal times come out the same way whatever the heap's history).
 static inline bool before(const imp_heap_entry *a, const imp_heap_entry *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
+	if (a->tie != b->tie)
+		return a->tie < b->tie;
 	if (a->value != b->value)
 		return a->value < b->value;
 	return a->handle < b->handle;
@@ -103,7 +105,7 @@ static bool queued(const imp_heap *h, int32_t handle)
 	return handle >= 0 && handle < h->handles && h->where[handle] >= 0;
 }
 
-imp_status imp_heap_push(imp_heap *h, double key, int32_t value, int32_t *handle)
+imp_status imp_heap_push(imp_heap *h, double key, uint64_t tie, int32_t value, int32_t *handle)
 {
 	if (h == NULL || handle == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -125,7 +127,7 @@ imp_status imp_heap_push(imp_heap *h, double key, int32_t value, int32_t *handle
 		id = h->handles++;
 	}
 	int32_t i = h->count++;
-	place(h, i, (imp_heap_entry){key, value, id});
+	place(h, i, (imp_heap_entry){key, tie, value, id});
 	sift_up(h, i);
 	h->ops++;
 	*handle = id;

@@ -5,9 +5,10 @@
 // that stays valid until the entry is popped or removed, so that its key
 // can be changed or the entry removed in O(log n) wherever it sits.
 //
-// Order: by key, then by value, then by handle, so that equal times come
-// out in a fixed order whatever the history of the heap. Keys are not NaN
-// (+inf is allowed: "never").
+// Order: by key, then by a tie-breaker the caller gives with the key, then
+// by value, then by handle, so that equal times come out in an order the
+// caller chooses (the world gives each pair's body slots), whatever the
+// history of the heap. Keys are not NaN (+inf is allowed: "never").
 //
 // Memory goes through the caller's allocator; an operation that cannot get
 // memory fails with IMP_ERR_OUT_OF_MEMORY and leaves the heap as it was.
@@ -21,6 +22,7 @@
 
 typedef struct imp_heap_entry {
 	double key;
+	uint64_t tie;     ///< orders equal keys
 	int32_t value;
 	int32_t handle;
 } imp_heap_entry;
@@ -47,9 +49,10 @@ void imp_heap_empty(imp_heap *h);
 /// Room for `n` entries without allocating.
 imp_status imp_heap_reserve(imp_heap *h, int32_t n);
 
-/// Queues `value` at `key`; writes the entry's handle.
-imp_status imp_heap_push(imp_heap *h, double key, int32_t value, int32_t *handle);
-/// Changes the key of a queued entry.
+/// Queues `value` at `key` (equal keys ordered by `tie`); writes the
+/// entry's handle.
+imp_status imp_heap_push(imp_heap *h, double key, uint64_t tie, int32_t value, int32_t *handle);
+/// Changes the key of a queued entry (its tie stays).
 imp_status imp_heap_update(imp_heap *h, int32_t handle, double key);
 /// Removes a queued entry.
 imp_status imp_heap_remove(imp_heap *h, int32_t handle);

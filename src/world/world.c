@@ -584,6 +584,8 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->step_bodies, (size_t)w->step_body_cap * sizeof *w->step_bodies);
 	imp_free(a, w->changed, (size_t)w->changed_cap * sizeof *w->changed);
 	imp_free(a, w->queued, (size_t)w->queued_cap * sizeof *w->queued);
+	imp_free(a, w->deferred, (size_t)w->deferred_cap * sizeof *w->deferred);
+	imp_free(a, w->capped, (size_t)w->capped_cap * sizeof *w->capped);
 	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
 	imp_free(a, w->qitems, (size_t)w->qitem_cap * sizeof *w->qitems);
 	imp_free(a, w->qresults, (size_t)w->qresult_cap * sizeof *w->qresults);
@@ -737,6 +739,8 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	m->listed = listed; // a stale entry in the movers list stays until the next step prunes it
 	m->reach = imp_shape_reach(def->shape);
 	m->core_reach = imp_shape_core_reach(def->shape);
+	if (m->reach > w->max_reach)
+		w->max_reach = m->reach;
 	body *b = &w->bodies[s];
 	memset(b, 0, sizeof *b);
 	b->generation = generation;
@@ -862,6 +866,19 @@ static const body *get_body(const imp_world *w, imp_body_id id, const void *out,
 	return &w->bodies[s];
 }
 
+static void pose_at(const imp_world *w, int32_t s, double t, imp_pose2 *p2, imp_pose3 *p3);
+
+/// A body's pose now: inside the step's callback, at the contact's time.
+static void pose_now(const imp_world *w, const body *b, imp_pose2 *p2, imp_pose3 *p3)
+{
+	if (w->in_step) {
+		pose_at(w, (int32_t)(b - w->bodies), w->step_now, p2, p3);
+		return;
+	}
+	*p2 = b->pose2;
+	*p3 = b->pose3;
+}
+
 imp_status imp_body_get_pose2(const imp_world *w, imp_body_id id, imp_pose2 *out)
 {
 	imp_status st;
@@ -870,7 +887,8 @@ imp_status imp_body_get_pose2(const imp_world *w, imp_body_id id, imp_pose2 *out
 		return st;
 	if (w->dim != 2)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	*out = b->pose2;
+	imp_pose3 p3;
+	pose_now(w, b, out, &p3);
 	return IMP_OK;
 }
 
@@ -882,7 +900,8 @@ imp_status imp_body_get_pose3(const imp_world *w, imp_body_id id, imp_pose3 *out
 		return st;
 	if (w->dim != 3)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	*out = b->pose3;
+	imp_pose2 p2;
+	pose_now(w, b, &p2, out);
 	return IMP_OK;
 }
 
@@ -894,7 +913,10 @@ imp_status imp_body_get_aabb2(const imp_world *w, imp_body_id id, imp_aabb2 *out
 		return st;
 	if (w->dim != 2)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	return imp_shape_aabb2(b->shape, b->pose2, out);
+	imp_pose2 p2;
+	imp_pose3 p3;
+	pose_now(w, b, &p2, &p3);
+	return imp_shape_aabb2(b->shape, p2, out);
 }
 
 imp_status imp_body_get_aabb3(const imp_world *w, imp_body_id id, imp_aabb3 *out)
@@ -905,7 +927,10 @@ imp_status imp_body_get_aabb3(const imp_world *w, imp_body_id id, imp_aabb3 *out
 		return st;
 	if (w->dim != 3)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	return imp_shape_aabb3(b->shape, b->pose3, out);
+	imp_pose2 p2;
+	imp_pose3 p3;
+	pose_now(w, b, &p2, &p3);
+	return imp_shape_aabb3(b->shape, p3, out);
 }
 
 imp_status imp_body_get_type(const imp_world *w, imp_body_id id, imp_body_type *out)
@@ -1799,7 +1824,7 @@ imp_step_opts imp_default_step_opts(void)
 static imp_status check_step_opts(const imp_step_opts *o)
 {
 	if (!isfinite(o->tolerance) || o->tolerance < 0.0 || o->tolerance > IMP_MAX_COORDINATE ||
-	    o->max_pair_calls < 1)
+	    o->max_pair_calls < 1 || !isfinite(o->resting_speed) || o->resting_speed < 0.0)
 		return IMP_ERR_BAD_OPTIONS;
 	return IMP_OK;
 }
@@ -1808,6 +1833,7 @@ static imp_status check_step_opts(const imp_step_opts *o)
 typedef struct step_ctx {
 	double dt;
 	double tolerance;     ///< the option: 0 automatic
+	double resting;       ///< the option: 0 automatic
 	int max_calls;
 	imp_contact_fn *fn;
 	void *user;
@@ -1829,7 +1855,25 @@ static double pair_tolerance(const imp_world *w, const step_ctx *c, int32_t p, i
 /// largest automatic tolerance the body can have in a pair.
 static double sweep_grow(const imp_world *w, const step_ctx *c, int32_t s)
 {
-	return c->tolerance > 0.0 ? c->tolerance : 2e-6 * w->motions[s].reach + 1e-300;
+	if (c->tolerance > 0.0)
+		return c->tolerance;
+	// A point's pairs take the other body's tolerance, which may be any
+	// body's: the largest there is covers them all.
+	double r = w->motions[s].reach > 0.0 ? w->motions[s].reach : w->max_reach;
+	return 2e-6 * r + 1e-300;
+}
+
+/// The speed below which a pair within the tolerance tol that approaches
+/// counts as resting: the option, or the speed that closes the tolerance
+/// over the whole step (0 for a step of no time: every approach counts). A
+/// slower approach is still looked at again before it can sink below half
+/// the tolerance, and reported when it would sink beyond the tolerance by
+/// the step's end (should_report).
+static double resting_speed(const step_ctx *c, double tol)
+{
+	if (c->resting > 0.0)
+		return c->resting;
+	return c->dt > 0.0 ? tol / c->dt : 0.0;
 }
 
 /// The box of body s over step times [ta, tb] with its step motion,
@@ -1903,7 +1947,8 @@ typedef struct probe {
 	double distance;
 	imp_vec3 point_a, point_b, normal;
 	double approach;     ///< (v_a - v_b) . n: the rate at which the translations close the gap along n
-	double spin;         ///< |w_a| r_a + |w_b| r_b (r: core reach): the most the turns can add to it
+	double spin;         ///< |w_a x n| r_a + |w_b x n| r_b (r: core reach): the most the turns can add
+	                     ///< to it (a turn about n does not move a shape along n)
 	double normal_speed; ///< relative normal velocity of the witness points
 } probe;
 
@@ -1935,23 +1980,25 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 	step_velocity(w, sa, &va, &wa);
 	step_velocity(w, sb, &vb, &wb);
 	out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
-	out->spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
+	out->spin = imp_vec3_length(imp_vec3_cross(wa, out->normal)) * w->motions[sa].core_reach +
+		    imp_vec3_length(imp_vec3_cross(wb, out->normal)) * w->motions[sb].core_reach;
 	imp_vec3 pva = point_velocity(va, wa, position_of(w, &a2, &a3), out->point_a);
 	imp_vec3 pvb = point_velocity(vb, wb, position_of(w, &b2, &b3), out->point_b);
 	out->normal_speed = imp_vec3_dot(imp_vec3_sub(pvb, pva), out->normal);
 	return true;
 }
 
-/// Queues a pair at step time t (or moves it there if queued).
-static void queue_at(imp_world *w, pair *pr, double t)
+/// Puts a pair in the heap at step time t (or moves it there if queued).
+static void heap_at(imp_world *w, pair *pr, double t)
 {
 	if (pr->queued) {
 		imp_heap_update(&w->queue, pr->handle, t);
 		return;
 	}
 	// Room was reserved for every pair of the world; new pairs made by a
-	// callback's motion reserve theirs in reschedule().
-	imp_status st = imp_heap_push(&w->queue, t, pr->slot, &pr->handle);
+	// callback's motion reserve theirs in reschedule(). Equal times come
+	// out in the order of the pairs' body slots, whatever the broad phase.
+	imp_status st = imp_heap_push(&w->queue, t, pr->key, pr->slot, &pr->handle);
 	assert(st == IMP_OK);
 	(void)st;
 	pr->queued = 1;
@@ -1959,11 +2006,61 @@ static void queue_at(imp_world *w, pair *pr, double t)
 		w->step_stats.queue_peak = imp_heap_count(&w->queue);
 }
 
-/// Records a bound: no contact before step time t, while the two bodies'
-/// motions hold. Returns t.
-static double record_bound(imp_world *w, pair *pr, double t)
+/// Queues a pair at step time t. A pair queued again at the time being
+/// processed (a callback changed a motion, or a look found it must be looked
+/// at again at once) waits for the next sweep at that time, after every pair
+/// now due there: simultaneous contacts go round in sweeps (a column resting
+/// on a floor is seen bottom to top, then again), never depth first between
+/// two of them.
+static void queue_at(imp_world *w, pair *pr, double t)
+{
+	if (t <= w->queue_now) {
+		if (pr->queued && imp_heap_key(&w->queue, pr->handle) <= t)
+			return; // due in this sweep
+		if (pr->queued) {
+			imp_heap_remove(&w->queue, pr->handle);
+			pr->queued = 0;
+		}
+		if (pr->deferred == 0)
+			w->deferred[w->deferred_count++] = pr;
+		pr->deferred = 1;
+		return;
+	}
+	if (pr->deferred == 1)
+		pr->deferred = 2;
+	heap_at(w, pr, t);
+}
+
+/// Takes a pair out of the queue and the next sweep.
+static void unqueue(imp_world *w, pair *pr)
+{
+	if (pr->queued) {
+		imp_heap_remove(&w->queue, pr->handle);
+		pr->queued = 0;
+	}
+	if (pr->deferred == 1)
+		pr->deferred = 2;
+}
+
+/// The next sweep at queue_now: the deferred pairs into the heap there.
+static void next_sweep(imp_world *w)
+{
+	for (int32_t i = 0; i < w->deferred_count; i++) {
+		pair *pr = w->deferred[i];
+		if (pr->deferred == 1)
+			heap_at(w, pr, w->queue_now);
+		pr->deferred = 0;
+	}
+	w->deferred_count = 0;
+	w->step_stats.sweeps++;
+}
+
+/// Records a bound: no contact within the tolerance tol before step time t,
+/// while the two bodies' motions hold. Returns t.
+static double record_bound(imp_world *w, pair *pr, double t, double tol)
 {
 	pr->toi = w->time + t;
+	pr->toi_tol = tol;
 	pr->toi_ok = 1;
 	pr->toi_serial[0] = w->motions[key_lo(pr->key)].serial;
 	pr->toi_serial[1] = w->motions[key_hi(pr->key)].serial;
@@ -1971,9 +2068,9 @@ static double record_bound(imp_world *w, pair *pr, double t)
 }
 
 /// Records a bound and queues the pair there when it falls within the step.
-static void schedule(imp_world *w, pair *pr, double t)
+static void schedule(imp_world *w, pair *pr, double t, double tol)
 {
-	if (record_bound(w, pr, t) <= w->step_dt)
+	if (record_bound(w, pr, t, tol) <= w->step_dt)
 		queue_at(w, pr, t);
 }
 
@@ -1994,30 +2091,37 @@ static double ball_bound(const imp_world *w, const pair *pr, double t, double to
 
 /// Gives a pair of the step the key t: queued there when t falls within the
 /// step, else out of the queue with t kept as its bound.
-static void rekey(imp_world *w, pair *pr, double t)
+static void rekey(imp_world *w, pair *pr, double t, double tol)
 {
 	if (t <= w->step_dt) {
 		queue_at(w, pr, t);
 		return;
 	}
-	if (pr->queued) {
-		imp_heap_remove(&w->queue, pr->handle);
-		pr->queued = 0;
-	}
-	record_bound(w, pr, t);
+	unqueue(w, pr);
+	record_bound(w, pr, t, tol);
 }
 
-/// A pair that was reported and has not yet separated: looked at again when
-/// its separation along the normal must have grown to twice the tolerance
-/// (then it can be reported again), or not in this step when nothing makes
-/// it grow (resting contact: reported once a step).
-static void schedule_apart(imp_world *w, pair *pr, const probe *p, double t, double tol)
+/// A pair within the tolerance, after its look at t: looked at again when
+/// its distance may have fallen by half the tolerance (to below half the
+/// tolerance under the contact, or by a turn: its far side can come down),
+/// or when its separation along the normal may have grown to twice the
+/// tolerance (then a contact is a new one). A pair whose distance nothing
+/// makes fall nor grow is left for the step: only a change of motion, which
+/// queues it again, can make it approach. A pair already overlapping by more
+/// than the tolerance (it began the step so, or its approach was reported
+/// and left as it was) is not watched for the rest of the step either, unless
+/// a motion changes: it is the user's to separate.
+static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, double tol)
 {
-	double grows = -p->approach - p->spin;
-	if (grows > 0.0)
-		schedule(w, pr, t + (2.0 * tol - p->distance) / grows);
-	else
-		pr->toi_ok = 0;
+	unqueue(w, pr);
+	double rate = p->approach + p->spin;
+	if (p->distance < -tol)
+		;
+	else if (rate > 0.0)
+		queue_at(w, pr, imp_max(t + imp_max(p->distance + 0.5 * tol, 0.5 * tol) / rate, t));
+	else if (rate < 0.0)
+		queue_at(w, pr, t + (2.0 * tol - p->distance) / -rate);
+	pr->toi_ok = 0; // looked at afresh in the next step
 }
 
 /// A pair apart by more than the tolerance: conservative advancement
@@ -2025,7 +2129,7 @@ static void schedule_apart(imp_world *w, pair *pr, const probe *p, double t, dou
 static void schedule_advance(imp_world *w, pair *pr, const probe *p, double t, double tol)
 {
 	double rate = p->approach + p->spin;
-	schedule(w, pr, rate > 0.0 ? t + (p->distance - 0.5 * tol) / rate : INFINITY);
+	schedule(w, pr, rate > 0.0 ? t + (p->distance - 0.5 * tol) / rate : INFINITY, tol);
 }
 
 /// Makes pr one of the step's pairs (its slot in the queued array, its
@@ -2039,17 +2143,26 @@ static bool enlist(imp_world *w, pair *pr)
 	pr->step = w->step_stamp;
 	pr->calls = 0;
 	pr->queued = 0;
+	pr->deferred = 0;
+	pr->capped = 0;
+	pr->rep_approach = 0;
 	pr->slot = w->queued_count;
 	w->queued[w->queued_count++] = pr;
 	return was_contact;
 }
 
-/// Whether a pair's bound still holds: found with the motions the bodies
-/// have now.
-static bool bound_holds(const imp_world *w, const pair *pr)
+/// Whether the two bodies of a pair have the motions they had when the
+/// serials were taken.
+static bool same_motions(const imp_world *w, const pair *pr, const uint32_t serial[2])
 {
-	return pr->toi_ok && pr->toi_serial[0] == w->motions[key_lo(pr->key)].serial &&
-	       pr->toi_serial[1] == w->motions[key_hi(pr->key)].serial;
+	return serial[0] == w->motions[key_lo(pr->key)].serial && serial[1] == w->motions[key_hi(pr->key)].serial;
+}
+
+/// Whether a pair's bound still holds for the tolerance tol: found with the
+/// motions the bodies have now, for a tolerance no smaller.
+static bool bound_holds(const imp_world *w, const pair *pr, double tol)
+{
+	return pr->toi_ok && tol <= pr->toi_tol && same_motions(w, pr, pr->toi_serial);
 }
 
 /// After the callback: each body whose motion it changed gets its box swept
@@ -2080,12 +2193,17 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 		}
 		if (!imp_grow(&w->alloc, (void **)&w->queued, &w->queued_cap, w->queued_count + w->pair_count,
 			      sizeof *w->queued) ||
+		    !imp_grow(&w->alloc, (void **)&w->deferred, &w->deferred_cap, w->queued_count + w->pair_count,
+			      sizeof *w->deferred) ||
 		    imp_heap_reserve(&w->queue, w->pair_count) != IMP_OK)
 			return IMP_ERR_OUT_OF_MEMORY;
 		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s)) {
 			if (pr->step != w->step_stamp)
 				enlist(w, pr);
-			rekey(w, pr, ball_bound(w, pr, t, pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key))));
+			if (pr->capped)
+				continue; // left for the step, reported at its end
+			double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
+			rekey(w, pr, ball_bound(w, pr, t, tol), tol);
 			w->step_stats.rescheduled++;
 		}
 	}
@@ -2095,12 +2213,13 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 
 /// A contact: stored, given to the callback, and the motions it changed
 /// taken into account.
-static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe *p, double t)
+static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe *p, double t, bool capped)
 {
 	if (w->contact_count == w->contact_cap &&
 	    !imp_grow(&w->alloc, (void **)&w->contacts, &w->contact_cap, w->contact_count + 1, sizeof *w->contacts))
 		return IMP_ERR_OUT_OF_MEMORY;
 	imp_contact_event *e = &w->contacts[w->contact_count++];
+	memset(e, 0, sizeof *e); // the padding too: events compare bit for bit
 	e->a = imp_world_id_of(w, key_lo(pr->key));
 	e->b = imp_world_id_of(w, key_hi(pr->key));
 	e->t = t;
@@ -2110,6 +2229,7 @@ static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe 
 	e->point_b = p->point_b;
 	e->normal = p->normal;
 	e->normal_speed = p->normal_speed;
+	e->capped = capped;
 	w->step_stats.events++;
 	if (c->fn == NULL)
 		return IMP_OK;
@@ -2122,46 +2242,131 @@ static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe 
 	return w->changed_count > 0 ? reschedule(w, c, t) : IMP_OK;
 }
 
-/// The queue processed in time order to the end of the step.
+/// A look at a pair at step time t found it within the tolerance tol:
+/// whether to report it. The first time in the step it is (a new contact, or
+/// a resting one seen at the step's start), always. After that, when it
+/// approaches (faster than the resting speed, or slower but fast enough to
+/// sink beyond the tolerance by the step's end at that speed) and it is not
+/// the approach it was last reported with: a
+/// callback has changed either body's motion since, or the last report was
+/// not of an approach. An approach reported and left as it was is the
+/// user's choice: not reported again until a motion changes.
+static bool should_report(const imp_world *w, const step_ctx *c, const pair *pr, const probe *p, double t,
+			  double tol, bool *approach)
+{
+	double vn = p->normal_speed;
+	*approach = vn < -resting_speed(c, tol) || (vn < 0.0 && p->distance + vn * (c->dt - t) < -tol);
+	if (!pr->contact)
+		return true;
+	return *approach && (!pr->rep_approach || !same_motions(w, pr, pr->rep_serial));
+}
+
+/// Looks at a pair popped at step time t: a contact reported, or the pair
+/// queued again.
+static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
+{
+	pr->calls++;
+	if ((int)pr->calls > w->step_stats.most_pair_calls)
+		w->step_stats.most_pair_calls = (int)pr->calls;
+	probe p;
+	if (!probe_pair(w, pr, t, &p)) {
+		pr->toi_ok = 0; // a user support failed: looked at again next step
+		return IMP_OK;
+	}
+	double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
+	if (p.distance > tol) {
+		pr->contact = 0;
+		schedule_advance(w, pr, &p, t, tol);
+		return IMP_OK;
+	}
+	bool approach;
+	bool reported = should_report(w, c, pr, &p, t, tol, &approach);
+	if (!reported && approach) {
+		unqueue(w, pr); // an approach left as it was: until a motion changes
+		pr->toi_ok = 0;
+		return IMP_OK;
+	}
+	pr->contact = 1;
+	schedule_contact(w, pr, &p, t, tol);
+	if (!reported)
+		return IMP_OK;
+	pr->rep_approach = approach;
+	pr->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
+	pr->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
+	return report(w, c, pr, &p, t, false);
+}
+
+/// The queue processed in time order to the end of the step: the pairs due
+/// at one time in sweeps (those queued again at that time wait for the
+/// next), each pair at most max_calls looks.
 static imp_status run_queue(imp_world *w, const step_ctx *c)
 {
-	imp_heap_entry e;
-	while (imp_heap_peek(&w->queue, &e) && e.key <= c->dt) {
+	for (;;) {
+		imp_heap_entry e;
+		bool any = imp_heap_peek(&w->queue, &e);
+		if (w->deferred_count > 0 && (!any || e.key > w->queue_now)) {
+			next_sweep(w);
+			continue;
+		}
+		if (!any || e.key > c->dt)
+			return IMP_OK;
 		imp_heap_pop(&w->queue, &e);
 		pair *pr = w->queued[e.value];
 		pr->queued = 0;
-		double t = e.key;
+		w->queue_now = e.key;
 		if (pr->calls >= (uint32_t)c->max_calls) {
-			if (pr->calls == (uint32_t)c->max_calls)
+			if (!pr->capped)
 				w->step_stats.capped_pairs++;
-			pr->calls = (uint32_t)c->max_calls + 1u;
+			pr->capped = 1;
 			pr->toi_ok = 0;
 			continue;
 		}
-		pr->calls++;
-		if ((int)pr->calls > w->step_stats.most_pair_calls)
-			w->step_stats.most_pair_calls = (int)pr->calls;
-		probe p;
-		if (!probe_pair(w, pr, t, &p)) {
-			pr->toi_ok = 0; // a user support failed: looked at again next step
-			continue;
-		}
-		double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
-		if (pr->contact && p.distance > tol)
-			pr->contact = 0;
-		if (pr->contact) {
-			schedule_apart(w, pr, &p, t, tol);
-		} else if (p.distance <= tol) {
-			pr->contact = 1;
-			schedule_apart(w, pr, &p, t, tol);
-			imp_status st = report(w, c, pr, &p, t);
+		imp_status st = look(w, c, pr, e.key);
+		if (st != IMP_OK)
+			return st;
+	}
+}
+
+static int pair_ptr_cmp(const void *x, const void *y)
+{
+	uint64_t a = (*(pair *const *)x)->key, b = (*(pair *const *)y)->key;
+	return (a > b) - (a < b);
+}
+
+/// The pairs that reached the cap, looked at and reported at the step's
+/// end (in the order of their body slots), so that a pair the step gave up
+/// on is never silently left: the callback sees where it stands and may
+/// respond, and whatever its response makes due at the end is processed
+/// (which may cap more pairs: reported in turn).
+static imp_status report_capped(imp_world *w, const step_ctx *c)
+{
+	for (;;) {
+		int32_t n = 0;
+		if (w->step_stats.capped_pairs == 0)
+			return IMP_OK;
+		if (!imp_grow(&w->alloc, (void **)&w->capped, &w->capped_cap, w->queued_count, sizeof *w->capped))
+			return IMP_ERR_OUT_OF_MEMORY;
+		for (int32_t i = 0; i < w->queued_count; i++)
+			if (w->queued[i]->capped == 1)
+				w->capped[n++] = w->queued[i];
+		if (n == 0)
+			return IMP_OK;
+		qsort(w->capped, (size_t)n, sizeof *w->capped, pair_ptr_cmp);
+		w->queue_now = c->dt;
+		for (int32_t i = 0; i < n; i++) {
+			pair *pr = w->capped[i];
+			pr->capped = 2;
+			probe p;
+			if (!probe_pair(w, pr, c->dt, &p))
+				continue;
+			imp_status st = report(w, c, pr, &p, c->dt, true);
 			if (st != IMP_OK)
 				return st;
-		} else {
-			schedule_advance(w, pr, &p, t, tol);
 		}
+		imp_status st = run_queue(w, c);
+		if (st != IMP_OK)
+			return st;
 	}
-	return IMP_OK;
 }
 
 /// Room for everything the step can need apart from new pairs and
@@ -2174,6 +2379,7 @@ static bool step_reserve(imp_world *w)
 	       imp_grow(&w->alloc, (void **)&w->movers, &w->mover_cap, n, sizeof *w->movers) &&
 	       imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, w->moved_count + n, sizeof *w->moved) &&
 	       imp_grow(&w->alloc, (void **)&w->queued, &w->queued_cap, w->pair_count, sizeof *w->queued) &&
+	       imp_grow(&w->alloc, (void **)&w->deferred, &w->deferred_cap, w->pair_count, sizeof *w->deferred) &&
 	       imp_heap_reserve(&w->queue, w->pair_count) == IMP_OK;
 }
 
@@ -2192,8 +2398,18 @@ static imp_status step_check(imp_world *w, double dt)
 			continue;
 		}
 		w->movers[kept++] = s;
-		if (m->has_target || result != IMP_OK)
-			continue; // a target is within range
+		if (result != IMP_OK)
+			continue;
+		if (m->has_target) {
+			// The target is within range; the velocity that reaches it in
+			// dt must be too, as a velocity set is (a tiny dt gives a huge one).
+			imp_vec3 v, av;
+			if (dt > 0.0)
+				target_velocity(w, s, dt, &v, &av);
+			if (dt > 0.0 && (vec3_status(v) != IMP_OK || vec3_status(av) != IMP_OK))
+				result = IMP_ERR_OUT_OF_RANGE;
+			continue;
+		}
 		if (!path_in_range(position_of(w, &b->pose2, &b->pose3), m->v, dt) || !(m->reach <= IMP_MAX_COORDINATE))
 			result = IMP_ERR_OUT_OF_RANGE;
 	}
@@ -2334,8 +2550,9 @@ static void step_candidates(imp_world *w, const step_ctx *c)
 			// The bound kept from earlier steps, or a new one from the
 			// balls (kept for the steps to come when it is past this one).
 			double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
-			double t = !was_contact && bound_holds(w, pr) ? imp_max(pr->toi - w->time, 0.0)
-								      : record_bound(w, pr, ball_bound(w, pr, 0.0, tol));
+			double t = !was_contact && bound_holds(w, pr, tol)
+					   ? imp_max(pr->toi - w->time, 0.0)
+					   : record_bound(w, pr, ball_bound(w, pr, 0.0, tol), tol);
 			if (t > c->dt)
 				continue;
 			queue_at(w, pr, t);
@@ -2362,11 +2579,13 @@ imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
 		return st;
 	if (!step_reserve(w))
 		return IMP_ERR_OUT_OF_MEMORY;
-	step_ctx c = {dt, o.tolerance, o.max_pair_calls, o.on_contact, o.user};
+	step_ctx c = {dt, o.tolerance, o.resting_speed, o.max_pair_calls, o.on_contact, o.user};
 	memset(&w->step_stats, 0, sizeof w->step_stats);
 	w->contact_count = 0;
 	w->changed_count = 0;
 	w->queued_count = 0;
+	w->deferred_count = 0;
+	w->queue_now = -INFINITY;
 	w->step_dt = dt;
 	if (++w->step_stamp == 0)
 		w->step_stamp = 1;
@@ -2387,10 +2606,13 @@ imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
 	}
 	step_candidates(w, &c);
 	st = run_queue(w, &c);
+	if (st == IMP_OK)
+		st = report_capped(w, &c);
 	w->step_stats.heap_ops = (int64_t)(w->queue.ops - ops0);
 	imp_heap_empty(&w->queue);
 	for (int32_t i = 0; i < w->queued_count; i++)
-		w->queued[i]->queued = 0;
+		w->queued[i]->queued = w->queued[i]->deferred = 0;
+	w->deferred_count = 0;
 	if (st != IMP_OK) {
 		step_undo(w);
 		return st;

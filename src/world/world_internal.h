@@ -43,9 +43,14 @@ typedef struct pair {
 	int32_t slot;            ///< its place in the step's queued array
 	int32_t handle;          ///< its queue handle, while queued
 	uint32_t calls;          ///< narrow-phase calls in that step
+	double toi_tol;          ///< the contact tolerance toi was found for (it holds for no larger one)
+	uint32_t rep_serial[2];  ///< the motion serials when the pair was last reported in the step
+	uint8_t rep_approach;    ///< that report was of an approaching contact
 	uint8_t toi_ok;          ///< toi holds (while the serials match)
-	uint8_t contact;         ///< reported, and not yet apart by twice the tolerance
+	uint8_t contact;         ///< within the tolerance at its last look, reported in this step
 	uint8_t queued;          ///< in the queue now
+	uint8_t deferred;        ///< 1: waits for the next sweep at the current time; 2: listed, no longer
+	uint8_t capped;          ///< reached max_pair_calls in this step
 	UT_hash_handle hh;
 } pair;
 
@@ -181,6 +186,14 @@ struct imp_world {
 	pair **queued;           ///< the pairs the step looked at; queue values index this
 	int32_t queued_count, queued_cap;
 	imp_heap queue;
+	double queue_now;        ///< the time of the pair last taken from the queue (-inf before)
+	/// The pairs queued again at queue_now while it is processed: they go
+	/// into the queue, in one sweep, once every pair now due has been seen.
+	pair **deferred;
+	int32_t deferred_count, deferred_cap;
+	pair **capped;           ///< room for the step's pairs: the capped ones, at its end
+	int32_t capped_cap;
+	double max_reach;        ///< the largest reach of any body added (never decreases)
 	imp_contact_event *contacts;
 	int32_t contact_count, contact_cap;
 	imp_step_stats step_stats;
