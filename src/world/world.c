@@ -1868,7 +1868,7 @@ static double sweep_grow(const imp_world *w, const step_ctx *c, int32_t s)
 /// over the whole step (0 for a step of no time: every approach counts). A
 /// slower approach is still looked at again before it can sink below half
 /// the tolerance, and reported when it would sink beyond the tolerance by
-/// the step's end (should_report).
+/// the step's end (judge).
 static double resting_speed(const step_ctx *c, double tol)
 {
 	if (c->resting > 0.0)
@@ -2107,20 +2107,22 @@ static void rekey(imp_world *w, pair *pr, double t, double tol)
 /// or when its separation along the normal may have grown to twice the
 /// tolerance (then a contact is a new one). A pair whose distance nothing
 /// makes fall nor grow is left for the step: only a change of motion, which
-/// queues it again, can make it approach. A pair already overlapping by more
-/// than the tolerance (it began the step so, or its approach was reported
-/// and left as it was) is not watched for the rest of the step either, unless
-/// a motion changes: it is the user's to separate.
+/// queues it again, can make it approach. A pair overlapping by more than
+/// the tolerance is looked at again when it may have sunk half the
+/// tolerance below its last report (judge), and not for its
+/// separation: it is the user's to separate.
 static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, double tol)
 {
 	unqueue(w, pr);
 	double rate = p->approach + p->spin;
-	if (p->distance < -tol)
-		;
-	else if (rate > 0.0)
+	if (p->distance < -tol) {
+		if (rate > 0.0)
+			queue_at(w, pr, t + imp_max(p->distance - pr->rep_distance + 0.5 * tol, 0.5 * tol) / rate);
+	} else if (rate > 0.0) {
 		queue_at(w, pr, imp_max(t + imp_max(p->distance + 0.5 * tol, 0.5 * tol) / rate, t));
-	else if (rate < 0.0)
+	} else if (rate < 0.0) {
 		queue_at(w, pr, t + (2.0 * tol - p->distance) / -rate);
+	}
 	pr->toi_ok = 0; // looked at afresh in the next step
 }
 
@@ -2242,23 +2244,39 @@ static imp_status report(imp_world *w, const step_ctx *c, pair *pr, const probe 
 	return w->changed_count > 0 ? reschedule(w, c, t) : IMP_OK;
 }
 
+/// What a look at a pair within the tolerance leads to.
+typedef enum verdict {
+	WATCH,    ///< not reported; queued again (schedule_contact)
+	REPORT,   ///< reported, then queued again
+	DECLINED, ///< an approach reported and left as it was: left until a motion changes
+} verdict;
+
 /// A look at a pair at step time t found it within the tolerance tol:
 /// whether to report it. The first time in the step it is (a new contact, or
 /// a resting one seen at the step's start), always. After that, when it
 /// approaches (faster than the resting speed, or slower but fast enough to
 /// sink beyond the tolerance by the step's end at that speed) and it is not
-/// the approach it was last reported with: a
-/// callback has changed either body's motion since, or the last report was
-/// not of an approach. An approach reported and left as it was is the
-/// user's choice: not reported again until a motion changes.
-static bool should_report(const imp_world *w, const step_ctx *c, const pair *pr, const probe *p, double t,
-			  double tol, bool *approach)
+/// the approach it was last reported with: a callback has changed either
+/// body's motion since, or the last report was not of an approach. An
+/// approach reported and left as it was is the user's choice: not reported
+/// again until a motion changes. A pair overlapping by more than the
+/// tolerance (it began the step so, or was let through) is reported again
+/// only once it has also sunk half the tolerance deeper than at its last
+/// report: its approaches cannot take turns with a neighbour's without end
+/// at one time (a body stuck in another and reflected off a third), and it
+/// is seen again as long as it is pushed deeper.
+static verdict judge(const imp_world *w, const step_ctx *c, const pair *pr, const probe *p, double t, double tol,
+		     bool *approach)
 {
 	double vn = p->normal_speed;
 	*approach = vn < -resting_speed(c, tol) || (vn < 0.0 && p->distance + vn * (c->dt - t) < -tol);
 	if (!pr->contact)
-		return true;
-	return *approach && (!pr->rep_approach || !same_motions(w, pr, pr->rep_serial));
+		return REPORT;
+	if (!*approach)
+		return WATCH;
+	if (pr->rep_approach && same_motions(w, pr, pr->rep_serial))
+		return DECLINED;
+	return p->distance >= -tol || p->distance < pr->rep_distance - 0.5 * tol ? REPORT : WATCH;
 }
 
 /// Looks at a pair popped at step time t: a contact reported, or the pair
@@ -2280,15 +2298,17 @@ static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 		return IMP_OK;
 	}
 	bool approach;
-	bool reported = should_report(w, c, pr, &p, t, tol, &approach);
-	if (!reported && approach) {
-		unqueue(w, pr); // an approach left as it was: until a motion changes
+	verdict v = judge(w, c, pr, &p, t, tol, &approach);
+	if (v == DECLINED) {
+		unqueue(w, pr);
 		pr->toi_ok = 0;
 		return IMP_OK;
 	}
 	pr->contact = 1;
+	if (v == REPORT)
+		pr->rep_distance = p.distance;
 	schedule_contact(w, pr, &p, t, tol);
-	if (!reported)
+	if (v != REPORT)
 		return IMP_OK;
 	pr->rep_approach = approach;
 	pr->rep_serial[0] = w->motions[key_lo(pr->key)].serial;

@@ -44,6 +44,7 @@ typedef struct pair {
 	int32_t handle;          ///< its queue handle, while queued
 	uint32_t calls;          ///< narrow-phase calls in that step
 	double toi_tol;          ///< the contact tolerance toi was found for (it holds for no larger one)
+	double rep_distance;     ///< its distance when last reported in the step
 	uint32_t rep_serial[2];  ///< the motion serials when the pair was last reported in the step
 	uint8_t rep_approach;    ///< that report was of an approaching contact
 	uint8_t toi_ok;          ///< toi holds (while the serials match)
