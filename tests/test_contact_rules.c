@@ -411,9 +411,9 @@ static void test_turning_box(void **state)
 // 6. A column of 10 unit boxes resting on a static floor, gravity's
 // velocity for one frame (-9.81 / 60) given to each, restitution 0, no cap
 // to speak of: the contacts go round in sweeps, bottom to top, until no
-// pair approaches faster than the resting speed (about 2,800 contacts, 300
-// sweeps: Gauss-Seidel's rate on a column). Depth first, the two lowest
-// contacts took turns: 54,413 contacts.
+// pair approaches fast enough to overlap by more than the tolerance at the
+// step's end (about 2,300 contacts, 240 sweeps: Gauss-Seidel's rate on a
+// column). Depth first, the two lowest contacts took turns: 54,413.
 
 static void column(int dim, imp_broad_kind kind, int *events, int *most_calls)
 {
@@ -437,12 +437,12 @@ static void column(int dim, imp_broad_kind kind, int *events, int *most_calls)
 		assert_int_equal(c.items[i].a.index, i == 0 ? fl.index : ids[i - 1].index);
 		assert_int_equal(c.items[i].b.index, ids[i].index);
 	}
-	// Nothing left approaching faster than the resting speed, nothing sunk
-	// beyond the tolerance.
+	// Nothing left approaching fast enough to sink beyond the tolerance by
+	// the step's end (distance + tolerance <= 2 tolerances in a step).
 	for (int i = 0; i < 10; i++) {
 		double rel = sim_velocity(&s, ids[i]).y - (i > 0 ? sim_velocity(&s, ids[i - 1]).y : 0.0);
 		double tol = 2e-6 * sqrt(dim == 2 ? 0.5 : 0.75);
-		assert_true(rel >= -1.0 * tol * 60.0 * (1.0 + 1e-9));
+		assert_true(rel >= -2.0 * tol * 60.0 * (1.0 + 1e-9));
 	}
 	*events = c.count;
 	*most_calls = st.most_pair_calls;

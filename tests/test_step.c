@@ -2025,7 +2025,8 @@ static void test_stats_and_clock(void **state)
 	assert_int_equal(imp_world_get_contacts(NULL).count, 0);
 	assert_true(imp_world_time(NULL) == 0.0);
 	imp_step_opts d = imp_default_step_opts();
-	assert_true(d.tolerance == 0.0 && d.max_pair_calls == 256 && d.on_contact == NULL && d.user == NULL);
+	assert_true(d.tolerance == 0.0 && d.max_pair_calls == 16384 && d.resting_speed == 0.0 && d.on_contact == NULL &&
+		    d.user == NULL);
 
 	imp_shape *wall = NULL, *box = NULL;
 	imp_body_id bid;
@@ -2197,6 +2198,13 @@ static void test_bad_input(void **state)
 		o = imp_default_step_opts();
 		o.max_pair_calls = bad_calls[i];
 		EXPECT(imp_world_step(w2, 1.0, &o), IMP_ERR_BAD_OPTIONS);
+	}
+	const double bad_resting[] = {-1.0, -1e-300, NAN, INFINITY, -INFINITY};
+	for (int i = 0; i < 5; ++i) {
+		o = imp_default_step_opts();
+		o.resting_speed = bad_resting[i];
+		EXPECT(imp_world_step(w2, 1.0, &o), IMP_ERR_BAD_OPTIONS);
+		EXPECT(imp_world_step(w3, 1.0, &o), IMP_ERR_BAD_OPTIONS);
 	}
 	// A body that would leave the coordinate range.
 	assert_int_equal(imp_body_set_velocity2(w2, d2, V2(1e150, 0), 0.0), IMP_OK);

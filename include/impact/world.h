@@ -314,13 +314,14 @@ typedef struct imp_step_opts {
 	                        ///< at its end (imp_contact_event.capped; see imp_step_stats)
 	imp_contact_fn *on_contact; ///< optional
 	void *user;             ///< passed to on_contact
-	double resting_speed;   ///< a pair within the tolerance approaching slower than this counts as
-	                        ///< resting: not reported again in the step unless, at that speed, it
-	                        ///< would overlap by more than the tolerance at the step's end; 0: the
-	                        ///< pair's tolerance / dt; >= 0, finite
+	double resting_speed;   ///< a pair within the tolerance that approaches is reported again only
+	                        ///< when, at its speed, it would overlap by more than the tolerance at
+	                        ///< the step's end (slower, it counts as resting), or, when this is > 0,
+	                        ///< when it approaches faster than this; >= 0, finite (0: that rule alone)
 } imp_step_opts;
 
-/// tolerance 0 (automatic), 256 narrow-phase calls per pair, no callback.
+/// tolerance 0 (automatic), 16384 narrow-phase calls per pair, resting speed
+/// 0, no callback.
 IMP_API imp_step_opts imp_default_step_opts(void);
 
 /// How a step ended.

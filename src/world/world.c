@@ -1817,7 +1817,7 @@ imp_step_opts imp_default_step_opts(void)
 {
 	imp_step_opts o;
 	memset(&o, 0, sizeof o);
-	o.max_pair_calls = 256;
+	o.max_pair_calls = 16384;
 	return o;
 }
 
@@ -1833,7 +1833,7 @@ static imp_status check_step_opts(const imp_step_opts *o)
 typedef struct step_ctx {
 	double dt;
 	double tolerance;     ///< the option: 0 automatic
-	double resting;       ///< the option: 0 automatic
+	double resting;       ///< the option: 0 none
 	int max_calls;
 	imp_contact_fn *fn;
 	void *user;
@@ -1861,19 +1861,6 @@ static double sweep_grow(const imp_world *w, const step_ctx *c, int32_t s)
 	// body's: the largest there is covers them all.
 	double r = w->motions[s].reach > 0.0 ? w->motions[s].reach : w->max_reach;
 	return 2e-6 * r + 1e-300;
-}
-
-/// The speed below which a pair within the tolerance tol that approaches
-/// counts as resting: the option, or the speed that closes the tolerance
-/// over the whole step (0 for a step of no time: every approach counts). A
-/// slower approach is still looked at again before it can sink below half
-/// the tolerance, and reported when it would sink beyond the tolerance by
-/// the step's end (judge).
-static double resting_speed(const step_ctx *c, double tol)
-{
-	if (c->resting > 0.0)
-		return c->resting;
-	return c->dt > 0.0 ? tol / c->dt : 0.0;
 }
 
 /// The box of body s over step times [ta, tb] with its step motion,
@@ -2254,8 +2241,9 @@ typedef enum verdict {
 /// A look at a pair at step time t found it within the tolerance tol:
 /// whether to report it. The first time in the step it is (a new contact, or
 /// a resting one seen at the step's start), always. After that, when it
-/// approaches (faster than the resting speed, or slower but fast enough to
-/// sink beyond the tolerance by the step's end at that speed) and it is not
+/// approaches fast enough to overlap by more than the tolerance at the
+/// step's end if it kept that speed (or faster than the resting speed, when
+/// the option gives one) and it is not
 /// the approach it was last reported with: a callback has changed either
 /// body's motion since, or the last report was not of an approach. An
 /// approach reported and left as it was is the user's choice: not reported
@@ -2269,7 +2257,9 @@ static verdict judge(const imp_world *w, const step_ctx *c, const pair *pr, cons
 		     bool *approach)
 {
 	double vn = p->normal_speed;
-	*approach = vn < -resting_speed(c, tol) || (vn < 0.0 && p->distance + vn * (c->dt - t) < -tol);
+	// In a step of no time (an Impulse pass without motion) every approach.
+	*approach = (c->resting > 0.0 && vn < -c->resting) ||
+		    (vn < 0.0 && (c->dt == 0.0 || p->distance + vn * (c->dt - t) < -tol));
 	if (!pr->contact)
 		return REPORT;
 	if (!*approach)
