@@ -18,7 +18,10 @@
 //   contacts, its first sweep bottom to top;
 // - the order of equal-time contacts is the same with every broad phase;
 // - inside the callback, a body's pose and box are the ones at the
-//   contact's time.
+//   contact's time;
+// - a step's contact and the update's touching pair: a disc resting within
+//   the tolerance is a contact, and a touching pair only within the
+//   world's margin.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -585,6 +588,50 @@ static void test_pose_in_callback(void **state)
 	}
 }
 
+// ---------------------------------------------------------------------------
+// 9. Contact and touching (docs/toi.md): a disc 4e-7 above a floor is a
+// contact of the step (its tolerance is 1e-6 x its diameter, 1e-6) but not
+// a touching pair of the update in a world without a margin; with a margin
+// no smaller than the tolerance it is both.
+
+/// The pairs that begin touching at the next update.
+static int touching_count(imp_world *w)
+{
+	assert_int_equal(imp_world_update(w), IMP_OK);
+	return imp_world_get_events(w).begin_count;
+}
+
+static void test_contact_and_touching(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		for (int with_margin = 0; with_margin <= 1; with_margin++) {
+			sim s;
+			memset(&s, 0, sizeof s);
+			imp_world_def def = imp_default_world_def();
+			def.dim = dim;
+			def.margin = with_margin ? 1e-6 : 0.0;
+			assert_int_equal(imp_world_create(&def, &s.w), IMP_OK);
+			s.dim = dim;
+			imp_shape *floor = block(dim, 5.0, 0.5, 5.0), *disc = ball(dim, 0.5);
+			sim_add(&s, floor, V3(0, -0.5, 0), 0.0);
+			imp_body_id d = sim_add(&s, disc, V3(0, 0.5 + 4e-7, 0), 1.0);
+			sim_set_velocity(&s, d, V3(1e-3, 0, 0), V3(0, 0, 0)); // moving along the floor
+			imp_step_opts o = imp_default_step_opts();
+			assert_int_equal(imp_world_step(s.w, 1.0 / 60.0, &o), IMP_OK);
+			int contacts = imp_world_get_contacts(s.w).count;
+			int touching = touching_count(s.w);
+			print_message("%dD disc 4e-7 above a floor, margin %g: %d contacts, %d touching\n", dim,
+				      def.margin, contacts, touching);
+			assert_int_equal(contacts, 1);
+			assert_int_equal(touching, with_margin);
+			imp_world_destroy(s.w);
+			imp_shape_destroy(floor);
+			imp_shape_destroy(disc);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_column_sweeps),
 		cmocka_unit_test(test_order_of_equal_times),
 		cmocka_unit_test(test_pose_in_callback),
+		cmocka_unit_test(test_contact_and_touching),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1382,8 +1382,9 @@ imp_status imp_world_update(imp_world *w)
 IMP_ALWAYS_INLINE bool touch_walk(const imp_world *w, bool (*visit)(const imp_world *, const touch_entry *, void *),
 				  void *user)
 {
-	const touch_entry *e = w->touch, *end = e + w->touch_count;
-	const touch_entry *x = w->touch_extra, *xend = x + w->touch_extra_count;
+	// No offset on an array not yet made (NULL + 0 is undefined in C).
+	const touch_entry *e = w->touch, *end = w->touch_count > 0 ? e + w->touch_count : e;
+	const touch_entry *x = w->touch_extra, *xend = w->touch_extra_count > 0 ? x + w->touch_extra_count : x;
 	uint64_t next = x < xend ? x->key : UINT64_MAX;
 	for (; e < end; e++) {
 		while (next < e->key) {
