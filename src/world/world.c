@@ -2102,16 +2102,16 @@ static void rekey(imp_world *w, pair *pr, double t, double tol)
 static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, double tol)
 {
 	unqueue(w, pr);
-	double rate = p->approach + p->spin;
-	if (p->distance < -tol) {
-		if (rate > 0.0)
-			queue_at(w, pr, t + imp_max(p->distance - pr->rep_distance + 0.5 * tol, 0.5 * tol) / rate);
-	} else if (rate > 0.0) {
-		queue_at(w, pr, imp_max(t + imp_max(p->distance + 0.5 * tol, 0.5 * tol) / rate, t));
-	} else if (rate < 0.0) {
-		queue_at(w, pr, t + (2.0 * tol - p->distance) / -rate);
-	}
 	pr->toi_ok = 0; // looked at afresh in the next step
+	double rate = p->approach + p->spin, next = INFINITY;
+	if (p->distance < -tol && rate > 0.0)
+		next = t + imp_max(p->distance - pr->rep_distance + 0.5 * tol, 0.5 * tol) / rate;
+	else if (p->distance >= -tol && rate > 0.0)
+		next = t + imp_max(p->distance + 0.5 * tol, 0.5 * tol) / rate;
+	else if (p->distance >= -tol && rate < 0.0)
+		next = t + (2.0 * tol - p->distance) / -rate;
+	if (next <= w->step_dt)
+		queue_at(w, pr, imp_max(next, t));
 }
 
 /// A pair apart by more than the tolerance: conservative advancement
