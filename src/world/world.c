@@ -2096,15 +2096,15 @@ static void rekey(imp_world *w, pair *pr, double t, double tol)
 /// tolerance (then a contact is a new one). A pair whose distance nothing
 /// makes fall nor grow is left for the step: only a change of motion, which
 /// queues it again, can make it approach. A pair overlapping by more than
-/// the tolerance is looked at again when it may have sunk half the
-/// tolerance below its last report (judge), and not for its
+/// the tolerance is looked at again, while it approaches, when it may have
+/// sunk half the tolerance below its last report (judge), and not for its
 /// separation: it is the user's to separate.
-static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, double tol)
+static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, double tol, bool approach)
 {
 	unqueue(w, pr);
 	pr->toi_ok = 0; // looked at afresh in the next step
 	double rate = p->approach + p->spin, next = INFINITY;
-	if (p->distance < -tol && rate > 0.0)
+	if (p->distance < -tol && approach && rate > 0.0)
 		next = t + imp_max(p->distance - pr->rep_distance + 0.5 * tol, 0.5 * tol) / rate;
 	else if (p->distance >= -tol && rate > 0.0)
 		next = t + imp_max(p->distance + 0.5 * tol, 0.5 * tol) / rate;
@@ -2298,13 +2298,20 @@ static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 	pr->contact = 1;
 	if (v == REPORT)
 		pr->rep_distance = p.distance;
-	schedule_contact(w, pr, &p, t, tol);
+	schedule_contact(w, pr, &p, t, tol, approach);
 	if (v != REPORT)
 		return IMP_OK;
 	pr->rep_approach = approach;
 	pr->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
 	pr->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
-	return report(w, c, pr, &p, t, false);
+	imp_status st = report(w, c, pr, &p, t, false);
+	if (approach && same_motions(w, pr, pr->rep_serial)) {
+		// The callback left the approach as it was: declined now rather
+		// than at the next look.
+		unqueue(w, pr);
+		pr->toi_ok = 0;
+	}
+	return st;
 }
 
 /// The queue processed in time order to the end of the step: the pairs due
