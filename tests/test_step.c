@@ -2025,7 +2025,7 @@ static void test_stats_and_clock(void **state)
 	assert_int_equal(imp_world_get_contacts(NULL).count, 0);
 	assert_true(imp_world_time(NULL) == 0.0);
 	imp_step_opts d = imp_default_step_opts();
-	assert_true(d.tolerance == 0.0 && d.max_pair_calls == 16384 && d.resting_speed == 0.0 && d.on_contact == NULL &&
+	assert_true(d.tolerance == 0.0 && d.max_pair_calls == 65536 && d.resting_speed == 0.0 && d.on_contact == NULL &&
 		    d.user == NULL);
 
 	imp_shape *wall = NULL, *box = NULL;

@@ -320,7 +320,7 @@ typedef struct imp_step_opts {
 	                        ///< when it approaches faster than this; >= 0, finite (0: that rule alone)
 } imp_step_opts;
 
-/// tolerance 0 (automatic), 16384 narrow-phase calls per pair, resting speed
+/// tolerance 0 (automatic), 65536 narrow-phase calls per pair, resting speed
 /// 0, no callback.
 IMP_API imp_step_opts imp_default_step_opts(void);
 

@@ -1818,7 +1818,7 @@ imp_step_opts imp_default_step_opts(void)
 {
 	imp_step_opts o;
 	memset(&o, 0, sizeof o);
-	o.max_pair_calls = 16384;
+	o.max_pair_calls = 65536;
 	return o;
 }
 
