@@ -780,8 +780,11 @@ static sized_shape random_shape(ow_rng *r, int dim)
 	if (dim == 2) {
 		if (kind == 0)
 			return disc(ow_range(r, 0.2, 0.4));
-		if (kind == 1)
-			return box2(ow_range(r, 0.2, 0.4), ow_range(r, 0.2, 0.4), ow_int(r, 2) ? 0.05 : 0.0);
+		if (kind == 1) {
+			// One draw a statement: the order of arguments is the compiler's.
+			double hx = ow_range(r, 0.2, 0.4), hy = ow_range(r, 0.2, 0.4);
+			return box2(hx, hy, ow_int(r, 2) ? 0.05 : 0.0);
+		}
 		imp_vec2 p[8];
 		int n = 3 + ow_int(r, 6);
 		for (int i = 0; i < n; ++i) {
@@ -792,8 +795,10 @@ static sized_shape random_shape(ow_rng *r, int dim)
 	}
 	if (kind == 0)
 		return sphere(ow_range(r, 0.2, 0.4));
-	if (kind == 1)
-		return box3(ow_range(r, 0.2, 0.4), ow_range(r, 0.2, 0.4), ow_range(r, 0.2, 0.4), ow_int(r, 2) ? 0.05 : 0.0);
+	if (kind == 1) {
+		double hx = ow_range(r, 0.2, 0.4), hy = ow_range(r, 0.2, 0.4), hz = ow_range(r, 0.2, 0.4);
+		return box3(hx, hy, hz, ow_int(r, 2) ? 0.05 : 0.0);
+	}
 	double h = ow_range(r, 0.1, 0.25);
 	return capsule3(V3(-h, 0, 0), V3(h, 0, 0), ow_range(r, 0.15, 0.25));
 }
@@ -849,7 +854,8 @@ static void pile_make(scene *sc, container *box, int dim, imp_broad_kind kind, u
 		imp_pose2 pose2 = imp_pose2_make(p.x, p.y, ow_range(&r, 0.0, TWO_PI));
 		imp_pose3 pose3 = imp_pose3_make(p, ow_quat(&r));
 		int b = add_body(sc, shapes[i], pose2, pose3, pow(shapes[i].bound, dim));
-		imp_vec3 v = V3(ow_range(&r, -0.5, 0.5), ow_range(&r, -0.5, 0.5), dim == 2 ? 0.0 : ow_range(&r, -0.5, 0.5));
+		double vx = ow_range(&r, -0.5, 0.5), vy = ow_range(&r, -0.5, 0.5);
+		imp_vec3 v = V3(vx, vy, dim == 2 ? 0.0 : ow_range(&r, -0.5, 0.5));
 		set_velocity(sc, sc->bodies[b].id, v);
 	}
 	free(shapes);

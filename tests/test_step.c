@@ -2099,6 +2099,57 @@ static void test_stats_and_clock(void **state)
 	imp_shape_destroy(box);
 }
 
+
+/// A step that runs out of memory leaves no contacts, also when the step
+/// before it had some (its arrays are reserved before anything else, and a
+/// failure there once returned with the last step's contacts still given).
+static void test_out_of_memory_clears_contacts(void **state)
+{
+	(void)state;
+	imp_shape *disc = NULL;
+	assert_int_equal(imp_shape_circle(V2(0, 0), 0.5, &disc), IMP_OK);
+	int tried = 0;
+	for (long k = 0; k < 64; ++k) {
+		counting cnt;
+		memset(&cnt, 0, sizeof cnt);
+		cnt.fail_at = -1;
+		imp_world_def def = imp_default_world_def();
+		def.dim = 2;
+		def.allocator = counting_allocator(&cnt);
+		imp_world *w = NULL;
+		assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+		imp_body_id a = add2(w, disc, IMP_BODY_DYNAMIC, imp_pose2_make(0, 0, 0));
+		imp_body_id b = add2(w, disc, IMP_BODY_DYNAMIC, imp_pose2_make(3, 0, 0));
+		assert_int_equal(imp_body_set_velocity2(w, a, V2(1, 0), 0.0), IMP_OK);
+		assert_int_equal(imp_body_set_velocity2(w, b, V2(-1, 0), 0.0), IMP_OK);
+		assert_int_equal(imp_world_step(w, 2.0, NULL), IMP_OK);
+		assert_int_equal(imp_world_get_contacts(w).count, 1);
+		// More moving bodies than the arrays have room for.
+		for (int i = 0; i < 30; ++i) {
+			imp_body_id id = add2(w, disc, IMP_BODY_DYNAMIC, imp_pose2_make(10.0 + 0.9 * i, 0, 0));
+			assert_int_equal(imp_body_set_velocity2(w, id, V2(0, 1), 0.0), IMP_OK);
+		}
+		assert_int_equal(imp_world_update(w), IMP_OK);
+		cnt.fail_at = cnt.calls + k;
+		imp_status st = imp_world_step(w, 0.5, NULL);
+		cnt.fail_at = -1;
+		if (st == IMP_OK) {
+			imp_world_destroy(w);
+			break;
+		}
+		assert_int_equal(st, IMP_ERR_OUT_OF_MEMORY);
+		tried++;
+		if (imp_world_get_contacts(w).count != 0)
+			fail_msg("allocation %ld of the step failed: the last step's %d contacts are still given", k,
+				 imp_world_get_contacts(w).count);
+		imp_world_destroy(w);
+		assert_int_equal(cnt.live, 0);
+	}
+	print_message("a step after a step with a contact: %d failing allocations, none left contacts\n", tried);
+	assert_true(tried > 0);
+	imp_shape_destroy(disc);
+}
+
 // ---------------------------------------------------------------------------
 // 9. Bad input: the documented status, the world unchanged.
 
@@ -3114,6 +3165,7 @@ int main(void)
 		cmocka_unit_test(test_busy_inside_callback),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_out_of_memory_in_callback),
+		cmocka_unit_test(test_out_of_memory_clears_contacts),
 		cmocka_unit_test(test_determinism),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -311,7 +311,8 @@ typedef struct imp_step_opts {
 	                        ///< 0 <= tolerance <= IMP_MAX_COORDINATE
 	int max_pair_calls;     ///< narrow-phase calls one pair may take in one step, >= 1; a pair that
 	                        ///< reaches the cap is left for the rest of the step and reported again
-	                        ///< at its end (imp_contact_event.capped; see imp_step_stats)
+	                        ///< at its end, with one more call (imp_contact_event.capped; see
+	                        ///< imp_step_stats)
 	imp_contact_fn *on_contact; ///< optional
 	void *user;             ///< passed to on_contact
 	double resting_speed;   ///< a pair within the tolerance that approaches is reported again only
@@ -358,7 +359,9 @@ typedef struct imp_step_stats {
 /// step), and again when it approaches (see imp_step_opts.resting_speed)
 /// after a callback changed either body's motion, or after a report that
 /// was not of an approach (a turn bringing a resting body's far side down);
-/// an approach left as it was is not reported again. Pairs neither of whose
+/// an approach left as it was is not reported again, and a pair overlapping
+/// by more than the tolerance only once it has sunk half the tolerance
+/// deeper. Pairs neither of whose
 /// bodies moves are not looked at. The touching pairs of imp_world_update()
 /// are brought up to date at the next update (the moved bodies are marked
 /// moved); a step's contact (within the tolerance) is a touching pair of the

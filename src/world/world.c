@@ -2033,14 +2033,17 @@ static void unqueue(imp_world *w, pair *pr)
 /// The next sweep at queue_now: the deferred pairs into the heap there.
 static void next_sweep(imp_world *w)
 {
+	bool any = false;
 	for (int32_t i = 0; i < w->deferred_count; i++) {
 		pair *pr = w->deferred[i];
-		if (pr->deferred == 1)
+		if (pr->deferred == 1) {
 			heap_at(w, pr, w->queue_now);
+			any = true;
+		}
 		pr->deferred = 0;
 	}
 	w->deferred_count = 0;
-	w->step_stats.sweeps++;
+	w->step_stats.sweeps += any;
 }
 
 /// Records a bound: no contact within the tolerance tol before step time t,
@@ -2595,11 +2598,12 @@ imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
 		return st;
 	if ((st = step_check(w, dt)) != IMP_OK)
 		return st;
+	// From here a failure leaves no contacts of an earlier step behind.
+	memset(&w->step_stats, 0, sizeof w->step_stats);
+	w->contact_count = 0;
 	if (!step_reserve(w))
 		return IMP_ERR_OUT_OF_MEMORY;
 	step_ctx c = {dt, o.tolerance, o.resting_speed, o.max_pair_calls, o.on_contact, o.user};
-	memset(&w->step_stats, 0, sizeof w->step_stats);
-	w->contact_count = 0;
 	w->changed_count = 0;
 	w->queued_count = 0;
 	w->deferred_count = 0;

@@ -37,7 +37,7 @@ typedef struct pair {
 	struct pair *prev[2];
 	imp_simplex_cache cache;
 	// The time-of-impact step (imp_world_step):
-	double toi;              ///< world time before which the pair cannot come within the tolerance
+	double toi;              ///< world time before which the pair cannot come within toi_tol
 	uint32_t toi_serial[2];  ///< the lower and higher body's motion serials toi was found with
 	uint32_t step;           ///< the step that last queued it
 	int32_t slot;            ///< its place in the step's queued array
@@ -47,11 +47,11 @@ typedef struct pair {
 	double rep_distance;     ///< its distance when last reported in the step
 	uint32_t rep_serial[2];  ///< the motion serials when the pair was last reported in the step
 	uint8_t rep_approach;    ///< that report was of an approaching contact
-	uint8_t toi_ok;          ///< toi holds (while the serials match)
+	uint8_t toi_ok;          ///< toi holds (while the serials match, for a tolerance up to toi_tol)
 	uint8_t contact;         ///< within the tolerance at its last look, reported in this step
 	uint8_t queued;          ///< in the queue now
 	uint8_t deferred;        ///< 1: waits for the next sweep at the current time; 2: listed, no longer
-	uint8_t capped;          ///< reached max_pair_calls in this step
+	uint8_t capped;          ///< reached max_pair_calls in this step: 1, then 2 once reported at its end
 	UT_hash_handle hh;
 } pair;
 
@@ -187,7 +187,8 @@ struct imp_world {
 	pair **queued;           ///< the pairs the step looked at; queue values index this
 	int32_t queued_count, queued_cap;
 	imp_heap queue;
-	double queue_now;        ///< the time of the pair last taken from the queue (-inf before)
+	double queue_now;        ///< the time being processed: of the pair last taken from the queue, or dt
+	                         ///< while the capped pairs are reported (-inf before the first)
 	/// The pairs queued again at queue_now while it is processed: they go
 	/// into the queue, in one sweep, once every pair now due has been seen.
 	pair **deferred;
