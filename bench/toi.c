@@ -27,9 +27,32 @@
 //     imp_time_of_impact2 and b2TimeOfImpact (when Box2D was found at build
 //     time); ns per pair and the accuracy against an oracle of the first
 //     contact time (dense Lipschitz scan + bisection, outside timing).
+// (d) Piles (2d-pile, 3d-pile; `--only pile` runs them alone): a simulation,
+//     not a ballistic scene. 500 bodies (2D: discs, boxes, convex polygons)
+//     or 200 (3D: spheres, boxes, capsules), 0.2-0.4 across, dropped from a
+//     grid into a closed container of static walls, gravity, restitution 0.5,
+//     600 frames. The physics is the one tests/test_impulse.c gives the step
+//     (one function here, pile_contact, for both methods): linear sequential
+//     impulses, restitution only above an approach of 0.5, a push-out of
+//     0.2 x depth / dt for overlapping contacts, and warm starting (a pair
+//     reported in the last frame with nearly the same normal and a slow
+//     approach first takes 0.98 x the impulse it took then). The TOI run
+//     applies it in the step's contact callback; the fixed-interval run at k
+//     substeps a frame adds gravity, teleports the bodies, updates the world
+//     (margin = the contact tolerance) and sweeps the impulses over the
+//     touching pairs that approach (imp_closest), a substep standing for a
+//     frame in the warm starting, for k = 1, 2, 4, ... within a time budget. Each run is
+//     checked at every frame end (outside the timing): bodies outside the
+//     container, and the deepest overlap of every pair whose boxes overlap
+//     against the pair's contact tolerance. Reported: the smallest k that
+//     loses no body and keeps every overlap within its tolerance, or, when
+//     none tried does, the k the bound k >= v_max dt / tol asks for and its
+//     cost extrapolated from the measured cost a substep. Lost bodies and
+//     deep overlaps are measurements, not --strict failures.
 //
 // Usage: toi [--smoke] [--n N]... [--frames F] [--reps R] [--only SCENE]
-//            [--broad sweep|hash|both] [--k-cap K] [--pair-calls C] [--out FILE] [--strict]
+//            [--broad sweep|hash|both] [--k-cap K] [--pair-calls C]
+//            [--pile-n N] [--pile-frames F] [--pile-budget S] [--out FILE] [--strict]
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -1439,7 +1462,7 @@ static int pairwise_run(const scene *s, int reps, pairwise_result *pr, notes *nt
 // ---- tables -----------------------------------------------------------------------
 
 #define TABLE_ROWS 40
-#define TABLE_COLS 14
+#define TABLE_COLS 15
 
 /// A small table printed as aligned text or as Markdown; row 0 is the header.
 typedef struct table {
@@ -1553,6 +1576,9 @@ typedef struct options {
 	int broad_count;
 	imp_broad_kind broad[MAX_BROAD];
 	bool smoke, strict;
+	int pile_n;         ///< bodies of both pile scenes (0: PILE_N2 and PILE_N3)
+	int pile_frames;
+	double pile_budget; ///< seconds, each pile scene's fixed-interval search
 } options;
 
 typedef struct run_info {
@@ -1789,23 +1815,1040 @@ typedef struct summary_row {
 	bool complete; ///< K reached every pair
 } summary_row;
 
+// ---- (d) piles: a simulation with gravity and impulses ---------------------------------
+//
+// Unlike the ballistic scenes, the bodies here respond: they are dropped from
+// a grid into a closed static container and pile up. The physics is
+// tests/test_impulse.c's physics_on_contact (the bench's own code, the same
+// constants; one function, pile_contact, for both methods): linear
+// sequential impulses, no angular velocity, mass proportional to area (2D)
+// or volume (3D), static walls of infinite mass, restitution only for an
+// approach faster than PILE_RESTITUTION_SPEED, a push-out of overlapping
+// contacts, and warm starting from a per-pair memory (pile_memory). Gravity
+// is added to every dynamic body's velocity before the step (TOI) or before
+// each substep, g dt / k (fixed interval). What is measured is what the
+// contact detection lets the response keep: bodies inside the container and
+// overlaps within the contact tolerance at every frame end.
+
+#define PILE_N2 500
+#define PILE_N3 200
+#define PILE_FRAMES 600
+#define PILE_SMOKE_N 100
+#define PILE_SMOKE_FRAMES 30
+#define PILE_RESTITUTION 0.5
+#define PILE_GRAVITY 9.81
+/// The push-out of an overlapping contact (Baumgarte): a separating normal
+/// speed of PILE_PUSH_BETA x depth / dt (dt the frame's, in both methods).
+#define PILE_PUSH_BETA 0.2
+/// Below this approach speed a contact does not bounce (Box2D's velocity
+/// threshold).
+#define PILE_RESTITUTION_SPEED 0.5
+/// A pair reported in the last frame (fixed interval: the last substep)
+/// with a normal within PILE_WARM_NORMAL (the cosine) of the one it has now,
+/// approaching slower than PILE_RESTITUTION_SPEED, first takes this much of
+/// the impulse it took then (warm starting).
+#define PILE_WARM_START 0.98
+#define PILE_WARM_NORMAL 0.99
+/// Fixed interval: sequential-impulse sweeps over the touching pairs a substep.
+#define PILE_SWEEPS 4
+/// Bodies are PILE_SIZE_LO to PILE_SIZE_HI across (the diameter of their
+/// bound circle or sphere about the origin), on a grid of this pitch.
+#define PILE_SIZE_LO 0.2
+#define PILE_SIZE_HI 0.4
+#define PILE_PITCH 0.45
+#define PILE_WALL 0.25
+/// The fixed-interval search of one pile scene starts no k that would take
+/// it (by the last run's time, doubled) past this budget.
+#define PILE_BUDGET_S 60.0
+#define PILE_SMOKE_BUDGET_S 1.0
+#define PILE_K_MAX (1 << 16)
+#define PILE_SMOKE_K_MAX 8
+/// Timed repetitions beyond the first (checked) run are made only for runs
+/// shorter than this.
+#define PILE_REPEAT_BELOW_NS 5e9
+#define PILE_MAX_K_RUNS 17
+
+/// The contact tolerance of a pair with the default step options
+/// (imp_step_opts.tolerance 0; world.h): 1e-6 x the smaller of the two
+/// shapes' bound diameters, the larger when one is a point (bound radius, or
+/// reach: the largest distance of a point of the shape from the body's
+/// origin). Everything in the pile scenes that needs the tolerance asks here.
+static double contact_tolerance(double reach_a, double reach_b)
+{
+	double r = fmin(reach_a, reach_b) > 0.0 ? fmin(reach_a, reach_b) : fmax(reach_a, reach_b);
+	return 2e-6 * r;
+}
+
+/// A pile scene: the dynamic bodies (0 .. n-1) and the walls (n .. count-1).
+typedef struct pile {
+	int dim, n, count;
+	imp_shape **shape;  ///< one per body (random sizes), owned
+	double *reach;      ///< bound radius about the origin
+	double *inv_mass;   ///< 0 for the walls
+	imp_pose2 *pose2;   ///< start poses (rotations never change: no angular velocity)
+	imp_pose3 *pose3;
+	double inside[3];   ///< the container's inside: [0, inside[a]] on each axis
+	double drop;        ///< the highest start height of a body's origin
+	double tol_min, tol_max; ///< the range of the pairs' contact tolerances
+	int kinds[3];       ///< bodies of each shape kind
+} pile;
+
+static void pile_free(pile *p)
+{
+	if (p->shape)
+		for (int i = 0; i < p->count; ++i)
+			imp_shape_destroy(p->shape[i]);
+	free(p->shape);
+	free(p->reach);
+	free(p->inv_mass);
+	free(p->pose2);
+	free(p->pose3);
+	memset(p, 0, sizeof *p);
+}
+
+static const char *const k_pile_kinds2[3] = {"discs", "boxes", "convex polygons"};
+static const char *const k_pile_kinds3[3] = {"spheres", "boxes", "capsules"};
+
+/// Dynamic body i's shape (kind i % 3), reach and mass; size = 2 x reach.
+static imp_status pile_shape(pile *p, int i, bench_rng *r)
+{
+	double reach = 0.5 * bench_rng_range(r, PILE_SIZE_LO, PILE_SIZE_HI), mass;
+	int kind = i % 3;
+	imp_status st;
+	p->kinds[kind]++;
+	if (p->dim == 2) {
+		if (kind == 0) {
+			st = imp_shape_circle(imp_vec2_make(0.0, 0.0), reach, &p->shape[i]);
+			mass = BENCH_PI * reach * reach;
+		} else if (kind == 1) {
+			double a = bench_rng_range(r, 0.3, 0.5 * BENCH_PI - 0.3);
+			double hx = reach * cos(a), hy = reach * sin(a);
+			st = imp_shape_box2(hx, hy, 0.0, &p->shape[i]);
+			mass = 4.0 * hx * hy;
+		} else {
+			// 3 to 8 points on the circle of the reach, spread round it.
+			imp_vec2 v[8];
+			int m = 3 + (int)(bench_rng_next(r) % 6);
+			for (int k = 0; k < m; ++k) {
+				double a = 2.0 * BENCH_PI * (k + bench_rng_range(r, -0.3, 0.3)) / m;
+				v[k] = imp_vec2_make(reach * cos(a), reach * sin(a));
+			}
+			st = imp_shape_polygon(v, m, 0.0, &p->shape[i]);
+			mass = 0.0;
+			if (st == IMP_OK) {
+				int h = imp_shape_vertices2(p->shape[i], v, 8);
+				for (int k = 0; k < h; ++k)
+					mass += 0.5 * imp_vec2_cross(v[k], v[(k + 1) % h]);
+			}
+		}
+	} else {
+		if (kind == 0) {
+			st = imp_shape_sphere(imp_vec3_make(0.0, 0.0, 0.0), reach, &p->shape[i]);
+			mass = 4.0 / 3.0 * BENCH_PI * reach * reach * reach;
+		} else if (kind == 1) {
+			imp_vec3 h = {bench_rng_range(r, 0.4, 1.0), bench_rng_range(r, 0.4, 1.0),
+				      bench_rng_range(r, 0.4, 1.0)};
+			h = imp_vec3_scale(reach / imp_vec3_length(h), h);
+			st = imp_shape_box3(h.x, h.y, h.z, 0.0, &p->shape[i]);
+			mass = 8.0 * h.x * h.y * h.z;
+		} else {
+			double rad = reach * bench_rng_range(r, 0.3, 0.6), half = reach - rad;
+			st = imp_shape_capsule3(imp_vec3_make(-half, 0.0, 0.0), imp_vec3_make(half, 0.0, 0.0), rad,
+						&p->shape[i]);
+			mass = BENCH_PI * rad * rad * 2.0 * half + 4.0 / 3.0 * BENCH_PI * rad * rad * rad;
+		}
+	}
+	p->reach[i] = reach;
+	p->inv_mass[i] = mass > 0.0 ? 1.0 / mass : 0.0;
+	return st;
+}
+
+/// Makes a pile scene of n dynamic bodies: a grid of them (random shapes,
+/// sizes and rotations, no two overlapping) in a closed container of 4 (2D)
+/// or 6 (3D) static wall boxes.
+static bool pile_make(pile *p, int dim, int n, uint64_t seed)
+{
+	memset(p, 0, sizeof *p);
+	p->dim = dim;
+	p->n = n;
+	p->count = n + 2 * dim;
+	p->shape = calloc((size_t)p->count, sizeof *p->shape);
+	p->reach = calloc((size_t)p->count, sizeof *p->reach);
+	p->inv_mass = calloc((size_t)p->count, sizeof *p->inv_mass);
+	if (dim == 2)
+		p->pose2 = calloc((size_t)p->count, sizeof *p->pose2);
+	else
+		p->pose3 = calloc((size_t)p->count, sizeof *p->pose3);
+	if (!p->shape || !p->reach || !p->inv_mass || (!p->pose2 && !p->pose3))
+		return false;
+	bench_rng r = {seed};
+	// The grid: cols across (and deep, 3D), as many layers as needed; 2D
+	// layers PILE_PITCH apart, 3D layers twice that (a taller drop).
+	int cols = dim == 2 ? (int)lround(sqrt(0.8 * n)) : (int)lround(cbrt(1.7 * n));
+	cols = cols < 2 ? 2 : cols;
+	int per_layer = dim == 2 ? cols : cols * cols, layers = (n + per_layer - 1) / per_layer;
+	double layer_pitch = dim == 2 ? PILE_PITCH : 2.0 * PILE_PITCH;
+	p->inside[0] = cols * PILE_PITCH;
+	p->inside[1] = 0.5 * PILE_PITCH + (layers - 1) * layer_pitch + 0.5 * PILE_PITCH + 1.0;
+	p->inside[2] = dim == 3 ? cols * PILE_PITCH : 0.0;
+	for (int i = 0; i < n; ++i) {
+		if (pile_shape(p, i, &r) != IMP_OK)
+			return false;
+		int layer = i / per_layer, c = i % per_layer;
+		double x = (c % cols + 0.5) * PILE_PITCH, y = 0.5 * PILE_PITCH + layer * layer_pitch;
+		double z = dim == 3 ? (c / cols + 0.5) * PILE_PITCH : 0.0;
+		// A small jitter (the bodies are at most PILE_SIZE_HI across, the
+		// pitch leaves 0.05): no two start overlapping.
+		x += bench_rng_range(&r, -0.02, 0.02);
+		z += dim == 3 ? bench_rng_range(&r, -0.02, 0.02) : 0.0;
+		p->drop = fmax(p->drop, y);
+		if (dim == 2)
+			p->pose2[i] = imp_pose2_make(x, y, bench_rng_range(&r, -BENCH_PI, BENCH_PI));
+		else
+			p->pose3[i] = (imp_pose3){{x, y, z}, random_quat(&r)};
+	}
+	// The walls: slabs PILE_WALL thick on the outside of each face, long
+	// enough to close the corners.
+	for (int a = 0; a < dim; ++a)
+		for (int side = 0; side < 2; ++side) {
+			int i = n + 2 * a + side;
+			double h[3], c[3];
+			for (int b = 0; b < dim; ++b) {
+				h[b] = b == a ? 0.5 * PILE_WALL : 0.5 * p->inside[b] + PILE_WALL;
+				c[b] = b == a ? (side ? p->inside[b] + 0.5 * PILE_WALL : -0.5 * PILE_WALL) : 0.5 * p->inside[b];
+			}
+			imp_status st;
+			if (dim == 2) {
+				st = imp_shape_box2(h[0], h[1], 0.0, &p->shape[i]);
+				p->pose2[i] = imp_pose2_make(c[0], c[1], 0.0);
+				p->reach[i] = sqrt(h[0] * h[0] + h[1] * h[1]);
+			} else {
+				st = imp_shape_box3(h[0], h[1], h[2], 0.0, &p->shape[i]);
+				p->pose3[i] = (imp_pose3){{c[0], c[1], c[2]}, imp_quat_identity()};
+				p->reach[i] = sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+			}
+			if (st != IMP_OK)
+				return false;
+		}
+	// The tolerances' range: every pair has a dynamic body, and a wall is
+	// larger than any of them, so the smaller reach is a dynamic body's.
+	p->tol_min = INFINITY;
+	p->tol_max = 0.0;
+	for (int i = 0; i < n; ++i) {
+		double t = contact_tolerance(p->reach[i], p->reach[i]);
+		p->tol_min = fmin(p->tol_min, t);
+		p->tol_max = fmax(p->tol_max, t);
+	}
+	return true;
+}
+
+/// What a run (the TOI step, or fixed interval at k substeps) did.
+typedef struct pile_run {
+	bool ran, failed;
+	int k;             ///< substeps a frame; 0: the TOI step
+	int frames, reps;
+	double ms;         ///< median over the repetitions of ms per frame (checks excluded)
+	double wall_ns;    ///< all the repetitions, checks included (for the budget)
+	long narrow_calls; ///< TOI: the steps'; fixed: the updates' plus the impulses' imp_closest calls
+	long contacts;     ///< TOI: contact events; fixed: touching pairs, over the substeps
+	int most_pair_calls;
+	int capped_steps;
+	long capped_pairs;
+	bool calls_vary;   ///< the repetitions disagreed on the narrow-phase calls
+	long out_of_order; ///< TOI: contacts earlier than the one before in the same step
+	int escaped;       ///< dynamic bodies whose origin is outside the container at the end
+	int first_escape;  ///< the first frame that ended with one outside (-1: none)
+	double deepest;    ///< the deepest overlap at any frame end (0: none)
+	double worst_ratio; ///< the largest overlap / the pair's tolerance at any frame end
+	long over_tol;     ///< pair-frames with an overlap beyond the pair's tolerance
+	int over_frames;   ///< frames that ended with one
+	double v_max;      ///< the largest speed a body inside the container started a frame with
+} pile_run;
+
+static bool pile_run_holds(const pile_run *r)
+{
+	return r->ran && !r->failed && r->escaped == 0 && r->first_escape < 0 && r->over_tol == 0;
+}
+
+/// A touching pair of the fixed-interval run, with its normal and distance.
+typedef struct pile_pair {
+	int a, b;
+	imp_vec3 n;
+	double d;
+} pile_pair;
+
+/// What the physics remembers of a pair (tests/test_impulse.c's
+/// contact_memory): the impulse it gave the pair in the frame it was last
+/// reported in (fixed interval: the substep), to warm-start the next.
+typedef struct pile_memory {
+	uint64_t key;   ///< a.index << 32 | b.index (the ids' indices; 0: empty slot)
+	long frame;     ///< the frame it was last reported in
+	double impulse; ///< the impulse it took then, along the normal
+	imp_vec3 normal;
+} pile_memory;
+
+/// A world holding a pile, and the state of one run.
+typedef struct pile_sim {
+	const pile *p;
+	imp_world *w;
+	imp_body_id *ids;
+	int *body_of; ///< id index - 1 -> body
+	int slots;
+	double dt;
+	imp_vec3 *v;  ///< fixed interval: the velocities (the TOI run keeps them in the world)
+	imp_vec3 *x;  ///< fixed interval: the positions
+	pile_pair *pairs;
+	int npairs, pair_cap;
+	bool pairs_oom;
+	pile_memory *memory; ///< open addressing, memory_size slots (a power of two)
+	size_t memory_size, memory_used;
+	long frame;    ///< the frame (fixed interval: substep) being stepped, from 1
+	double last_t; ///< TOI: the time of the last contact of this step
+	long out_of_order;
+	imp_status bad; ///< the first error of a call made inside the step's callback
+} pile_sim;
+
+static void pile_sim_destroy(pile_sim *s)
+{
+	imp_world_destroy(s->w);
+	free(s->ids);
+	free(s->body_of);
+	free(s->v);
+	free(s->x);
+	free(s->pairs);
+	free(s->memory);
+	memset(s, 0, sizeof *s);
+}
+
+static bool pile_sim_create(pile_sim *s, const pile *p, imp_broad_kind kind, double margin)
+{
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	s->dt = STEP_DT;
+	imp_world_def def = imp_default_world_def();
+	def.dim = p->dim;
+	def.broad_phase = kind;
+	def.margin = margin;
+	def.body_capacity = p->count;
+	imp_status st = imp_world_create(&def, &s->w);
+	s->ids = calloc((size_t)p->count, sizeof *s->ids);
+	s->v = calloc((size_t)p->count, sizeof *s->v);
+	s->x = calloc((size_t)p->count, sizeof *s->x);
+	// Room for eight pairs a body before the memory first grows.
+	for (s->memory_size = 64; s->memory_size < 8 * (size_t)p->count;)
+		s->memory_size *= 2;
+	s->memory = calloc(s->memory_size, sizeof *s->memory);
+	if (st != IMP_OK || !s->ids || !s->v || !s->x || !s->memory) {
+		fprintf(stderr, "toi: pile: imp_world_create: %s\n", imp_status_string(st));
+		pile_sim_destroy(s);
+		return false;
+	}
+	for (int i = 0; i < p->count; ++i) {
+		imp_body_def bd = imp_default_body_def();
+		bd.type = i < p->n ? IMP_BODY_DYNAMIC : IMP_BODY_STATIC;
+		bd.shape = p->shape[i];
+		if (p->dim == 2) {
+			bd.pose2 = p->pose2[i];
+			s->x[i] = imp_vec3_make(p->pose2[i].p.x, p->pose2[i].p.y, 0.0);
+		} else {
+			bd.pose3 = p->pose3[i];
+			s->x[i] = p->pose3[i].p;
+		}
+		st = imp_world_add_body(s->w, &bd, &s->ids[i]);
+		if (st != IMP_OK) {
+			fprintf(stderr, "toi: pile: imp_world_add_body: %s\n", imp_status_string(st));
+			pile_sim_destroy(s);
+			return false;
+		}
+		if ((int)s->ids[i].index > s->slots)
+			s->slots = (int)s->ids[i].index;
+	}
+	s->body_of = malloc(sizeof *s->body_of * (size_t)(s->slots + 1));
+	if (!s->body_of) {
+		pile_sim_destroy(s);
+		return false;
+	}
+	for (int k = 0; k <= s->slots; ++k)
+		s->body_of[k] = -1;
+	for (int i = 0; i < p->count; ++i)
+		s->body_of[s->ids[i].index - 1] = i;
+	return true;
+}
+
+static int pile_body_of(const pile_sim *s, imp_body_id id)
+{
+	if (id.index == 0 || (int)id.index > s->slots)
+		return -1;
+	return s->body_of[id.index - 1];
+}
+
+/// The slot of `key` in a table of `size` slots (a power of two): the first
+/// that holds it or is empty, from its hash on.
+static pile_memory *pile_memory_slot(pile_memory *table, size_t size, uint64_t key)
+{
+	for (size_t h = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32);; ++h) {
+		pile_memory *m = &table[h & (size - 1)];
+		if (m->key == key || m->key == 0)
+			return m;
+	}
+}
+
+/// The memory of the pair (a, b), made (frame -1: never reported) on first
+/// use. When the table is three quarters full, it is remade keeping only
+/// the pairs reported in this frame or the last (the others cannot warm
+/// start), twice as large when they fill half of it. Returns NULL when out
+/// of memory.
+static pile_memory *pile_remembered(pile_sim *s, imp_body_id a, imp_body_id b)
+{
+	uint64_t key = (uint64_t)a.index << 32 | b.index;
+	pile_memory *m = pile_memory_slot(s->memory, s->memory_size, key);
+	if (m->key == key)
+		return m;
+	if (4 * (s->memory_used + 1) > 3 * s->memory_size) {
+		size_t live = 0;
+		for (size_t i = 0; i < s->memory_size; ++i)
+			live += s->memory[i].key != 0 && s->memory[i].frame >= s->frame - 1;
+		size_t size = 2 * live > s->memory_size ? 2 * s->memory_size : s->memory_size;
+		pile_memory *table = calloc(size, sizeof *table);
+		if (!table)
+			return NULL;
+		for (size_t i = 0; i < s->memory_size; ++i)
+			if (s->memory[i].key != 0 && s->memory[i].frame >= s->frame - 1)
+				*pile_memory_slot(table, size, s->memory[i].key) = s->memory[i];
+		free(s->memory);
+		s->memory = table;
+		s->memory_size = size;
+		s->memory_used = live;
+		m = pile_memory_slot(table, size, key);
+	}
+	s->memory_used++;
+	*m = (pile_memory){key, -1, 0.0, {0.0, 0.0, 0.0}};
+	return m;
+}
+
+/// Gives b j along n and a -j along n (each divided by its mass; a wall's
+/// inverse mass is 0).
+static void pile_push_apart(const pile *p, int a, int b, double j, imp_vec3 n, imp_vec3 *va, imp_vec3 *vb)
+{
+	*va = imp_vec3_sub(*va, imp_vec3_scale(j * p->inv_mass[a], n));
+	*vb = imp_vec3_add(*vb, imp_vec3_scale(j * p->inv_mass[b], n));
+}
+
+/// The physics, for both methods (tests/test_impulse.c's physics_on_contact):
+/// the contact of bodies a and b (ids ia, ib) whose normal n points from a
+/// to b, at signed distance `distance`, with relative normal speed vn (b's
+/// point relative to a's; negative when they approach) and velocities *va,
+/// *vb. On the pair's first report in the frame, when it was reported in the
+/// last one with a normal within PILE_WARM_NORMAL of n and approaches slower
+/// than PILE_RESTITUTION_SPEED, it first takes PILE_WARM_START x the impulse
+/// it took then. Then vn is raised to max(bounce, push-out) by an impulse
+/// j = (target - vn) / (1/ma + 1/mb) along n: bounce = -restitution vn for
+/// an approach faster than PILE_RESTITUTION_SPEED (else 0), push-out =
+/// PILE_PUSH_BETA x depth / dt for an overlap. A contact separating fast
+/// enough is left alone. Returns whether the velocities changed; sets
+/// s->bad when out of memory.
+static bool pile_contact(pile_sim *s, int a, int b, imp_body_id ia, imp_body_id ib, imp_vec3 n, double distance,
+			 double vn, imp_vec3 *va, imp_vec3 *vb)
+{
+	const pile *p = s->p;
+	double k = p->inv_mass[a] + p->inv_mass[b];
+	if (!(k > 0.0))
+		return false;
+	pile_memory *m = pile_remembered(s, ia, ib);
+	if (!m) {
+		if (s->bad == IMP_OK)
+			s->bad = IMP_ERR_OUT_OF_MEMORY;
+		return false;
+	}
+	bool changed = false;
+	if (m->frame != s->frame) {
+		bool resting = m->frame == s->frame - 1 && vn > -PILE_RESTITUTION_SPEED &&
+			       imp_vec3_dot(m->normal, n) > PILE_WARM_NORMAL;
+		double warm = resting ? PILE_WARM_START * m->impulse : 0.0;
+		m->frame = s->frame;
+		m->normal = n;
+		m->impulse = 0.0;
+		if (warm > 0.0) {
+			pile_push_apart(p, a, b, warm, n, va, vb);
+			vn += warm * k;
+			m->impulse = warm;
+			changed = true;
+		}
+	}
+	double push = PILE_PUSH_BETA * fmax(0.0, -distance) / s->dt;
+	double bounce = vn < -PILE_RESTITUTION_SPEED ? -PILE_RESTITUTION * vn : 0.0;
+	double target = fmax(bounce, push);
+	if (vn < target) {
+		double j = (target - vn) / k;
+		pile_push_apart(p, a, b, j, n, va, vb);
+		m->impulse += j;
+		changed = true;
+	}
+	return changed;
+}
+
+/// The TOI run keeps velocities in the world (linear only).
+static imp_vec3 pile_world_velocity(pile_sim *s, int i)
+{
+	imp_vec3 v = {0.0, 0.0, 0.0};
+	if (i >= s->p->n)
+		return v;
+	imp_status st;
+	if (s->p->dim == 2) {
+		imp_vec2 v2 = {0.0, 0.0};
+		st = imp_body_get_velocity2(s->w, s->ids[i], &v2, NULL);
+		v = imp_vec3_make(v2.x, v2.y, 0.0);
+	} else {
+		st = imp_body_get_velocity3(s->w, s->ids[i], &v, NULL);
+	}
+	if (st != IMP_OK && s->bad == IMP_OK)
+		s->bad = st;
+	return v;
+}
+
+static void pile_set_world_velocity(pile_sim *s, int i, imp_vec3 v)
+{
+	if (i >= s->p->n)
+		return;
+	imp_status st = s->p->dim == 2 ? imp_body_set_velocity2(s->w, s->ids[i], imp_vec2_make(v.x, v.y), 0.0)
+				       : imp_body_set_velocity3(s->w, s->ids[i], v, imp_vec3_make(0.0, 0.0, 0.0));
+	if (st != IMP_OK && s->bad == IMP_OK)
+		s->bad = st;
+}
+
+/// The TOI run's contact callback: the impulse, at the contact's time.
+static void pile_on_contact(const imp_contact_event *e, void *user)
+{
+	pile_sim *s = user;
+	if (e->t < s->last_t)
+		s->out_of_order++;
+	s->last_t = fmax(s->last_t, e->t);
+	int a = pile_body_of(s, e->a), b = pile_body_of(s, e->b);
+	if (a < 0 || b < 0) {
+		if (s->bad == IMP_OK)
+			s->bad = IMP_ERR_BAD_ID;
+		return;
+	}
+	imp_vec3 va = pile_world_velocity(s, a), vb = pile_world_velocity(s, b);
+	if (pile_contact(s, a, b, e->a, e->b, e->normal, e->distance, e->normal_speed, &va, &vb)) {
+		pile_set_world_velocity(s, a, va);
+		pile_set_world_velocity(s, b, vb);
+	}
+}
+
+/// One TOI frame: gravity, then one step.
+static imp_status pile_toi_frame(pile_sim *s, const imp_step_opts *opts)
+{
+	for (int i = 0; i < s->p->n; ++i) {
+		imp_vec3 v = pile_world_velocity(s, i);
+		v.y -= PILE_GRAVITY * s->dt;
+		pile_set_world_velocity(s, i, v);
+	}
+	if (s->bad != IMP_OK)
+		return s->bad;
+	s->frame++;
+	s->last_t = 0.0;
+	imp_status st = imp_world_step(s->w, s->dt, opts);
+	return st != IMP_OK ? st : s->bad;
+}
+
+static bool pile_collect(imp_body_id a, imp_body_id b, void *user)
+{
+	pile_sim *s = user;
+	if (s->npairs == s->pair_cap) {
+		int cap = s->pair_cap ? 2 * s->pair_cap : 256;
+		pile_pair *q = realloc(s->pairs, sizeof *q * (size_t)cap);
+		if (!q) {
+			s->pairs_oom = true;
+			return false;
+		}
+		s->pairs = q;
+		s->pair_cap = cap;
+	}
+	s->pairs[s->npairs++] = (pile_pair){pile_body_of(s, a), pile_body_of(s, b), {0.0, 0.0, 0.0}, 0.0};
+	return true;
+}
+
+/// Body i's pose in the fixed-interval run: its position, its start rotation.
+static imp_pose2 pile_pose2(const pile_sim *s, int i)
+{
+	imp_pose2 q = s->p->pose2[i];
+	q.p = imp_vec2_make(s->x[i].x, s->x[i].y);
+	return q;
+}
+
+static imp_pose3 pile_pose3(const pile_sim *s, int i)
+{
+	imp_pose3 q = s->p->pose3[i];
+	q.p = s->x[i];
+	return q;
+}
+
+/// One fixed-interval frame: k substeps, each gravity (g dt / k), a
+/// teleport to x + v dt / k, an update, and PILE_SWEEPS sweeps over the
+/// touching pairs (normal and distance from imp_closest once a substep).
+/// A sweep gives a pair to pile_contact when it approaches, as the step
+/// reports a pair in contact only when it approaches; a substep is a frame
+/// of the warm starting (its memory: the pairs given in the last substep
+/// and their impulses). Giving it every touching pair would warm-start the
+/// overlapping ones that are already separating, adding their last impulse
+/// again at every substep (the runs at small k then blew up: speeds of 100,
+/// against 5 for the TOI run). Adds the narrow-phase calls and touching
+/// pairs to *calls and *touching.
+static imp_status pile_fixed_frame(pile_sim *s, int k, long *calls, long *touching)
+{
+	const pile *p = s->p;
+	double h = s->dt / k;
+	for (int sub = 0; sub < k; ++sub) {
+		s->frame++;
+		for (int i = 0; i < p->n; ++i) {
+			s->v[i].y -= PILE_GRAVITY * h;
+			s->x[i] = imp_vec3_add(s->x[i], imp_vec3_scale(h, s->v[i]));
+			imp_status st = p->dim == 2 ? imp_body_set_pose2(s->w, s->ids[i], pile_pose2(s, i))
+						    : imp_body_set_pose3(s->w, s->ids[i], pile_pose3(s, i));
+			if (st != IMP_OK)
+				return st;
+		}
+		imp_status st = imp_world_update(s->w);
+		if (st != IMP_OK)
+			return st;
+		*calls += imp_world_get_stats(s->w).narrow_calls;
+		s->npairs = 0;
+		imp_world_for_each_pair(s->w, pile_collect, s);
+		if (s->pairs_oom)
+			return IMP_ERR_OUT_OF_MEMORY;
+		*touching += s->npairs;
+		for (int q = 0; q < s->npairs; ++q) {
+			pile_pair *pp = &s->pairs[q];
+			if (pp->a < 0 || pp->b < 0)
+				return IMP_ERR_BAD_ID;
+			if (p->dim == 2) {
+				imp_closest2_result c;
+				st = imp_closest2(p->shape[pp->a], pile_pose2(s, pp->a), p->shape[pp->b], pile_pose2(s, pp->b),
+						  NULL, &c);
+				pp->n = imp_vec3_make(c.normal.x, c.normal.y, 0.0);
+				pp->d = c.distance;
+			} else {
+				imp_closest3_result c;
+				st = imp_closest3(p->shape[pp->a], pile_pose3(s, pp->a), p->shape[pp->b], pile_pose3(s, pp->b),
+						  NULL, &c);
+				pp->n = c.normal;
+				pp->d = c.distance;
+			}
+			if (st != IMP_OK)
+				return st;
+		}
+		*calls += s->npairs;
+		for (int sweep = 0; sweep < PILE_SWEEPS; ++sweep)
+			for (int q = 0; q < s->npairs; ++q) {
+				const pile_pair *pp = &s->pairs[q];
+				imp_vec3 *va = &s->v[pp->a], *vb = &s->v[pp->b];
+				double vn = imp_vec3_dot(imp_vec3_sub(*vb, *va), pp->n);
+				if (vn < 0.0)
+					pile_contact(s, pp->a, pp->b, s->ids[pp->a], s->ids[pp->b], pp->n, pp->d, vn, va, vb);
+			}
+		if (s->bad != IMP_OK)
+			return s->bad;
+	}
+	return IMP_OK;
+}
+
+/// Whether a position is inside the container (a NaN is not).
+static bool pile_inside(const pile *p, imp_vec3 x)
+{
+	double c[3] = {x.x, x.y, x.z};
+	for (int a = 0; a < p->dim; ++a)
+		if (!(c[a] >= 0.0 && c[a] <= p->inside[a]))
+			return false;
+	return true;
+}
+
+/// The check at a frame's end (outside the timed region), on the world's
+/// poses: bodies outside the container, and every pair (not two walls)
+/// whose boxes overlap: imp_distance2/3, and for the pairs it finds touching
+/// or overlapping, the depth from imp_closest2/3 against the pair's
+/// tolerance. `toi`: the velocities are the world's (else s->v).
+static void pile_check(pile_sim *s, bool toi, int frame, pile_run *r, imp_aabb3 *box, imp_vec3 *pos)
+{
+	const pile *p = s->p;
+	for (int i = 0; i < p->count; ++i) {
+		if (p->dim == 2) {
+			imp_aabb2 b = {{NAN, NAN}, {NAN, NAN}};
+			imp_pose2 q = p->pose2[i];
+			imp_body_get_aabb2(s->w, s->ids[i], &b);
+			imp_body_get_pose2(s->w, s->ids[i], &q);
+			box[i] = (imp_aabb3){{b.lo.x, b.lo.y, 0.0}, {b.hi.x, b.hi.y, 0.0}};
+			pos[i] = imp_vec3_make(q.p.x, q.p.y, 0.0);
+		} else {
+			imp_aabb3 b = {{NAN, NAN, NAN}, {NAN, NAN, NAN}};
+			imp_pose3 q = p->pose3[i];
+			imp_body_get_aabb3(s->w, s->ids[i], &b);
+			imp_body_get_pose3(s->w, s->ids[i], &q);
+			box[i] = b;
+			pos[i] = q.p;
+		}
+	}
+	int outside = 0;
+	for (int i = 0; i < p->n; ++i) {
+		if (!pile_inside(p, pos[i])) {
+			outside++;
+			continue;
+		}
+		// The speed it starts the next frame with (gravity added).
+		imp_vec3 v = toi ? pile_world_velocity(s, i) : s->v[i];
+		v.y -= PILE_GRAVITY * s->dt;
+		r->v_max = fmax(r->v_max, imp_vec3_length(v));
+	}
+	r->escaped = outside;
+	if (outside > 0 && r->first_escape < 0)
+		r->first_escape = frame;
+	bool over = false;
+	for (int i = 0; i < p->n; ++i)
+		for (int j = i + 1; j < p->count; ++j) {
+			const imp_aabb3 *a = &box[i], *b = &box[j];
+			if (!(a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
+			      a->lo.z <= b->hi.z && b->lo.z <= a->hi.z))
+				continue;
+			double d, depth;
+			if (p->dim == 2) {
+				imp_pose2 qa = {{pos[i].x, pos[i].y}, p->pose2[i].q}, qb = {{pos[j].x, pos[j].y}, p->pose2[j].q};
+				d = imp_distance2(p->shape[i], qa, p->shape[j], qb, NULL);
+				if (d > 0.0)
+					continue;
+				imp_closest2_result c;
+				c.distance = NAN;
+				imp_closest2(p->shape[i], qa, p->shape[j], qb, NULL, &c);
+				depth = -c.distance;
+			} else {
+				imp_pose3 qa = {pos[i], p->pose3[i].q}, qb = {pos[j], p->pose3[j].q};
+				d = imp_distance3(p->shape[i], qa, p->shape[j], qb, NULL);
+				if (d > 0.0)
+					continue;
+				imp_closest3_result c;
+				c.distance = NAN;
+				imp_closest3(p->shape[i], qa, p->shape[j], qb, NULL, &c);
+				depth = -c.distance;
+			}
+			if (isnan(depth))
+				depth = INFINITY; // a query that failed counts as the worst
+			if (depth <= 0.0)
+				continue;
+			double tol = contact_tolerance(p->reach[i], p->reach[j]);
+			r->deepest = fmax(r->deepest, depth);
+			r->worst_ratio = fmax(r->worst_ratio, depth / tol);
+			if (depth > tol) {
+				r->over_tol++;
+				over = true;
+			}
+		}
+	r->over_frames += over;
+}
+
+/// The runs of a pile scene: the TOI step (k = 0) or fixed interval at k
+/// substeps; `reps` repetitions (the first checked, the others only timed;
+/// fixed interval: more than one only while each takes under
+/// PILE_REPEAT_BELOW_NS, the search's budget being what it is).
+static void pile_run_method(const pile *p, imp_broad_kind kind, int frames, int k, int reps, pile_run *r, notes *nt)
+{
+	memset(r, 0, sizeof *r);
+	r->ran = true;
+	r->k = k;
+	r->first_escape = -1;
+	double *ms = calloc((size_t)reps, sizeof *ms);
+	imp_aabb3 *box = malloc(sizeof *box * (size_t)p->count);
+	imp_vec3 *pos = malloc(sizeof *pos * (size_t)p->count);
+	if (!ms || !box || !pos) {
+		r->failed = true;
+		goto done;
+	}
+	double wall0 = bench_now_ns();
+	for (int rep = 0; rep < reps; ++rep) {
+		if (k > 0 && rep > 0 && (bench_now_ns() - wall0) / rep > PILE_REPEAT_BELOW_NS)
+			break;
+		bool check = rep == 0;
+		pile_sim s;
+		// Fixed interval: the world's margin is the contact tolerance (the
+		// largest pair's), so a pair within it touches.
+		if (!pile_sim_create(&s, p, kind, k > 0 ? p->tol_max : 0.0)) {
+			r->failed = true;
+			break;
+		}
+		imp_step_opts opts = imp_default_step_opts();
+		opts.on_contact = pile_on_contact;
+		opts.user = &s;
+		if (g_pair_calls > 0)
+			opts.max_pair_calls = g_pair_calls;
+		double total = 0.0;
+		long calls = 0, contacts = 0;
+		if (check)
+			pile_check(&s, k == 0, -1, r, box, pos);
+		int f = 0;
+		for (; f < frames; ++f) {
+			double t0 = bench_now_ns();
+			imp_status st = k == 0 ? pile_toi_frame(&s, &opts) : pile_fixed_frame(&s, k, &calls, &contacts);
+			total += bench_now_ns() - t0;
+			if (st != IMP_OK) {
+				note(nt, "%dD pile N=%d %s: %s failed at frame %d: %s", p->dim, p->n, k_broad_names[kind],
+				     k == 0 ? "the TOI run" : "the fixed-interval run", f, imp_status_string(st));
+				r->failed = true;
+				break;
+			}
+			if (k == 0) {
+				imp_step_stats ss = imp_world_get_step_stats(s.w);
+				calls += ss.narrow_calls;
+				contacts += ss.events;
+				if (check) {
+					r->most_pair_calls = ss.most_pair_calls > r->most_pair_calls ? ss.most_pair_calls
+												   : r->most_pair_calls;
+					r->capped_steps += ss.state != IMP_STEP_COMPLETE;
+					r->capped_pairs += ss.capped_pairs;
+				}
+			}
+			if (check)
+				pile_check(&s, k == 0, f, r, box, pos);
+		}
+		if (check) {
+			r->out_of_order = s.out_of_order;
+			if (s.out_of_order > 0)
+				note(nt, "%dD pile N=%d %s: %ld contacts came earlier than the one before them in their step",
+				     p->dim, p->n, k_broad_names[kind], s.out_of_order);
+			r->narrow_calls = calls;
+			r->contacts = contacts;
+			r->frames = f;
+		} else if (calls != r->narrow_calls) {
+			r->calls_vary = true;
+		}
+		pile_sim_destroy(&s);
+		if (r->failed)
+			break;
+		ms[r->reps++] = total * 1e-6 / frames;
+	}
+	r->wall_ns = bench_now_ns() - wall0;
+	if (r->reps > 0)
+		r->ms = bench_median(ms, r->reps);
+done:
+	free(ms);
+	free(box);
+	free(pos);
+}
+
+typedef struct pile_result {
+	int dim, n, frames, reps;
+	imp_broad_kind broad;
+	double inside[3], drop, tol_min, tol_max;
+	int kinds[3];
+	pile_run toi;
+	pile_run fixed[PILE_MAX_K_RUNS];
+	int nfixed;
+	double budget_s;
+	int k_max;
+	bool budget_hit;    ///< the search stopped on the budget (not on k_max)
+	int k_same;         ///< the smallest k that gives the same guarantee (0: none tried did)
+	double v_max;       ///< the largest speed seen (every run)
+	double k_bound;     ///< v_max dt / tol_min, when no k tried did
+	double ms_per_substep; ///< measured at the largest k tried
+	double fixed_ms;    ///< at k_same (measured) or k_bound (extrapolated)
+	notes nt;
+	bool failed;
+} pile_result;
+
+static int run_pile(pile_result *res)
+{
+	pile p;
+	uint64_t seed = DEFAULT_SEED ^ (UINT64_C(0x9113) * (uint64_t)res->dim) ^ (uint64_t)res->n;
+	if (!pile_make(&p, res->dim, res->n, seed)) {
+		fprintf(stderr, "toi: could not make the pile (out of memory, or a shape failed)\n");
+		pile_free(&p);
+		res->failed = true;
+		return -1;
+	}
+	memcpy(res->inside, p.inside, sizeof res->inside);
+	memcpy(res->kinds, p.kinds, sizeof res->kinds);
+	res->drop = p.drop;
+	res->tol_min = p.tol_min;
+	res->tol_max = p.tol_max;
+	fprintf(stderr, "toi:   TOI step, %s...\n", k_broad_names[res->broad]);
+	pile_run_method(&p, res->broad, res->frames, 0, res->reps, &res->toi, &res->nt);
+	res->v_max = res->toi.v_max;
+	double start = bench_now_ns(), budget_ns = res->budget_s * 1e9;
+	for (int k = 1; k <= res->k_max && res->nfixed < PILE_MAX_K_RUNS; k *= 2) {
+		if (res->nfixed > 0) {
+			// The next k costs about twice the last (its substeps double).
+			double next = 2.0 * res->fixed[res->nfixed - 1].wall_ns;
+			if (bench_now_ns() - start + next > budget_ns) {
+				res->budget_hit = true;
+				break;
+			}
+		}
+		fprintf(stderr, "toi:   fixed interval, k = %d...\n", k);
+		pile_run *fr = &res->fixed[res->nfixed++];
+		pile_run_method(&p, res->broad, res->frames, k, res->reps, fr, &res->nt);
+		if (fr->failed)
+			break;
+		res->v_max = fmax(res->v_max, fr->v_max);
+		if (pile_run_holds(fr)) {
+			res->k_same = k;
+			break;
+		}
+	}
+	const pile_run *last = res->nfixed > 0 ? &res->fixed[res->nfixed - 1] : NULL;
+	if (res->k_same > 0) {
+		res->fixed_ms = last->ms;
+	} else if (last && !last->failed && last->reps > 0) {
+		res->k_bound = ceil(res->v_max * STEP_DT / res->tol_min);
+		res->ms_per_substep = last->ms / last->k;
+		res->fixed_ms = res->ms_per_substep * res->k_bound;
+	}
+	res->failed = res->toi.failed || (last && last->failed);
+	pile_free(&p);
+	return res->failed ? -1 : 0;
+}
+
+static void fmt_k(char *out, size_t size, double k)
+{
+	if (k < 1e5)
+		snprintf(out, size, "%.0f", k);
+	else
+		snprintf(out, size, "%.3g", k);
+}
+
+static void print_pile(FILE *f, const pile_result *r, bool md)
+{
+	const char *const *kn = r->dim == 2 ? k_pile_kinds2 : k_pile_kinds3;
+	if (md)
+		fprintf(f, "\n## %dD pile, N = %d\n\n", r->dim, r->n);
+	else
+		fprintf(f, "== %dD pile, N = %d\n", r->dim, r->n);
+	char inside[64];
+	if (r->dim == 2)
+		snprintf(inside, sizeof inside, "%.2f x %.2f", r->inside[0], r->inside[1]);
+	else
+		snprintf(inside, sizeof inside, "%.2f x %.2f x %.2f", r->inside[0], r->inside[1], r->inside[2]);
+	fprintf(f,
+		"%d dynamic bodies (%d %s, %d %s, %d %s; %.1f-%.1f across, random rotations, no angular velocity, "
+		"mass = %s) dropped from a grid (origins up to %.2f high) into a closed container of %d static "
+		"walls (inside %s, walls %.2f thick); gravity %.2f; %d frames of 1/60; broad phase %s; contact "
+		"tolerance of a pair: 1e-6 x the smaller bound diameter, here %.2e to %.2e\n"
+		"physics (tests/test_impulse.c's): linear sequential impulses, restitution %.1f for approaches faster "
+		"than %.1f, push-out %.1f x depth / dt, warm start %.2f x the last frame's impulse (normal within "
+		"cos %.2f, approach slower than %.1f); fixed interval: gravity g dt / k and %d sweeps over the "
+		"touching pairs a substep (each pair when it approaches), a substep warm-started from the last\n\n",
+		r->n, r->kinds[0], kn[0], r->kinds[1], kn[1], r->kinds[2], kn[2], PILE_SIZE_LO, PILE_SIZE_HI,
+		r->dim == 2 ? "area" : "volume", r->drop, 2 * r->dim, inside, PILE_WALL, PILE_GRAVITY, r->frames,
+		k_broad_names[r->broad], r->tol_min, r->tol_max, PILE_RESTITUTION, PILE_RESTITUTION_SPEED,
+		PILE_PUSH_BETA, PILE_WARM_START, PILE_WARM_NORMAL, PILE_RESTITUTION_SPEED, PILE_SWEEPS);
+	table t;
+	memset(&t, 0, sizeof t);
+	const char *head[] = {"method", "k", "frames", "reps", "ms/frame", "calls/frame", "contacts/frame",
+			      "most pair calls", "capped steps", "escaped (end)", "first escape", "deepest overlap",
+			      "worst depth/tol", "frames over tol", "v_max"};
+	for (int c = 0; c < 15; ++c)
+		table_set(&t, 0, c, "%s", head[c]);
+	for (int q = -1; q < r->nfixed && q + 2 < TABLE_ROWS; ++q) {
+		const pile_run *pr = q < 0 ? &r->toi : &r->fixed[q];
+		int row = q + 2;
+		table_set(&t, row, 0, "%s", q < 0 ? "TOI step" : "fixed");
+		table_set(&t, row, 1, q < 0 ? "-" : "%d", pr->k);
+		if (!pr->ran || pr->frames == 0) {
+			table_set(&t, row, 2, "failed");
+			continue;
+		}
+		char ms[32];
+		fmt_ms(ms, sizeof ms, pr->ms);
+		table_set(&t, row, 2, "%d%s", pr->frames, pr->failed ? " (failed)" : "");
+		table_set(&t, row, 3, "%d", pr->reps);
+		table_set(&t, row, 4, "%s", ms);
+		table_set(&t, row, 5, "%.0f", (double)pr->narrow_calls / pr->frames);
+		table_set(&t, row, 6, "%.0f", (double)pr->contacts / pr->frames);
+		table_set(&t, row, 7, q < 0 ? "%d" : "-", pr->most_pair_calls);
+		table_set(&t, row, 8, q < 0 ? "%d" : "-", pr->capped_steps);
+		table_set(&t, row, 9, "%d", pr->escaped);
+		table_set(&t, row, 10, pr->first_escape < 0 ? "-" : "%d", pr->first_escape);
+		table_set(&t, row, 11, "%.2e", pr->deepest);
+		table_set(&t, row, 12, "%.3g", pr->worst_ratio);
+		table_set(&t, row, 13, "%d", pr->over_frames);
+		table_set(&t, row, 14, "%.3g", pr->v_max);
+	}
+	table_print(f, &t, md);
+	fprintf(f, "\n");
+	const char *b = md ? "- " : "";
+	fprintf(f,
+		"%scolumns: calls = narrow-phase calls (TOI: the steps' Level 3; fixed: the updates' plus the "
+		"impulses' imp_closest); contacts = TOI contact events, fixed touching pairs summed over the "
+		"substeps; escaped = origins outside the container at the end (first escape: the first frame that "
+		"ended with one); overlaps checked at every frame end (outside the timing) on every pair whose "
+		"boxes overlap; depth/tol against the pair's own tolerance; v_max = the largest speed of a body inside "
+		"the container at a frame's start; ms/frame: gravity + the step or the k substeps, median of the "
+		"repetitions\n",
+		b);
+	const pile_run *tr = &r->toi;
+	if (tr->ran && tr->frames > 0) {
+		fprintf(f,
+			"%sTOI step: %s; %ld capped pairs over the run; contacts out of time order %ld%s\n", b,
+			pile_run_holds(tr) ? "holds the pile (no body lost, every overlap within its tolerance)"
+					   : "does NOT hold the pile (bodies lost or overlaps beyond the tolerance)",
+			tr->capped_pairs, tr->out_of_order, tr->calls_vary ? "; narrow calls differ between repetitions" : "");
+	}
+	fprintf(f, "%slargest speed of a body inside the container at a frame's start (every run): v_max = %.3g\n", b,
+		r->v_max);
+	if (r->k_same > 0) {
+		const pile_run *fr = &r->fixed[r->nfixed - 1];
+		fprintf(f,
+			"%sfixed interval, the same guarantee (no body lost, every overlap within its tolerance): k = "
+			"%d, %.3g ms/frame measured; time TOI / fixed at that k = %.3g (same run)\n",
+			b, r->k_same, fr->ms, tr->ms / fr->ms);
+	} else if (r->nfixed > 0 && r->fixed_ms > 0.0) {
+		const pile_run *fr = &r->fixed[r->nfixed - 1];
+		char kb[32];
+		fmt_k(kb, sizeof kb, r->k_bound);
+		fprintf(f,
+			"%sfixed interval, the same guarantee (no body lost, every overlap within its tolerance): NONE up "
+			"to k = %d (the largest tried; %s). The bound k >= v_max dt / tol_min = %.3g x %.4g / %.2e "
+			"needs k = %s: EXTRAPOLATED %.4g ms/frame (%.3g ms a substep, measured at k = %d, times k); "
+			"time TOI / fixed at that k = %.3g (EXTRAPOLATED; TOI measured in the same run). Measured at "
+			"k = %d, which does not give the guarantee: time TOI / fixed = %.3g\n",
+			b, fr->k,
+			r->budget_hit ? "the next k would pass the time budget" : "the largest k allowed",
+			r->v_max, STEP_DT, r->tol_min, kb, r->fixed_ms, r->ms_per_substep, fr->k, tr->ms / r->fixed_ms,
+			fr->k, tr->ms / fr->ms);
+	} else {
+		fprintf(f, "%sfixed interval: no run completed\n", b);
+	}
+	if (r->nt.total > 0) {
+		fprintf(f, "\nERRORS (%ld; the first %d):\n", r->nt.total, r->nt.kept);
+		for (int k = 0; k < r->nt.kept; ++k)
+			fprintf(f, "%serror: %s\n", b, r->nt.line[k]);
+	}
+	fprintf(f, "\n");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: toi [--smoke] [--n N]... [--frames F] [--reps R] [--only SCENE] [--broad sweep|hash|both]\n"
-		"           [--k-cap K] [--pair-calls C] [--out FILE] [--strict]\n"
-		"  --smoke        N = %d, %d frames, 1 repetition, K cap %d: every code path, quickly\n"
+		"           [--k-cap K] [--pair-calls C] [--pile-n N] [--pile-frames F] [--pile-budget S]\n"
+		"           [--out FILE] [--strict]\n"
+		"  --smoke        N = %d, %d frames, 1 repetition, K cap %d: every code path, quickly;\n"
+		"                 piles of %d bodies, %d frames, k up to %d, budget %g s\n"
 		"  --n N          N moving bodies (repeatable; default 1000 and 10000)\n"
 		"  --frames F     frames a scene (default %d)\n"
 		"  --reps R       repetitions of each timed run (default %d)\n"
 		"  --only SCENE   only the scenes whose name contains SCENE: 2d-gas, 2d-falling, 2d-bullets,\n"
-		"                 3d-gas, 3d-falling, 3d-bullets (\"2d\", \"gas\" select several)\n"
+		"                 2d-pile, 3d-gas, 3d-falling, 3d-bullets, 3d-pile (\"2d\", \"gas\" select several;\n"
+		"                 \"pile\" the two pile scenes only)\n"
 		"  --broad B      the worlds' broad phase: sweep, hash, or both (default)\n"
 		"  --k-cap K      the largest substep count tried (power of two, default %d)\n"
 		"  --pair-calls C the steps' max_pair_calls (default: imp_default_step_opts()'s)\n"
+		"  --pile-n N     bodies in each pile scene (default %d in 2D, %d in 3D)\n"
+		"  --pile-frames F frames of the pile scenes (default %d)\n"
+		"  --pile-budget S seconds for each pile scene's fixed-interval search (default %g)\n"
 		"  --out FILE     also write the report as Markdown to FILE\n"
-		"  --strict       exit 1 when a check fails (a missed contact, a bad event, ...)\n",
-		SMOKE_COUNT, SMOKE_FRAMES, SMOKE_K_CAP, DEFAULT_FRAMES, DEFAULT_REPS, DEFAULT_K_CAP);
+		"  --strict       exit 1 when a check fails (a missed contact, a bad event, contacts out of time\n"
+		"                 order in a pile, ...); bodies lost from a pile and overlaps beyond the tolerance\n"
+		"                 are measurements, reported, not failed\n",
+		SMOKE_COUNT, SMOKE_FRAMES, SMOKE_K_CAP, PILE_SMOKE_N, PILE_SMOKE_FRAMES, PILE_SMOKE_K_MAX,
+		PILE_SMOKE_BUDGET_S, DEFAULT_FRAMES, DEFAULT_REPS, DEFAULT_K_CAP, PILE_N2, PILE_N3, PILE_FRAMES,
+		PILE_BUDGET_S);
 }
 
 int main(int argc, char **argv)
@@ -1833,6 +2876,13 @@ int main(int argc, char **argv)
 			o.k_cap = n;
 			++i;
 		} else if (!strcmp(a, "--pair-calls") && v && bench_parse_int(v, 1, 1 << 30, &g_pair_calls)) {
+			++i;
+		} else if (!strcmp(a, "--pile-n") && v && bench_parse_int(v, 1, 100000, &o.pile_n)) {
+			++i;
+		} else if (!strcmp(a, "--pile-frames") && v && bench_parse_int(v, 1, 100000, &o.pile_frames)) {
+			++i;
+		} else if (!strcmp(a, "--pile-budget") && v && (o.pile_budget = strtod(v, NULL)) > 0.0 &&
+			   o.pile_budget < 1e6) {
 			++i;
 		} else if (!strcmp(a, "--only") && v) {
 			o.only = v;
@@ -1869,7 +2919,17 @@ int main(int argc, char **argv)
 			o.reps = 1;
 		if (o.k_cap == 0)
 			o.k_cap = SMOKE_K_CAP;
+		if (o.pile_n == 0)
+			o.pile_n = PILE_SMOKE_N;
+		if (o.pile_frames == 0)
+			o.pile_frames = PILE_SMOKE_FRAMES;
+		if (o.pile_budget == 0.0)
+			o.pile_budget = PILE_SMOKE_BUDGET_S;
 	}
+	if (o.pile_frames == 0)
+		o.pile_frames = PILE_FRAMES;
+	if (o.pile_budget == 0.0)
+		o.pile_budget = PILE_BUDGET_S;
 	if (o.count_n == 0)
 		for (size_t k = 0; k < sizeof k_default_counts / sizeof k_default_counts[0]; ++k)
 			o.counts[o.count_n++] = k_default_counts[k];
@@ -1964,6 +3024,34 @@ int main(int argc, char **argv)
 					sr->complete = fr->k_needed <= fr->k;
 				}
 			}
+	// The pile scenes: once each (not per --n), after the ballistic ones.
+	static pile_result piles[2];
+	int npiles = 0;
+	for (int dim = 2; dim <= 3; ++dim) {
+		char slug[32];
+		snprintf(slug, sizeof slug, "%dd-pile", dim);
+		if (o.only && !strstr(slug, o.only))
+			continue;
+		pile_result *pr = &piles[npiles++];
+		memset(pr, 0, sizeof *pr);
+		pr->dim = dim;
+		pr->n = o.pile_n > 0 ? o.pile_n : dim == 2 ? PILE_N2 : PILE_N3;
+		pr->frames = o.pile_frames;
+		pr->reps = o.reps;
+		pr->broad = o.broad[0];
+		pr->budget_s = o.pile_budget;
+		pr->k_max = o.smoke ? PILE_SMOKE_K_MAX : PILE_K_MAX;
+		fprintf(stderr, "toi: %s N=%d\n", slug, pr->n);
+		if (run_pile(pr) != 0)
+			++failures;
+		errors += pr->nt.total;
+		print_pile(stdout, pr, false);
+		fflush(stdout);
+		if (out) {
+			print_pile(out, pr, true);
+			fflush(out);
+		}
+	}
 	// The summary against the targets: TOI <= 0.2 x the calls and <= 0.5 x
 	// the time of fixed-interval checking that misses nothing.
 	table t;
@@ -2021,6 +3109,47 @@ int main(int argc, char **argv)
 					  : !fast && !accurate ? "no (time, accuracy)"
 					  : !fast              ? "no (time)"
 							       : "no (accuracy)");
+			}
+			table_print(f, &t, md);
+		}
+		if (npiles > 0) {
+			fprintf(f, "\n%s (the same guarantee: no body lost, every overlap within its pair's tolerance at "
+				   "every frame end)%s\n",
+				md ? "Piles" : "piles", md ? ":\n" : "");
+			memset(&t, 0, sizeof t);
+			const char *h[] = {"scene", "TOI ms/frame", "TOI calls/frame", "TOI contacts/frame",
+					   "most pair calls", "capped steps", "TOI holds", "TOI escaped (end)",
+					   "TOI worst depth/tol", "fixed k", "fixed ms/frame", "time TOI/fixed"};
+			for (int c = 0; c < 12; ++c)
+				table_set(&t, 0, c, "%s", h[c]);
+			for (int k = 0; k < npiles; ++k) {
+				const pile_result *pr = &piles[k];
+				const pile_run *tr = &pr->toi;
+				char ms[32], kb[32];
+				table_set(&t, k + 1, 0, "%dd-pile N=%d", pr->dim, pr->n);
+				if (!tr->ran || tr->frames == 0) {
+					table_set(&t, k + 1, 1, "failed");
+					continue;
+				}
+				fmt_ms(ms, sizeof ms, tr->ms);
+				table_set(&t, k + 1, 1, "%s", ms);
+				table_set(&t, k + 1, 2, "%.0f", (double)tr->narrow_calls / tr->frames);
+				table_set(&t, k + 1, 3, "%.0f", (double)tr->contacts / tr->frames);
+				table_set(&t, k + 1, 4, "%d", tr->most_pair_calls);
+				table_set(&t, k + 1, 5, "%d", tr->capped_steps);
+				table_set(&t, k + 1, 6, "%s", pile_run_holds(tr) ? "yes" : "no");
+				table_set(&t, k + 1, 7, "%d", tr->escaped);
+				table_set(&t, k + 1, 8, "%.3g", tr->worst_ratio);
+				if (pr->fixed_ms <= 0.0) {
+					table_set(&t, k + 1, 9, "-");
+					continue;
+				}
+				fmt_k(kb, sizeof kb, pr->k_same > 0 ? pr->k_same : pr->k_bound);
+				fmt_ms(ms, sizeof ms, pr->fixed_ms);
+				bool ex = pr->k_same == 0;
+				table_set(&t, k + 1, 9, "%s%s", kb, ex ? " (bound)" : "");
+				table_set(&t, k + 1, 10, "%s%s", ms, ex ? " (extrapolated)" : "");
+				table_set(&t, k + 1, 11, "%.3g%s", tr->ms / pr->fixed_ms, ex ? " (extrapolated)" : "");
 			}
 			table_print(f, &t, md);
 		}
