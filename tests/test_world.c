@@ -1732,6 +1732,75 @@ static void test_settled_pairs(void **state)
 	assert_true(settled > tested / 4);
 }
 
+/// A world made with room for pairs (imp_world_def.pair_capacity) gives the
+/// pairs one made without: the blocks made at creation are the ones made on
+/// demand (each pair tied to its hot record). Boxes crowded so that most
+/// overlap, moved over five frames, every broad phase, 2D and 3D; the state
+/// hashes must agree (they crashed in the first update before).
+static void test_pair_capacity(void **state)
+{
+	(void)state;
+	const imp_broad_kind kinds[] = {IMP_BROAD_HASH, IMP_BROAD_SWEEP, IMP_BROAD_NAIVE};
+	const int caps[] = {0, 1, 256, 300, 5000};
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_shape *box = NULL;
+		if (dim == 2)
+			assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &box), IMP_OK);
+		else
+			assert_int_equal(imp_shape_box3(0.5, 0.5, 0.5, 0.0, &box), IMP_OK);
+		for (int k = 0; k < 3; k++) {
+			uint64_t ref = 0;
+			int touching = 0;
+			for (int c = 0; c < 5; c++) {
+				imp_world_def def = imp_default_world_def();
+				def.dim = dim;
+				def.broad_phase = kinds[k];
+				def.pair_capacity = caps[c];
+				imp_world *w = NULL;
+				assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+				ow_rng r = {0x5eedu + (uint64_t)dim};
+				imp_body_id ids[120];
+				for (int i = 0; i < 120; i++) {
+					imp_body_def bd = imp_default_body_def();
+					bd.shape = box;
+					double x = ow_range(&r, 0, 8);
+					double y = ow_range(&r, 0, 8);
+					double z = dim == 3 ? ow_range(&r, 0, 4) : 0.0;
+					bd.pose2 = imp_pose2_make(x, y, 0.0);
+					bd.pose3 = imp_pose3_make(imp_vec3_make(x, y, z), imp_quat_identity());
+					assert_int_equal(imp_world_add_body(w, &bd, &ids[i]), IMP_OK);
+				}
+				for (int f = 0; f < 5; f++) {
+					for (int i = 0; i < 120; i += 3) {
+						double x = ow_range(&r, 0, 8);
+						double y = ow_range(&r, 0, 8);
+						if (dim == 2)
+							assert_int_equal(imp_body_set_pose2(w, ids[i], imp_pose2_make(x, y, 0.0)),
+									 IMP_OK);
+						else
+							assert_int_equal(imp_body_set_pose3(w, ids[i],
+											    imp_pose3_make(imp_vec3_make(x, y, 1.0),
+													   imp_quat_identity())),
+									 IMP_OK);
+					}
+					assert_int_equal(imp_world_update(w), IMP_OK);
+				}
+				uint64_t h = imp_world_state_hash(w);
+				if (c == 0) {
+					ref = h;
+					touching = imp_world_get_stats(w).touching;
+				} else if (h != ref) {
+					fail_msg("%dD, broad phase %d: pair_capacity %d gives another world than 0", dim, k,
+						 caps[c]);
+				}
+				imp_world_destroy(w);
+			}
+			assert_true(touching > 50);
+		}
+		imp_shape_destroy(box);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1755,6 +1824,7 @@ int main(void)
 		cmocka_unit_test(test_stream3d_uniform),
 		cmocka_unit_test(test_stream3d_spread),
 		cmocka_unit_test(test_stream3d_slab),
+		cmocka_unit_test(test_pair_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

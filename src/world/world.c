@@ -255,21 +255,28 @@ static int link_of(const pair *pr, int32_t s)
 	return key_lo(pr->key) == s ? 0 : 1;
 }
 
+/// A new block of free pairs, each tied to its hot record; false when out
+/// of memory. Used by pair_alloc and by imp_world_create for pair_capacity.
+static bool pair_block_add(imp_world *w)
+{
+	pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
+	if (blk == NULL)
+		return false;
+	blk->next = w->blocks;
+	w->blocks = blk;
+	for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
+		blk->hot[i] = (pair_hot){0};
+		blk->items[i].hot = &blk->hot[i];
+		blk->items[i].next[0] = w->free_pairs;
+		w->free_pairs = &blk->items[i];
+	}
+	return true;
+}
+
 static pair *pair_alloc(imp_world *w)
 {
-	if (w->free_pairs == NULL) {
-		pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
-		if (blk == NULL)
-			return NULL;
-		blk->next = w->blocks;
-		w->blocks = blk;
-		for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
-			blk->hot[i] = (pair_hot){0};
-			blk->items[i].hot = &blk->hot[i];
-			blk->items[i].next[0] = w->free_pairs;
-			w->free_pairs = &blk->items[i];
-		}
-	}
+	if (w->free_pairs == NULL && !pair_block_add(w))
+		return NULL;
 	pair *pr = w->free_pairs;
 	w->free_pairs = pr->next[0];
 	return pr;
@@ -620,19 +627,8 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 		imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, def->body_capacity, sizeof *w->moved) &&
 		imp_grow(&w->alloc, (void **)&w->motions, &w->motion_cap, def->body_capacity, sizeof *w->motions) &&
 		imp_grow(&w->alloc, (void **)&w->odo, &w->odo_cap, def->body_capacity, sizeof *w->odo);
-	for (int32_t i = 0; ok && i < def->pair_capacity; i += PAIR_BLOCK) {
-		pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
-		if (blk == NULL) {
-			ok = false;
-			break;
-		}
-		blk->next = w->blocks;
-		w->blocks = blk;
-		for (int k = PAIR_BLOCK - 1; k >= 0; k--) {
-			blk->items[k].next[0] = w->free_pairs;
-			w->free_pairs = &blk->items[k];
-		}
-	}
+	for (int32_t i = 0; ok && i < def->pair_capacity; i += PAIR_BLOCK)
+		ok = pair_block_add(w);
 	imp_broad_def bd = {def->broad_phase, def->dim, def->hash_alpha, def->hash_beta, &w->alloc, on_broad_pair, w};
 	if (ok)
 		ok = imp_broad_create(&bd, &w->broad) == IMP_OK;
