@@ -959,6 +959,60 @@ static void test_query_errors(void **state)
 	imp_shape_destroy(ball);
 }
 
+/// A ray or a cast whose ends are within range but whose length along an
+/// axis is beyond IMP_MAX_COORDINATE: refused (the time of impact refuses
+/// such a velocity, and the queries took that for "no hit" through a unit
+/// ball on the way). Up to the range, it still hits.
+static void test_long_rays(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_world_def def = imp_default_world_def();
+		def.dim = dim;
+		imp_world *w = NULL;
+		assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+		imp_shape *ball = NULL, *probe = NULL;
+		if (dim == 2) {
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 1.0, &ball), IMP_OK);
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.5, &probe), IMP_OK);
+		} else {
+			assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1.0, &ball), IMP_OK);
+			assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.5, &probe), IMP_OK);
+		}
+		imp_body_def bd = imp_default_body_def();
+		bd.shape = ball;
+		imp_body_id id;
+		assert_int_equal(imp_world_add_body(w, &bd, &id), IMP_OK);
+		const double ends[2] = {9e149, 4e149};
+		for (int k = 0; k < 2; k++) {
+			double e = ends[k];
+			imp_status want = 2.0 * e > IMP_MAX_COORDINATE ? IMP_ERR_OUT_OF_RANGE : IMP_OK;
+			imp_ray_hit rh = {.t = -1.0};
+			imp_cast_hit ch = {.t = -1.0};
+			imp_status ray, cast;
+			if (dim == 2) {
+				ray = imp_world_ray_cast2(w, imp_vec2_make(-e, 0), imp_vec2_make(e, 0), NULL, &rh);
+				cast = imp_world_cast_shape2(w, probe, imp_pose2_make(-e, 0, 0), imp_pose2_make(e, 0, 0), NULL,
+							     &ch);
+			} else {
+				ray = imp_world_ray_cast3(w, imp_vec3_make(-e, 0, 0), imp_vec3_make(e, 0, 0), NULL, &rh);
+				cast = imp_world_cast_shape3(w, probe, imp_pose3_make(imp_vec3_make(-e, 0, 0), imp_quat_identity()),
+							     imp_pose3_make(imp_vec3_make(e, 0, 0), imp_quat_identity()), NULL,
+							     &ch);
+			}
+			assert_int_equal(ray, want);
+			assert_int_equal(cast, want);
+			if (want == IMP_OK) {
+				assert_true(imp_body_id_equal(rh.body, id) && imp_body_id_equal(ch.body, id));
+				assert_true(rh.t <= 0.5 && ch.t <= 0.5);
+			}
+		}
+		imp_world_destroy(w);
+		imp_shape_destroy(ball);
+		imp_shape_destroy(probe);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -967,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_queries_3d_sweep), cmocka_unit_test(test_queries_3d_naive),
 		cmocka_unit_test(test_query_errors),
 		cmocka_unit_test(test_query_bound_edges),
+		cmocka_unit_test(test_long_rays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

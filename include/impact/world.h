@@ -516,7 +516,8 @@ typedef struct imp_cast_hit {
 /// body it comes within the time-of-impact tolerance of is reported (the
 /// conservative advancement of imp_time_of_impact2/3: no body is passed
 /// through, however long the motion). A body overlapping the shape at
-/// pose_from is hit at t = 0.
+/// pose_from is hit at t = 0. IMP_ERR_OUT_OF_RANGE also for a motion longer
+/// than IMP_MAX_COORDINATE along an axis (both ends within range).
 IMP_API imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
 					 imp_pose2 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
 IMP_API imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
@@ -538,7 +539,9 @@ typedef bool imp_ray_fn(const imp_ray_hit *hit, void *user);
 /// time-of-impact tolerance). A ray starting inside a body hits it at t =
 /// 0. The point shape is made at the first ray cast of a world and kept
 /// (IMP_ERR_OUT_OF_MEMORY if it cannot be). Errors: as the other queries,
-/// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points.
+/// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points, and
+/// IMP_ERR_OUT_OF_RANGE for a segment longer than IMP_MAX_COORDINATE along
+/// an axis.
 IMP_API imp_status imp_world_ray_cast2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 				       imp_ray_hit *hit);
 IMP_API imp_status imp_world_ray_cast3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,

@@ -670,6 +670,12 @@ static imp_status cast_begin(const imp_world *w, const qshape *q, const imp_pose
 		return st;
 	c->shape = q->shape;
 	motion_between(dim, &q->p2, t2, &q->p3, t3, &c->m2, &c->m3);
+	// Both ends within range, but a path longer than the range along an
+	// axis is a velocity the time of impact refuses: refused here too (it
+	// was taken for "no contact").
+	imp_vec3 v = dim == 2 ? imp_vec3_make(c->m2.v.x, c->m2.v.y, 0.0) : c->m3.v;
+	if (!(fabs(v.x) <= IMP_MAX_COORDINATE && fabs(v.y) <= IMP_MAX_COORDINATE && fabs(v.z) <= IMP_MAX_COORDINATE))
+		return IMP_ERR_OUT_OF_RANGE;
 	c->sweep = imp_box_union(&q->box, &to_box);
 	bool turns = dim == 2 ? c->m2.w != 0.0 : (c->m3.w.x != 0.0 || c->m3.w.y != 0.0 || c->m3.w.z != 0.0);
 	if (turns) {
