@@ -419,8 +419,12 @@ static void spatial_order(hull_work *w, const double c[3], double scale)
 		uint32_t k = 0;
 		for (int j = 0; j < 3; ++j) {
 			double x = (axis(w->in[i], j) - c[j]) * scale; // in (-1, 1)
-			int q = (int)((x + 1.0) * 512.0);
-			k |= spread_bits((uint32_t)(q < 0 ? 0 : (q > 1023 ? 1023 : q))) << j;
+			// Clamped before the conversion: points a few subnormals
+			// apart make the scale overflow, and no int holds an
+			// infinity (undefined behaviour; NaN goes to 0 too).
+			double y = (x + 1.0) * 512.0;
+			uint32_t q = y > 0.0 ? (y < 1023.0 ? (uint32_t)y : 1023u) : 0u;
+			k |= spread_bits(q) << j;
 		}
 		key[i] = (int32_t)k;
 		perm[i] = i;
