@@ -44,7 +44,7 @@ typedef enum imp_penetration_mode {
 	IMP_PENETRATION_EPA,      ///< the expanding polygon (EPA) for every pair
 } imp_penetration_mode;
 
-/// How GJK picks its search directions (ALGORITHMS.md §5).
+/// How GJK picks its search directions (docs/narrow3d.md, "Nesterov acceleration").
 typedef enum imp_acceleration_mode {
 	IMP_ACCELERATION_AUTO = 0, ///< the measured default: plain GJK (docs/narrow3d.md has the measurements)
 	IMP_ACCELERATION_NONE,     ///< plain GJK: the direction is the current nearest point
@@ -232,7 +232,7 @@ typedef struct imp_toi3_result {
 
 /// The first time in [0, t_max] at which shapes a and b, moving rigidly,
 /// come within the tolerance of each other: conservative advancement
-/// (Mirtich 1996; ALGORITHMS.md §8), from the first time the balls of their
+/// (Mirtich 1996; docs/toi.md), from the first time the balls of their
 /// reach about their origins (which hold them however they turn) come
 /// within the tolerance, found in closed form: a pair whose balls never do
 /// needs no distance query at all. Every step advances by a lower bound

@@ -229,7 +229,7 @@ IMP_API imp_world_stats imp_world_get_stats(const imp_world *world);
 IMP_API uint64_t imp_world_state_hash(const imp_world *world);
 
 // ---------------------------------------------------------------------------
-// Motion and the time-of-impact step (Mirtich's scheduling, ALGORITHMS.md §8).
+// Motion and the time-of-impact step (Mirtich's scheduling; docs/toi.md).
 //
 // Kinematic and dynamic bodies carry a motion: a linear velocity of their
 // origin and an angular velocity about it (a scalar in 2D, a vector in 3D),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Mirtich's hierarchical spatial hash, coherent variant (Mirtich 1998,
-// §2.1-2.2; ALGORITHMS.md §6).
+// §2.1-2.2; docs/broad.md).
 //
 // Levels are cell sizes rho_L = r^L with r = beta / alpha, L any integer:
 // a box of size sz (its largest side) lives at the finest level with

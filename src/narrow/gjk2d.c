@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // 2D GJK with the barycode sub-distance (Zhang, Wu, Wang, Zhou 2020,
-// papers/barycode-gjk-2d.md): Level 1 overlap (Alg. 6), Level 2 distance
+// docs/narrow2d.md): Level 1 overlap (Alg. 6), Level 2 distance
 // (Alg. 1-5) and Level 3 closest points, penetration from epa2d.c.
 #include <float.h>
 #include <math.h>
@@ -308,7 +308,7 @@ static inline int solve(imp_svert2 *s, int n, imp_vec2 *v)
 // ---------------------------------------------------------------------------
 // Starting points.
 
-/// Rebuilds the cached simplex at the new poses (ALGORITHMS.md §3). False
+/// Rebuilds the cached simplex at the new poses (docs/narrow2d.md, "Simplex cache"). False
 /// when the cache is empty, for other shapes, or not usable.
 static bool warm_start(imp_gjk2_ctx *c, const imp_simplex_cache *cache, imp_svert2 *s, int *n, imp_vec2 *v)
 {
@@ -459,7 +459,7 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 		imp_svert2 w;
 		bool momentum = false;
 		if (accel) {
-			// Nesterov's step (ALGORITHMS.md §5), as in gjk3d.c.
+			// Nesterov's step (docs/narrow3d.md, "Nesterov acceleration"), as in gjk3d.c.
 			double delta = (k + 1.0) / (k + 3.0);
 			imp_vec2 y = imp_vec2_add(imp_vec2_scale(delta, v), imp_vec2_scale(1.0 - delta, w_prev));
 			double ly = robust_length(y, NULL), ld = robust_length(d_prev, NULL);
@@ -985,7 +985,7 @@ static IMP_NOINLINE warm3 warm_triangle(vtx s0, vtx s1, vtx s2)
 	return r;
 }
 
-/// The lean loop's warm start: the cached simplex (ALGORITHMS.md §3)
+/// The lean loop's warm start: the cached simplex (docs/narrow2d.md, "Simplex cache")
 /// rebuilt from its vertex indices at the new poses and reduced to the
 /// feature nearest the origin (*r3: a triangle's third vertex). False when
 /// the cache is empty or not usable here, or holds a triangle without area

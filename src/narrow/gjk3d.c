@@ -963,7 +963,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 			break;
 		imp_svert3 w;
 		if (accel) {
-			// Nesterov's step (ALGORITHMS.md §5): the direction leans on
+			// Nesterov's step (docs/narrow3d.md, "Nesterov acceleration"): the direction leans on
 			// the previous one and on a point extrapolated past x.
 			double delta = (k + 1.0) / (k + 3.0);
 			imp_vec3 y = imp_vec3_add(imp_vec3_scale(delta, x->v), imp_vec3_scale(1.0 - delta, w_prev));

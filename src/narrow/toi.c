@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Pairwise time of impact by conservative advancement (Mirtich 1996;
-// ALGORITHMS.md §8). At time t the closest points give the distance d and
+// docs/toi.md). At time t the closest points give the distance d and
 // the unit direction n from a to b. The separation of the two shapes along
 // the fixed axis n is a lower bound on their distance at every time, equal
 // to d at t; it falls at most at the rate

@@ -124,7 +124,7 @@ IMP_ALWAYS_INLINE int imp_support3_brute(const imp_vec3 *v, int n, imp_vec3 d)
 }
 
 /// Index of the vertex farthest along d by hill climbing over the hull's
-/// edge graph from vertex i (ALGORITHMS.md §3): on a convex polytope a
+/// edge graph from vertex i (docs/narrow3d.md, "Shapes"): on a convex polytope a
 /// vertex with no higher neighbour is a support vertex. Each step moves to
 /// the best neighbour, which needs fewer steps than the first better one.
 IMP_ALWAYS_INLINE int imp_support3_climb(const imp_shape3 *s, imp_vec3 d, int i)

@@ -138,7 +138,7 @@ IMP_ALWAYS_INLINE int imp_support_brute(const imp_vec2 *v, int n, imp_vec2 d)
 }
 
 /// Index of the vertex farthest along d by hill climbing from `i` along the
-/// counter-clockwise ring (Cameron 1997; ALGORITHMS.md §3). The dot product
+/// counter-clockwise ring (Cameron 1997; docs/narrow2d.md, "Supports"). The dot product
 /// along a convex ring is unimodal, so the first vertex with no larger
 /// neighbour is a support vertex. Needs n >= 3.
 IMP_ALWAYS_INLINE int imp_support_climb(const imp_vec2 *v, int n, imp_vec2 d, int i)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A binary min-heap with modifiable keys: the time-of-impact queue of the
-// world (Mirtich 1998, §4; ALGORITHMS.md §8). Each entry holds a key (a
+// world (Mirtich 1998, §4; docs/toi.md). Each entry holds a key (a
 // time), a value (what the caller queues: a pair) and is named by a handle
 // that stays valid until the entry is popped or removed, so that its key
 // can be changed or the entry removed in O(log n) wherever it sits.

@@ -2114,7 +2114,7 @@ static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, d
 }
 
 /// A pair apart by more than the tolerance: conservative advancement
-/// (ALGORITHMS.md §8) to where the gap could first be half the tolerance.
+/// (docs/toi.md) to where the gap could first be half the tolerance.
 static void schedule_advance(imp_world *w, pair *pr, const probe *p, double t, double tol)
 {
 	double rate = p->approach + p->spin;
