@@ -2100,7 +2100,8 @@ static void rekey(imp_world *w, pair *pr, double t, double tol)
 /// separation: it is the user's to separate.
 static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, double tol, bool approach)
 {
-	unqueue(w, pr);
+	// The pair was just taken from the queue: it is in neither the heap
+	// nor the next sweep.
 	pr->toi_ok = 0; // looked at afresh in the next step
 	double rate = p->approach + p->spin, next = INFINITY;
 	if (p->distance < -tol && approach && rate > 0.0)
@@ -2290,8 +2291,7 @@ static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 	bool approach;
 	verdict v = judge(w, c, pr, &p, t, tol, &approach);
 	if (v == DECLINED) {
-		unqueue(w, pr);
-		pr->toi_ok = 0;
+		pr->toi_ok = 0; // out of the queue since it was taken, until a motion changes
 		return IMP_OK;
 	}
 	pr->contact = 1;
