@@ -211,9 +211,9 @@ static imp_world *world_make(const scene *sc, imp_broad_kind kind, counter *c)
 
 /* ---- the methods ---- */
 
-typedef enum method { M_ANY, M_NEAREST, M_WITHIN, M_OVERLAPS, M_CAST, M_RAY, M_COUNT } method;
+typedef enum method { M_ANY, M_NEAREST, M_WITHIN, M_OVERLAPS, M_CAST, M_FREE, M_RAY, M_COUNT } method;
 static const char *const k_method_names[M_COUNT] = {"any overlap", "nearest", "all within 1.0", "all overlapping",
-						    "cast (2 units)", "ray (2 units)"};
+						    "cast (2 units)", "motion free (2 units)", "ray (2 units)"};
 
 static double count_hit(const imp_query_result *hit, void *user)
 {
@@ -272,6 +272,12 @@ static double run_one(imp_world *w, const scene *sc, method m, int i)
 		else
 			imp_world_cast_shape3(w, sc->query_shape, q->p3, sc->to3[i], NULL, &hit);
 		return hit.t;
+	case M_FREE:
+		if (d2)
+			imp_world_motion_free2(w, sc->query_shape, q->p2, sc->to2[i], NULL, &any);
+		else
+			imp_world_motion_free3(w, sc->query_shape, q->p3, sc->to3[i], NULL, &any);
+		return any;
 	case M_RAY:
 		if (d2)
 			imp_world_ray_cast2(w, q->p2.p, sc->to2[i].p, NULL, &ray);

@@ -449,21 +449,26 @@ static void check_cast(scene *sc, const query *qu)
 		const ow_body *b = &sc->body[i];
 		imp_toi_state state;
 		double t;
+		// One run with the cast's whole budget (the cast runs it 64
+		// queries at a time, resuming where each run stopped).
+		imp_toi_options o = imp_default_toi_options();
+		o.max_iterations = imp_default_cast_options().max_iterations;
 		if (sc->dim == 2) {
 			imp_toi2_result r;
 			imp_motion2 mb = {b->pose2, imp_vec2_make(0, 0), 0};
-			assert_int_equal(imp_time_of_impact2(qu->q.shape, m2, b->shape, mb, 1.0, &r), IMP_OK);
+			assert_int_equal(imp_time_of_impact2_ex(qu->q.shape, m2, b->shape, mb, 1.0, &o, &r), IMP_OK);
 			state = r.state;
 			t = r.t;
 		} else {
 			imp_toi3_result r;
 			imp_motion3 mb = {b->pose3, imp_vec3_make(0, 0, 0), imp_vec3_make(0, 0, 0)};
-			assert_int_equal(imp_time_of_impact3(qu->q.shape, m3, b->shape, mb, 1.0, &r), IMP_OK);
+			assert_int_equal(imp_time_of_impact3_ex(qu->q.shape, m3, b->shape, mb, 1.0, &o, &r), IMP_OK);
 			state = r.state;
 			t = r.t;
 		}
 		if (state == IMP_TOI_SEPARATED)
 			continue;
+		assert_true(state == IMP_TOI_HIT || state == IMP_TOI_OVERLAPPED); // the budget is enough here
 		hit_t[i] = t;
 		if (best < 0 || t < bt) {
 			best = i;
@@ -474,12 +479,22 @@ static void check_cast(scene *sc, const query *qu)
 	imp_status st = sc->dim == 2 ? imp_world_cast_shape(sc->w, qu->q.shape, qu->q.pose2, to2, &qu->filter, &hit)
 				     : imp_world_cast_shape(sc->w, qu->q.shape, qu->q.pose3, to3, &qu->filter, &hit);
 	assert_int_equal(st, IMP_OK);
+	// The motion check answers as the cast.
+	bool free_motion = !(best < 0);
+	st = sc->dim == 2 ? imp_world_motion_free(sc->w, qu->q.shape, qu->q.pose2, to2, &qu->filter, &free_motion)
+			  : imp_world_motion_free(sc->w, qu->q.shape, qu->q.pose3, to3, &qu->filter, &free_motion);
+	assert_int_equal(st, IMP_OK);
+	assert_true(free_motion == (best < 0));
 	if (best < 0) {
 		assert_int_equal(hit.body.index, 0);
 		assert_true(hit.t == 1.0);
+		assert_int_equal(hit.state, IMP_CAST_FREE);
+		assert_false(hit.started_inside);
 		return;
 	}
 	assert_true(hit.body.index != 0);
+	assert_int_equal(hit.state, IMP_CAST_HIT);
+	assert_true(hit.started_inside == (hit.t == 0.0));
 	// The world bounds each body's query by the earliest hit so far, so a
 	// body's answer may come from a shorter run: the time agrees to the
 	// time-of-impact tolerance's scale.
@@ -1013,6 +1028,518 @@ static void test_long_rays(void **state)
 	}
 }
 
+/* ---- issue 20, defects 11 and 12 ---- */
+
+static imp_world *world_of(int dim)
+{
+	imp_world_def def = imp_default_world_def();
+	def.dim = dim;
+	imp_world *w = NULL;
+	assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+	return w;
+}
+
+static imp_body_id add_at(imp_world *w, const imp_shape *shape, imp_pose2 p2, imp_pose3 p3)
+{
+	imp_body_def bd = imp_default_body_def();
+	bd.shape = shape;
+	bd.pose2 = p2;
+	bd.pose3 = p3;
+	imp_body_id id;
+	assert_int_equal(imp_world_add_body(w, &bd, &id), IMP_OK);
+	return id;
+}
+
+static bool near3(imp_vec3 a, imp_vec3 b, double tol)
+{
+	return fabs(a.x - b.x) <= tol && fabs(a.y - b.y) <= tol && fabs(a.z - b.z) <= tol;
+}
+
+static bool collect_first_ray(const imp_ray_hit *h, void *user)
+{
+	*(imp_ray_hit *)user = *h;
+	return false;
+}
+
+/// Defect 11: a ray from inside a unit ball answered t = 0 with the ball's
+/// nearest boundary point, off the ray, and a normal along the ray. Now:
+/// the ray's start, the ray's direction reversed, started_inside; a ray
+/// from outside is unchanged (a boundary point, the outward normal against
+/// the ray, started_inside false). 2D and 3D, ray_cast and ray_cast_all,
+/// with and without an update (the tree, then the moved list).
+static void test_ray_inside(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		for (int upd = 0; upd < 2; upd++) {
+			imp_world *w = world_of(dim);
+			imp_shape *ball = NULL;
+			if (dim == 2)
+				assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 1.0, &ball), IMP_OK);
+			else
+				assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1.0, &ball), IMP_OK);
+			imp_body_id id = add_at(w, ball, imp_pose2_make(0, 0, 0),
+						imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity()));
+			if (upd)
+				assert_int_equal(imp_world_update(w), IMP_OK);
+			// The issue's ray, and in 3D one along a diagonal.
+			imp_vec3 from = imp_vec3_make(0.2, 0, 0), to = imp_vec3_make(5, 0, 0);
+			if (dim == 3) {
+				from = imp_vec3_make(0.1, -0.2, 0.3);
+				to = imp_vec3_make(3.1, 1.8, -0.7);
+			}
+			imp_vec3 d = imp_vec3_sub(to, from);
+			imp_vec3 back = imp_vec3_scale(-1.0 / imp_vec3_length(d), d);
+			imp_ray_hit h, ha;
+			memset(&ha, 0, sizeof ha);
+			if (dim == 2) {
+				imp_vec2 f2 = {from.x, from.y}, t2 = {to.x, to.y};
+				assert_int_equal(imp_world_ray_cast2(w, f2, t2, NULL, &h), IMP_OK);
+				assert_int_equal(imp_world_ray_cast_all2(w, f2, t2, NULL, collect_first_ray, &ha), IMP_OK);
+			} else {
+				assert_int_equal(imp_world_ray_cast3(w, from, to, NULL, &h), IMP_OK);
+				assert_int_equal(imp_world_ray_cast_all3(w, from, to, NULL, collect_first_ray, &ha), IMP_OK);
+			}
+			const imp_ray_hit *hs[2] = {&h, &ha};
+			for (int k = 0; k < 2; k++) {
+				assert_true(imp_body_id_equal(hs[k]->body, id));
+				assert_true(hs[k]->t == 0.0);
+				assert_true(hs[k]->started_inside);
+				assert_true(near3(hs[k]->point, from, 0.0));
+				assert_true(near3(hs[k]->normal, back, 1e-15));
+			}
+			// A ray of length 0 inside: its start, a zero normal.
+			if (dim == 2)
+				assert_int_equal(imp_world_ray_cast2(w, imp_vec2_make(from.x, from.y),
+								     imp_vec2_make(from.x, from.y), NULL, &h),
+						 IMP_OK);
+			else
+				assert_int_equal(imp_world_ray_cast3(w, from, from, NULL, &h), IMP_OK);
+			assert_true(h.started_inside && h.t == 0.0 && near3(h.point, from, 0.0));
+			assert_true(near3(h.normal, imp_vec3_make(0, 0, 0), 0.0));
+			// From outside: the boundary point on the ray and the outward
+			// normal there, against the ray (analytic: the unit ball).
+			imp_vec3 out_from = imp_vec3_make(-3, 0, 0), out_to = imp_vec3_make(3, 0, 0);
+			if (dim == 2)
+				assert_int_equal(imp_world_ray_cast2(w, imp_vec2_make(-3, 0), imp_vec2_make(3, 0), NULL, &h), IMP_OK);
+			else
+				assert_int_equal(imp_world_ray_cast3(w, out_from, out_to, NULL, &h), IMP_OK);
+			assert_true(imp_body_id_equal(h.body, id));
+			assert_false(h.started_inside);
+			assert_true(fabs(h.t - 1.0 / 3.0) <= 1e-6);
+			assert_true(near3(h.point, imp_vec3_make(-1, 0, 0), 1e-5));
+			assert_true(near3(h.normal, imp_vec3_make(-1, 0, 0), 1e-5));
+			imp_world_destroy(w);
+			imp_shape_destroy(ball);
+		}
+	}
+}
+
+/// Defect 11 for shape casts: a cast starting in a body is a hit at t = 0
+/// with started_inside, the pose pose_from, the shape's point deepest in
+/// the body and the direction of least penetration. A ball of radius 0.25
+/// centred 0.5 from the centre of a unit ball: the deepest point is
+/// 0.25 from the centre, towards it; moving the shape away from the centre
+/// separates them soonest, so the normal (from the shape to the body,
+/// -normal the way out) points at the centre. Whatever the motion.
+static void test_cast_inside(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_world *w = world_of(dim);
+		imp_shape *ball = NULL, *probe = NULL;
+		if (dim == 2) {
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 1.0, &ball), IMP_OK);
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.25, &probe), IMP_OK);
+		} else {
+			assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1.0, &ball), IMP_OK);
+			assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.25, &probe), IMP_OK);
+		}
+		imp_body_id id =
+			add_at(w, ball, imp_pose2_make(0, 0, 0), imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity()));
+		// The start on a unit direction u, 0.5 from the centre.
+		imp_vec3 u = dim == 2 ? imp_vec3_make(0.6, 0.8, 0) : imp_vec3_make(0.48, 0.6, 0.64);
+		imp_vec3 c = imp_vec3_scale(0.5, u);
+		imp_cast_hit hit;
+		bool free_motion = true;
+		if (dim == 2) {
+			imp_pose2 f = imp_pose2_make(c.x, c.y, 0.3), t = imp_pose2_make(4, -1, 1.0);
+			assert_int_equal(imp_world_cast_shape2(w, probe, f, t, NULL, &hit), IMP_OK);
+			assert_int_equal(imp_world_motion_free2(w, probe, f, t, NULL, &free_motion), IMP_OK);
+			assert_true(near3(hit.pose.p, c, 0.0));
+		} else {
+			imp_pose3 f = imp_pose3_make(c, imp_quat_identity());
+			imp_pose3 t = imp_pose3_make(imp_vec3_make(4, -1, 2), imp_quat_identity());
+			assert_int_equal(imp_world_cast_shape3(w, probe, f, t, NULL, &hit), IMP_OK);
+			assert_int_equal(imp_world_motion_free3(w, probe, f, t, NULL, &free_motion), IMP_OK);
+			assert_true(near3(hit.pose.p, c, 0.0));
+		}
+		assert_false(free_motion);
+		assert_true(imp_body_id_equal(hit.body, id));
+		assert_int_equal(hit.state, IMP_CAST_HIT);
+		assert_true(hit.t == 0.0);
+		assert_true(hit.started_inside);
+		assert_true(near3(hit.point, imp_vec3_scale(0.25, u), 1e-9));
+		assert_true(near3(hit.normal, imp_vec3_scale(-1.0, u), 1e-9));
+		// Starting 0.1 outside and moving in: a hit on the way, not inside.
+		imp_vec3 c2 = imp_vec3_scale(1.35, u);
+		if (dim == 2)
+			assert_int_equal(imp_world_cast_shape2(w, probe, imp_pose2_make(c2.x, c2.y, 0), imp_pose2_make(0, 0, 0),
+							       NULL, &hit),
+					 IMP_OK);
+		else
+			assert_int_equal(imp_world_cast_shape3(w, probe, imp_pose3_make(c2, imp_quat_identity()),
+							       imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity()), NULL, &hit),
+					 IMP_OK);
+		assert_int_equal(hit.state, IMP_CAST_HIT);
+		assert_false(hit.started_inside);
+		assert_true(fabs(hit.t - 0.1 / 1.35) <= 1e-6);
+		assert_true(near3(hit.normal, imp_vec3_scale(-1.0, u), 1e-5));
+		imp_world_destroy(w);
+		imp_shape_destroy(ball);
+		imp_shape_destroy(probe);
+	}
+}
+
+/// The smallest distance between a shape and a body over the turn of
+/// `turning` below, sampled at n + 1 times.
+static double sampled_clearance(int dim, const imp_shape *a, double angle, const imp_shape *b, imp_pose2 b2,
+				imp_pose3 b3, int n)
+{
+	double m = INFINITY;
+	for (int k = 0; k <= n; k++) {
+		double t = (double)k / n, d;
+		if (dim == 2)
+			d = imp_distance2(a, imp_pose2_make(0, 0, angle * t), b, b2, NULL);
+		else
+			d = imp_distance3(a,
+					  imp_pose3_make(imp_vec3_make(0, 0, 0),
+							 imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), angle * t)),
+					  b, b3, NULL);
+		m = fmin(m, d);
+	}
+	return m;
+}
+
+/// Defect 12: a bar (a box 1 x 0.1 (x 0.1)) turning 1.5 rad about its
+/// centre past a block whose near face is `gap` beyond the circle of the
+/// bar's corners. At gap 2 mm the pairwise time of impact needs about 100
+/// queries (64 is its default limit) to prove the turn free: the cast
+/// called it a hit. Now the cast resumes: free, and motion_free says so;
+/// with a budget of 64 it gives up (not free, the time it reached); the
+/// oracle samples the turn at 20,000 times (the bar's corners move 3.8e-5
+/// between samples). Closer, with the block in the corners' way, it hits.
+static void test_cast_turning_box(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_shape *bar = NULL, *block = NULL;
+		if (dim == 2) {
+			assert_int_equal(imp_shape_box2(0.5, 0.05, 0.0, &bar), IMP_OK);
+			assert_int_equal(imp_shape_box2(0.2, 0.2, 0.0, &block), IMP_OK);
+		} else {
+			assert_int_equal(imp_shape_box3(0.5, 0.05, 0.05, 0.0, &bar), IMP_OK);
+			assert_int_equal(imp_shape_box3(0.2, 0.2, 0.2, 0.0, &block), IMP_OK);
+		}
+		const double gaps[3] = {0.002, 0.006, -0.002}, angle = 1.5;
+		for (int k = 0; k < 3; k++) {
+			double gap = gaps[k], corner = sqrt(0.5 * 0.5 + 0.05 * 0.05), c = corner + gap + 0.2, a = 0.7853981633974483;
+			imp_pose2 b2 = imp_pose2_make(c * cos(a), c * sin(a), a);
+			imp_pose3 b3 = imp_pose3_make(imp_vec3_make(c * cos(a), c * sin(a), 0),
+						      imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), a));
+			double clear = sampled_clearance(dim, bar, angle, block, b2, b3, 20000);
+			// The oracle's answer is clear: the sampling step is far below it.
+			// (imp_distance2/3 is 0 for overlapping shapes.)
+			assert_true(gap > 0.0 ? fabs(clear - gap) <= 1e-4 : clear <= 0.0);
+			imp_world *w = world_of(dim);
+			imp_body_id id = add_at(w, block, b2, b3);
+			imp_pose2 f2 = imp_pose2_make(0, 0, 0), t2 = imp_pose2_make(0, 0, angle);
+			imp_pose3 f3 = imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity());
+			imp_pose3 t3 = imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), angle));
+			imp_cast_hit hit, h64;
+			bool free_motion = gap < 0.0;
+			imp_cast_options o = imp_default_cast_options();
+			o.max_iterations = 64;
+			if (dim == 2) {
+				assert_int_equal(imp_world_cast_shape2(w, bar, f2, t2, NULL, &hit), IMP_OK);
+				assert_int_equal(imp_world_cast_shape2_ex(w, bar, f2, t2, NULL, &o, &h64), IMP_OK);
+				assert_int_equal(imp_world_motion_free2(w, bar, f2, t2, NULL, &free_motion), IMP_OK);
+			} else {
+				assert_int_equal(imp_world_cast_shape3(w, bar, f3, t3, NULL, &hit), IMP_OK);
+				assert_int_equal(imp_world_cast_shape3_ex(w, bar, f3, t3, NULL, &o, &h64), IMP_OK);
+				assert_int_equal(imp_world_motion_free3(w, bar, f3, t3, NULL, &free_motion), IMP_OK);
+			}
+			if (gap > 0.0) {
+				assert_int_equal(hit.state, IMP_CAST_FREE);
+				assert_int_equal(hit.body.index, 0);
+				assert_true(hit.t == 1.0);
+				assert_true(free_motion);
+			} else {
+				assert_int_equal(hit.state, IMP_CAST_HIT);
+				assert_true(imp_body_id_equal(hit.body, id));
+				assert_true(hit.t > 0.0 && hit.t < 1.0 && !hit.started_inside);
+				assert_false(free_motion);
+				// Where it says it meets the block, it does (to the tolerance),
+				// and not before (sampled).
+				double before = sampled_clearance(dim, bar, angle * hit.t, block, b2, b3, 2000);
+				assert_true(before >= -1e-9 && before <= 1e-5);
+			}
+			if (gap == 0.002) {
+				// 64 queries do not prove it: given up, never free.
+				assert_int_equal(h64.state, IMP_CAST_GAVE_UP);
+				assert_true(imp_body_id_equal(h64.body, id));
+				assert_true(h64.t > 0.0 && h64.t < 1.0);
+			} else if (gap > 0.0) {
+				assert_int_equal(h64.state, IMP_CAST_FREE); // fewer than 64 queries at 6 mm
+			}
+			imp_world_destroy(w);
+		}
+		imp_shape_destroy(bar);
+		imp_shape_destroy(block);
+	}
+}
+
+/// The pose at t of the motion from f to e as the header defines it (the
+/// origin on the segment, the turn through the smaller angle at a constant
+/// rate), computed here: axis and angle of the relative rotation.
+static imp_pose3 motion_pose3(imp_pose3 f, imp_pose3 e, double t)
+{
+	imp_quat d = imp_quat_mul(e.q, imp_quat_conj(f.q));
+	if (d.w < 0.0)
+		d = (imp_quat){-d.x, -d.y, -d.z, -d.w};
+	double s = sqrt(d.x * d.x + d.y * d.y + d.z * d.z), angle = 2.0 * atan2(s, d.w);
+	imp_quat turn = s > 0.0 ? imp_quat_from_axis_angle(imp_vec3_make(d.x / s, d.y / s, d.z / s), angle * t)
+				: imp_quat_identity();
+	return imp_pose3_make(imp_vec3_add(f.p, imp_vec3_scale(t, imp_vec3_sub(e.p, f.p))), imp_quat_mul(turn, f.q));
+}
+
+/// How far a point of `shape` can be from its origin: its box's farthest
+/// corner at the identity.
+static double shape_reach(const imp_shape *shape, int dim)
+{
+	if (dim == 2) {
+		imp_aabb2 b;
+		assert_int_equal(imp_shape_aabb2(shape, imp_pose2_make(0, 0, 0), &b), IMP_OK);
+		double x = fmax(fabs(b.lo.x), fabs(b.hi.x)), y = fmax(fabs(b.lo.y), fabs(b.hi.y));
+		return sqrt(x * x + y * y);
+	}
+	imp_aabb3 b;
+	assert_int_equal(imp_shape_aabb3(shape, imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity()), &b), IMP_OK);
+	double x = fmax(fabs(b.lo.x), fabs(b.hi.x)), y = fmax(fabs(b.lo.y), fabs(b.hi.y));
+	double z = fmax(fabs(b.lo.z), fabs(b.hi.z));
+	return sqrt(x * x + y * y + z * z);
+}
+
+/// Random motions (translation and turn, 2D and 3D, among 80 bodies):
+/// motion_free answers exactly as the cast (free when the cast is
+/// IMP_CAST_FREE), and as a dense-sampling oracle on the clear cases: free
+/// when at every one of 256 sampled times every body is farther than a
+/// point of the shape can move between samples (|v| + |w| reach) / 256, so
+/// that nothing is met between them; not free when a sample overlaps a
+/// body by more than 1e-6. Both kinds must occur often.
+static void test_motion_free_random(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		scene *sc = calloc(1, sizeof *sc);
+		assert_non_null(sc);
+		scene_make(sc, dim, IMP_BROAD_SWEEP, 80, 0x5a01 + (uint64_t)dim);
+		int clear_free = 0, clear_hit = 0, agree = 0;
+		const int n = 256;
+		for (int k = 0; k < 150; k++) {
+			imp_shape *shape = random_shape(sc);
+			query qu;
+			random_query(sc, &qu, shape);
+			double f = ow_int(&sc->rng, 2) == 0 ? 0.15 : 0.6;
+			imp_pose3 from, to;
+			imp_pose2 from2 = qu.q.pose2, to2 = random_pose2(sc);
+			if (dim == 2) {
+				to2.p = imp_vec2_add(from2.p, imp_vec2_scale(f, imp_vec2_sub(to2.p, from2.p)));
+				from = imp_pose3_make(imp_vec3_make(from2.p.x, from2.p.y, 0),
+						      imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), atan2(from2.q.s, from2.q.c)));
+				to = imp_pose3_make(imp_vec3_make(to2.p.x, to2.p.y, 0),
+						    imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), atan2(to2.q.s, to2.q.c)));
+			} else {
+				from = qu.q.pose3;
+				to = random_pose3(sc);
+				to.p = imp_vec3_add(from.p, imp_vec3_scale(f, imp_vec3_sub(to.p, from.p)));
+			}
+			bool free_motion = false;
+			imp_cast_hit hit;
+			if (dim == 2) {
+				assert_int_equal(imp_world_motion_free2(sc->w, shape, from2, to2, &qu.filter, &free_motion), IMP_OK);
+				assert_int_equal(imp_world_cast_shape2(sc->w, shape, from2, to2, &qu.filter, &hit), IMP_OK);
+			} else {
+				assert_int_equal(imp_world_motion_free3(sc->w, shape, from, to, &qu.filter, &free_motion), IMP_OK);
+				assert_int_equal(imp_world_cast_shape3(sc->w, shape, from, to, &qu.filter, &hit), IMP_OK);
+			}
+			assert_true(free_motion == (hit.state == IMP_CAST_FREE));
+			agree++;
+			// The oracle.
+			imp_quat d = imp_quat_mul(to.q, imp_quat_conj(from.q));
+			double angle = 2.0 * atan2(sqrt(d.x * d.x + d.y * d.y + d.z * d.z), fabs(d.w));
+			double step = (imp_vec3_length(imp_vec3_sub(to.p, from.p)) + angle * shape_reach(shape, dim)) / n;
+			double least = INFINITY;
+			for (int i = 0; i < sc->n; i++) {
+				if (!sees(sc, &qu, i))
+					continue;
+				const ow_body *b = &sc->body[i];
+				for (int j = 0; j <= n; j++) {
+					imp_pose3 p = motion_pose3(from, to, (double)j / n);
+					double dist;
+					if (dim == 2) {
+						imp_closest2_result c;
+						imp_pose2 p2 = imp_pose2_make(p.p.x, p.p.y, 2.0 * atan2(p.q.z, p.q.w));
+						assert_int_equal(imp_closest2(shape, p2, b->shape, b->pose2, NULL, &c), IMP_OK);
+						dist = c.distance;
+					} else {
+						imp_closest3_result c;
+						assert_int_equal(imp_closest3(shape, p, b->shape, b->pose3, NULL, &c), IMP_OK);
+						dist = c.distance;
+					}
+					least = fmin(least, dist);
+					if (dist > 4.0 * step)
+						j += (int)floor(dist / step) - 2; // nothing is met before then
+				}
+			}
+			if (least > step) {
+				clear_free++;
+				assert_true(free_motion);
+			} else if (least < -1e-6) {
+				clear_hit++;
+				assert_false(free_motion);
+			}
+			imp_shape_destroy(shape);
+		}
+		print_message("motion_free %dD: %d motions, %d clearly free, %d clearly blocked\n", dim, agree, clear_free,
+			      clear_hit);
+		assert_true(clear_free >= 20 && clear_hit >= 20);
+		scene_free(sc);
+		free(sc);
+	}
+}
+
+typedef struct busy_ctx {
+	imp_world *w;
+	const imp_shape *shape;
+	int calls;
+} busy_ctx;
+
+static bool busy_motion(imp_body_id id, void *user)
+{
+	busy_ctx *c = user;
+	(void)id;
+	bool out = true;
+	imp_cast_hit hit = {.t = 42.0};
+	assert_int_equal(imp_world_motion_free2(c->w, c->shape, imp_pose2_make(0, 0, 0), imp_pose2_make(1, 0, 0), NULL, &out),
+			 IMP_ERR_BUSY);
+	assert_int_equal(imp_world_cast_shape2_ex(c->w, c->shape, imp_pose2_make(0, 0, 0), imp_pose2_make(1, 0, 0), NULL, NULL,
+						  &hit),
+			 IMP_ERR_BUSY);
+	assert_true(out && hit.t == 42.0);
+	c->calls++;
+	return true;
+}
+
+/// The new calls' arguments: NULL, wrong dimension, NaN and bad poses at
+/// either end, a motion too long, a stale or foreign id to ignore, bad
+/// options, busy; nothing written on error.
+static void test_motion_free_errors(void **state)
+{
+	(void)state;
+	imp_world *w = world_of(2), *other = world_of(2), *w3 = world_of(3);
+	imp_shape *box = NULL, *ball = NULL;
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &box), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.5, &ball), IMP_OK);
+	imp_pose3 o3 = imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity());
+	imp_body_id a = add_at(w, box, imp_pose2_make(3, 0, 0), o3);
+	imp_body_id gone = add_at(w, box, imp_pose2_make(-3, 0, 0), o3);
+	imp_body_id foreign = add_at(other, box, imp_pose2_make(0, 0, 0), o3);
+	add_at(w3, ball, imp_pose2_make(0, 0, 0), imp_pose3_make(imp_vec3_make(3, 0, 0), imp_quat_identity()));
+	assert_int_equal(imp_world_remove_body(w, gone), IMP_OK);
+	imp_pose2 p = imp_pose2_make(0, 0, 0), q = imp_pose2_make(5, 0, 1.0);
+	imp_pose2 nan_pose = imp_pose2_make(NAN, 0, 0), skew = {{0, 0}, {2.0, 0.0}}, far = imp_pose2_make(1e300, 0, 0);
+	imp_pose3 p3 = o3, q3 = imp_pose3_make(imp_vec3_make(5, 0, 0), imp_quat_identity());
+	imp_pose3 nan3 = imp_pose3_make(imp_vec3_make(0, NAN, 0), imp_quat_identity()), skew3 = {{0, 0, 0}, {0, 0, 0, 2}};
+	bool out = true;
+	imp_cast_hit hit = {.t = 42.0};
+	imp_cast_options opt = imp_default_cast_options();
+
+	assert_int_equal(imp_world_motion_free2(NULL, box, p, q, NULL, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_motion_free2(w, NULL, p, q, NULL, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_motion_free2(w, box, p, q, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_motion_free3(NULL, ball, p3, q3, NULL, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_motion_free3(w3, ball, p3, q3, NULL, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_cast_shape2_ex(NULL, box, p, q, NULL, &opt, &hit), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_cast_shape2_ex(w, box, p, q, NULL, &opt, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_world_cast_shape3_ex(w3, NULL, p3, q3, NULL, &opt, &hit), IMP_ERR_NULL_ARGUMENT);
+
+	assert_int_equal(imp_world_motion_free2(w, ball, p, q, NULL, &out), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_motion_free3(w, ball, p3, q3, NULL, &out), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_motion_free2(w3, box, p, q, NULL, &out), IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(imp_world_cast_shape3_ex(w, ball, p3, q3, NULL, &opt, &hit), IMP_ERR_DIMENSION_MISMATCH);
+
+	assert_int_equal(imp_world_motion_free2(w, box, nan_pose, q, NULL, &out), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_motion_free2(w, box, p, nan_pose, NULL, &out), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_motion_free2(w, box, p, skew, NULL, &out), IMP_ERR_BAD_ROTATION);
+	assert_int_equal(imp_world_motion_free2(w, box, far, q, NULL, &out), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_world_motion_free3(w3, ball, nan3, q3, NULL, &out), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_motion_free3(w3, ball, p3, nan3, NULL, &out), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_world_motion_free3(w3, ball, p3, skew3, NULL, &out), IMP_ERR_BAD_ROTATION);
+	assert_int_equal(imp_world_cast_shape2_ex(w, box, p, nan_pose, NULL, &opt, &hit), IMP_ERR_NOT_FINITE);
+	// Both ends in range, the motion longer than the range.
+	assert_int_equal(imp_world_motion_free2(w, box, imp_pose2_make(-9e149, 0, 0), imp_pose2_make(9e149, 0, 0), NULL, &out),
+			 IMP_ERR_OUT_OF_RANGE);
+
+	imp_query_filter f = imp_default_query_filter();
+	f.ignore = gone;
+	assert_int_equal(imp_world_motion_free2(w, box, p, q, &f, &out), IMP_ERR_BAD_ID);
+	f.ignore = foreign;
+	assert_int_equal(imp_world_motion_free2(w, box, p, q, &f, &out), IMP_ERR_BAD_ID);
+	assert_int_equal(imp_world_cast_shape2_ex(w, box, p, q, &f, &opt, &hit), IMP_ERR_BAD_ID);
+
+	const double bad_tol[4] = {-1.0, NAN, INFINITY, 1e300};
+	for (int k = 0; k < 4; k++) {
+		opt = imp_default_cast_options();
+		opt.tolerance = bad_tol[k];
+		assert_int_equal(imp_world_cast_shape2_ex(w, box, p, q, NULL, &opt, &hit), IMP_ERR_BAD_OPTIONS);
+	}
+	opt = imp_default_cast_options();
+	opt.max_iterations = 0;
+	assert_int_equal(imp_world_cast_shape2_ex(w, box, p, q, NULL, &opt, &hit), IMP_ERR_BAD_OPTIONS);
+	opt.max_iterations = -5;
+	assert_int_equal(imp_world_cast_shape3_ex(w3, ball, p3, q3, NULL, &opt, &hit), IMP_ERR_BAD_OPTIONS);
+
+	// Nothing written.
+	assert_true(out && hit.t == 42.0);
+
+	// Right arguments: blocked by a; free with a ignored; the _ex cast
+	// with NULL options is the plain one; the generic names.
+	assert_int_equal(imp_world_motion_free(w, box, p, q, NULL, &out), IMP_OK);
+	assert_false(out);
+	f.ignore = a;
+	assert_int_equal(imp_world_motion_free(w, box, p, q, &f, &out), IMP_OK);
+	assert_true(out);
+	imp_cast_hit plain;
+	assert_int_equal(imp_world_cast_shape_ex(w, box, p, q, NULL, NULL, &hit), IMP_OK);
+	assert_int_equal(imp_world_cast_shape(w, box, p, q, NULL, &plain), IMP_OK);
+	assert_true(hit.t == plain.t && hit.state == plain.state && imp_body_id_equal(hit.body, plain.body));
+	assert_true(imp_body_id_equal(hit.body, a) && hit.state == IMP_CAST_HIT);
+	assert_int_equal(imp_world_motion_free(w3, ball, p3, q3, NULL, &out), IMP_OK);
+	assert_false(out);
+
+	// Busy inside a query's callback.
+	busy_ctx bc = {w, box, 0};
+	assert_int_equal(imp_world_overlap_shape2(w, box, imp_pose2_make(3, 0, 0), NULL, busy_motion, &bc), IMP_OK);
+	assert_int_equal(bc.calls, 1);
+
+	imp_world_destroy(w);
+	imp_world_destroy(other);
+	imp_world_destroy(w3);
+	imp_shape_destroy(box);
+	imp_shape_destroy(ball);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1022,6 +1549,11 @@ int main(void)
 		cmocka_unit_test(test_query_errors),
 		cmocka_unit_test(test_query_bound_edges),
 		cmocka_unit_test(test_long_rays),
+		cmocka_unit_test(test_ray_inside),
+		cmocka_unit_test(test_cast_inside),
+		cmocka_unit_test(test_cast_turning_box),
+		cmocka_unit_test(test_motion_free_random),
+		cmocka_unit_test(test_motion_free_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -501,27 +501,75 @@ typedef bool imp_clearance_fn(imp_body_id a, const imp_query_result *pair, void 
 /// margin >= 0 and finite (IMP_ERR_BAD_RADIUS otherwise).
 IMP_API imp_status imp_world_clearance(imp_world *world, double margin, imp_clearance_fn *fn, void *user);
 
+/// How a cast ended.
+typedef enum imp_cast_state {
+	IMP_CAST_FREE = 0, ///< no body comes within the tolerance over the whole motion: body zeroed, t = 1
+	IMP_CAST_HIT,      ///< `body` comes within the tolerance at t, and no body before t
+	IMP_CAST_GAVE_UP,  ///< no body before t, but the search against `body` ran out of its budget (or a user
+	                   ///< support failed) at t: the motion past t is not proven free
+} imp_cast_state;
+
 /// The first contact of a shape moving from one pose to another.
 typedef struct imp_cast_hit {
-	imp_body_id body;  ///< the body hit first (zeroed: none)
+	imp_body_id body;  ///< the body hit first, or given up on (zeroed: none)
 	double t;          ///< fraction of the motion at the contact, in [0, 1] (1 when no hit)
 	imp_vec3 point;    ///< contact point on the shape at t (world frame)
 	imp_vec3 normal;   ///< unit, from the moving shape towards the body
 	imp_pose3 pose;    ///< the shape's pose at t (2D: x, y and a rotation about z)
+	imp_cast_state state; ///< free, hit, or gave up (see imp_cast_state)
+	bool started_inside;  ///< hit at t = 0: the shape at pose_from overlaps the body (or is within the
+	                      ///< tolerance of it); point is then the shape's point deepest in the body and
+	                      ///< normal the direction of least penetration (moving the shape along -normal by
+	                      ///< the depth separates them), not a contact of the motion
 } imp_cast_hit;
+
+/// Options of the casts.
+typedef struct imp_cast_options {
+	double tolerance;   ///< contact when the distance is at most this; 0: 1e-6 x the sum of the two shapes' reach
+	int max_iterations; ///< the budget of distance queries against one body, at least 1
+} imp_cast_options;
+
+/// tolerance 0 (automatic), 4096 iterations: what imp_world_cast_shape2/3,
+/// the rays and imp_world_motion_free2/3 use.
+IMP_API imp_cast_options imp_default_cast_options(void);
 
 /// Motion validity: `shape` moves from pose_from to pose_to over t in
 /// [0, 1], its origin on the straight segment while it turns through the
 /// smaller angle (3D: the shorter arc) at a constant rate, and the first
 /// body it comes within the time-of-impact tolerance of is reported (the
 /// conservative advancement of imp_time_of_impact2/3: no body is passed
-/// through, however long the motion). A body overlapping the shape at
-/// pose_from is hit at t = 0. IMP_ERR_OUT_OF_RANGE also for a motion longer
-/// than IMP_MAX_COORDINATE along an axis (both ends within range).
+/// through, however long the motion). The time of impact runs against a
+/// body in runs of 64 queries; a run that stops at its limit is resumed
+/// where it stopped while it advanced the time and the budget
+/// (options->max_iterations queries against that body) lasts. Otherwise the
+/// cast gives up there: IMP_CAST_GAVE_UP, with the body and the time it got
+/// to (nothing met before it), never IMP_CAST_FREE. A body overlapping the
+/// shape at pose_from is hit at t = 0 with started_inside set.
+/// IMP_ERR_OUT_OF_RANGE also for a motion longer than IMP_MAX_COORDINATE
+/// along an axis (both ends within range); _ex: IMP_ERR_BAD_OPTIONS for a
+/// tolerance negative, not finite or above IMP_MAX_COORDINATE, or
+/// max_iterations < 1 (NULL options: the defaults).
 IMP_API imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
 					 imp_pose2 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
 IMP_API imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
 					 imp_pose3 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
+IMP_API imp_status imp_world_cast_shape2_ex(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
+					    imp_pose2 pose_to, const imp_query_filter *filter,
+					    const imp_cast_options *options, imp_cast_hit *hit);
+IMP_API imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
+					    imp_pose3 pose_to, const imp_query_filter *filter,
+					    const imp_cast_options *options, imp_cast_hit *hit);
+
+/// Whether the motion of imp_world_cast_shape2/3 (default options) is free:
+/// *out is true exactly when the cast's state would be IMP_CAST_FREE, with
+/// the same guarantee (no body passed through). It stops at the first
+/// contact it proves, not the earliest: an overlap at pose_to (one boolean
+/// query a candidate) or the first candidate the time of impact meets or
+/// gives up on. Errors as imp_world_cast_shape2/3.
+IMP_API imp_status imp_world_motion_free2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
+					  imp_pose2 pose_to, const imp_query_filter *filter, bool *out);
+IMP_API imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
+					  imp_pose3 pose_to, const imp_query_filter *filter, bool *out);
 
 /// A body a ray meets.
 typedef struct imp_ray_hit {
@@ -529,6 +577,8 @@ typedef struct imp_ray_hit {
 	double t;          ///< fraction along the ray, from + t (to - from), in [0, 1] (1 when no hit)
 	imp_vec3 point;    ///< where the ray meets the body (z = 0 in 2D)
 	imp_vec3 normal;   ///< the body's outward normal there (against the ray)
+	bool started_inside; ///< met at t = 0: `from` is inside the body (or within the tolerance of it); point
+	                     ///< is then `from` and normal the unit (from - to) (zero when from == to)
 } imp_ray_hit;
 
 /// Called with each body a ray meets, nearest first; return false to stop.
@@ -537,7 +587,9 @@ typedef bool imp_ray_fn(const imp_ray_hit *hit, void *user);
 /// The first body the segment from `from` to `to` meets (a point cast
 /// along it: imp_world_cast_shape with a point, so exact to the
 /// time-of-impact tolerance). A ray starting inside a body hits it at t =
-/// 0. The point shape is made at the first ray cast of a world and kept
+/// 0 with started_inside set (see imp_ray_hit). A body the time of impact
+/// gives up on (see imp_world_cast_shape2/3) is reported met where it
+/// stopped: no body is passed through. The point shape is made at the first ray cast of a world and kept
 /// (IMP_ERR_OUT_OF_MEMORY if it cannot be). Errors: as the other queries,
 /// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points, and
 /// IMP_ERR_OUT_OF_RANGE for a segment longer than IMP_MAX_COORDINATE along
@@ -570,6 +622,12 @@ IMP_API imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_
 #define imp_world_ray_cast_all(world, from, to, filter, fn, user)                                             \
 	_Generic((from), imp_vec2: imp_world_ray_cast_all2, imp_vec3: imp_world_ray_cast_all3)(world, from, to,  \
 											     filter, fn, user)
+#define imp_world_cast_shape_ex(world, shape, pose_from, pose_to, filter, options, hit)                    \
+	_Generic((pose_from), imp_pose2: imp_world_cast_shape2_ex, imp_pose3: imp_world_cast_shape3_ex)(      \
+		world, shape, pose_from, pose_to, filter, options, hit)
+#define imp_world_motion_free(world, shape, pose_from, pose_to, filter, out)                                \
+	_Generic((pose_from), imp_pose2: imp_world_motion_free2, imp_pose3: imp_world_motion_free3)(          \
+		world, shape, pose_from, pose_to, filter, out)
 #define imp_world_cast_shape(world, shape, pose_from, pose_to, filter, hit)                                 \
 	_Generic((pose_from), imp_pose2: imp_world_cast_shape2, imp_pose3: imp_world_cast_shape3)(            \
 		world, shape, pose_from, pose_to, filter, hit)
@@ -628,6 +686,26 @@ inline imp_status imp_world_cast_shape(imp_world *w, const imp_shape *s, imp_pos
 				       const imp_query_filter *f, imp_cast_hit *hit)
 {
 	return imp_world_cast_shape3(w, s, from, to, f, hit);
+}
+inline imp_status imp_world_cast_shape_ex(imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
+					  const imp_query_filter *f, const imp_cast_options *o, imp_cast_hit *hit)
+{
+	return imp_world_cast_shape2_ex(w, s, from, to, f, o, hit);
+}
+inline imp_status imp_world_cast_shape_ex(imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
+					  const imp_query_filter *f, const imp_cast_options *o, imp_cast_hit *hit)
+{
+	return imp_world_cast_shape3_ex(w, s, from, to, f, o, hit);
+}
+inline imp_status imp_world_motion_free(imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
+					const imp_query_filter *f, bool *out)
+{
+	return imp_world_motion_free2(w, s, from, to, f, out);
+}
+inline imp_status imp_world_motion_free(imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
+					const imp_query_filter *f, bool *out)
+{
+	return imp_world_motion_free3(w, s, from, to, f, out);
 }
 inline imp_status imp_world_ray_cast(imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
 				     imp_ray_hit *hit)

@@ -20,6 +20,7 @@
 #include "core/trig.h"
 #include "impact/collision.h"
 #include "narrow/gjk2d_internal.h"
+#include "narrow/toi_internal.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 
@@ -255,6 +256,12 @@ static toi_probe query2(void *ctx, double t)
 imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
 				  double t_max, const imp_toi_options *options, imp_toi2_result *out)
 {
+	return imp_time_of_impact2_from(a, ma, b, mb, 0.0, t_max, options, out);
+}
+
+imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
+				    double t_start, double t_max, const imp_toi_options *options, imp_toi2_result *out)
+{
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	imp_status st = imp_shape_check(a, 2);
@@ -268,7 +275,8 @@ imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_
 		st = check_options(options);
 	if (st != IMP_OK)
 		return st;
-	if (!(t_max >= 0.0) || !isfinite(t_max) || !reach_ok2(&ma, t_max) || !reach_ok2(&mb, t_max))
+	if (!(t_max >= 0.0) || !isfinite(t_max) || !(t_start >= 0.0 && t_start <= t_max) || !reach_ok2(&ma, t_max) ||
+	    !reach_ok2(&mb, t_max))
 		return IMP_ERR_OUT_OF_RANGE;
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
 	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);
@@ -293,7 +301,7 @@ imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_
 		*out = r;
 		return IMP_OK;
 	}
-	r.state = advance_loop(query2, &q, tol, t0, t_max, o.max_iterations, &r.t, &r.iterations);
+	r.state = advance_loop(query2, &q, tol, imp_max(t0, t_start), t_max, o.max_iterations, &r.t, &r.iterations);
 	r.distance = q.c.distance;
 	r.point_a = q.c.point_a;
 	r.point_b = q.c.point_b;
@@ -332,6 +340,12 @@ static toi_probe query3(void *ctx, double t)
 imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
 				  double t_max, const imp_toi_options *options, imp_toi3_result *out)
 {
+	return imp_time_of_impact3_from(a, ma, b, mb, 0.0, t_max, options, out);
+}
+
+imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
+				    double t_start, double t_max, const imp_toi_options *options, imp_toi3_result *out)
+{
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	imp_status st = imp_shape_check(a, 3);
@@ -345,7 +359,8 @@ imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_
 		st = check_options(options);
 	if (st != IMP_OK)
 		return st;
-	if (!(t_max >= 0.0) || !isfinite(t_max) || !reach_ok3(&ma, t_max) || !reach_ok3(&mb, t_max))
+	if (!(t_max >= 0.0) || !isfinite(t_max) || !(t_start >= 0.0 && t_start <= t_max) || !reach_ok3(&ma, t_max) ||
+	    !reach_ok3(&mb, t_max))
 		return IMP_ERR_OUT_OF_RANGE;
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
 	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);
@@ -369,7 +384,7 @@ imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_
 		*out = r;
 		return IMP_OK;
 	}
-	r.state = advance_loop(query3, &q, tol, t0, t_max, o.max_iterations, &r.t, &r.iterations);
+	r.state = advance_loop(query3, &q, tol, imp_max(t0, t_start), t_max, o.max_iterations, &r.t, &r.iterations);
 	r.distance = q.c.distance;
 	r.point_a = q.c.point_a;
 	r.point_b = q.c.point_b;

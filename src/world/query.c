@@ -26,6 +26,7 @@
 
 #include "core/alloc.h"
 #include "core/sort.h"
+#include "narrow/toi_internal.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 #include "world/world_internal.h"
@@ -688,43 +689,108 @@ static imp_status cast_begin(const imp_world *w, const qshape *q, const imp_pose
 	return IMP_OK;
 }
 
-/// The cast against body s over [0, t_max]: true when it meets the body
-/// (a hit, an overlap at the start, or the iteration limit: a motion check
-/// must not call free a motion it could not prove free), with the time,
-/// the witness on the body and the normal from the shape to the body.
-static bool cast_one(const imp_world *w, const cast *c, int32_t s, double t_max, double *t, imp_vec3 *point_a,
-		     imp_vec3 *point_b, imp_vec3 *normal)
+/// What one body did to a cast: nothing over the interval, met at t (at
+/// t = 0 within the tolerance: `inside`), or not proven either way past t.
+typedef enum meet_kind { MEET_NONE, MEET_HIT, MEET_GAVE_UP } meet_kind;
+
+typedef struct meet {
+	meet_kind kind;
+	bool inside;       ///< met at t = 0: overlapping (or within the tolerance) at the start
+	double t;
+	imp_vec3 point_a;  ///< on the moving shape at t
+	imp_vec3 point_b;  ///< on the body at t
+	imp_vec3 normal;   ///< from the shape to the body
+} meet;
+
+/// The time-of-impact options of one run of a cast against a body: runs of
+/// the pairwise default length (64) within the cast's budget.
+static imp_toi_options run_options(const imp_cast_options *o, int spent)
 {
-	const body *b = &w->bodies[s];
-	imp_toi_state state;
-	if (w->dim == 2) {
-		imp_motion2 mb = {b->pose2, imp_vec2_make(0.0, 0.0), 0.0};
-		imp_toi2_result r;
-		if (imp_time_of_impact2(c->shape, c->m2, b->shape, mb, t_max, &r) != IMP_OK)
-			return false;
-		state = r.state;
-		*t = r.t;
-		*point_a = v3(r.point_a);
-		*point_b = v3(r.point_b);
-		*normal = v3(r.normal);
-	} else {
-		imp_motion3 mb = {b->pose3, imp_vec3_make(0.0, 0.0, 0.0), imp_vec3_make(0.0, 0.0, 0.0)};
-		imp_toi3_result r;
-		if (imp_time_of_impact3(c->shape, c->m3, b->shape, mb, t_max, &r) != IMP_OK)
-			return false;
-		state = r.state;
-		*t = r.t;
-		*point_a = r.point_a;
-		*point_b = r.point_b;
-		*normal = r.normal;
-	}
-	return state == IMP_TOI_HIT || state == IMP_TOI_OVERLAPPED || state == IMP_TOI_ITERATION_LIMIT;
+	imp_toi_options t = imp_default_toi_options();
+	t.tolerance = o->tolerance;
+	int left = o->max_iterations - spent;
+	if (left < t.max_iterations)
+		t.max_iterations = left;
+	return t;
 }
 
-/// The first body the cast meets (ties: the lower index), nearest boxes
-/// first so that an early hit bounds the other bodies' queries.
-static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, int32_t *slot, double *t, imp_vec3 *pa,
-			     imp_vec3 *pb, imp_vec3 *normal)
+/// The cast against body s over [0, t_max], with the witness on the body
+/// and the normal from the shape to the body. A run of the time of impact
+/// that stops at its iteration limit is resumed from where it stopped (the
+/// motion before it is proven free) while that run advanced the time and
+/// the budget (options->max_iterations queries against this body) lasts;
+/// then, or when a distance query fails, the cast gives up at the time
+/// reached: a motion check must not call free a motion it could not prove
+/// free. A pairwise error (none is expected: cast_begin checked what the
+/// time of impact checks) gives up at t = 0.
+static meet cast_one(const imp_world *w, const cast *c, int32_t s, double t_max, const imp_cast_options *o)
+{
+	const body *b = &w->bodies[s];
+	meet m;
+	memset(&m, 0, sizeof m);
+	m.kind = MEET_GAVE_UP;
+	double t_from = 0.0;
+	int spent = 0;
+	for (;;) {
+		imp_toi_options to = run_options(o, spent);
+		imp_toi_state state;
+		int iterations;
+		if (w->dim == 2) {
+			imp_motion2 mb = {b->pose2, imp_vec2_make(0.0, 0.0), 0.0};
+			imp_toi2_result r;
+			if (imp_time_of_impact2_from(c->shape, c->m2, b->shape, mb, t_from, t_max, &to, &r) != IMP_OK)
+				return m;
+			state = r.state;
+			iterations = r.iterations;
+			m.t = r.t;
+			m.point_a = v3(r.point_a);
+			m.point_b = v3(r.point_b);
+			m.normal = v3(r.normal);
+		} else {
+			imp_motion3 mb = {b->pose3, imp_vec3_make(0.0, 0.0, 0.0), imp_vec3_make(0.0, 0.0, 0.0)};
+			imp_toi3_result r;
+			if (imp_time_of_impact3_from(c->shape, c->m3, b->shape, mb, t_from, t_max, &to, &r) != IMP_OK)
+				return m;
+			state = r.state;
+			iterations = r.iterations;
+			m.t = r.t;
+			m.point_a = r.point_a;
+			m.point_b = r.point_b;
+			m.normal = r.normal;
+		}
+		spent += iterations;
+		switch (state) {
+		case IMP_TOI_SEPARATED:
+			m.kind = MEET_NONE;
+			return m;
+		case IMP_TOI_OVERLAPPED:
+			m.inside = true;
+			m.kind = MEET_HIT;
+			return m;
+		case IMP_TOI_HIT:
+			m.kind = MEET_HIT;
+			return m;
+		case IMP_TOI_ITERATION_LIMIT:
+			// Resumed while the run moved the bound on the time of
+			// contact forward and the budget lasts.
+			if (m.t > t_from && spent < o->max_iterations) {
+				t_from = m.t;
+				continue;
+			}
+			m.kind = MEET_GAVE_UP;
+			return m;
+		default: // IMP_TOI_FAILED: a user support gave no point
+			m.kind = MEET_GAVE_UP;
+			return m;
+		}
+	}
+}
+
+/// The first body the cast meets or gives up on (ties: the lower index),
+/// nearest boxes first so that an early answer bounds the other bodies'
+/// queries: past a body's time nothing changes the answer.
+static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, const imp_cast_options *o, int32_t *slot,
+			     meet *best)
 {
 	gather g;
 	imp_status st = gather_all(w, q, &c->sweep, &g);
@@ -732,52 +798,80 @@ static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, int32
 		return st;
 	sort_by_bound(w->qitems, g.count);
 	*slot = -1;
-	*t = 1.0;
+	best->kind = MEET_NONE;
+	best->inside = false;
+	best->t = 1.0;
 	for (int32_t i = 0; i < g.count; i++) {
 		int32_t s = w->qitems[i].slot;
-		double ts;
-		imp_vec3 a, b, n;
-		if (!cast_one(w, c, s, *t, &ts, &a, &b, &n))
+		meet m = cast_one(w, c, s, best->t, o);
+		if (m.kind == MEET_NONE)
 			continue;
-		if (*slot < 0 || ts < *t || (ts == *t && s < *slot)) {
+		if (*slot < 0 || m.t < best->t || (m.t == best->t && s < *slot)) {
 			*slot = s;
-			*t = ts;
-			*pa = a;
-			*pb = b;
-			*normal = n;
+			*best = m;
 		}
 	}
 	return IMP_OK;
 }
 
+imp_cast_options imp_default_cast_options(void)
+{
+	imp_cast_options o = {0.0, 4096};
+	return o;
+}
+
+static imp_status check_cast_options(const imp_cast_options *o)
+{
+	if (!isfinite(o->tolerance) || o->tolerance < 0.0 || o->tolerance > IMP_MAX_COORDINATE ||
+	    o->max_iterations < 1)
+		return IMP_ERR_BAD_OPTIONS;
+	return IMP_OK;
+}
+
+/// The shape's pose at t of the cast's motion (2D: a rotation about z).
+static imp_pose3 cast_pose(int dim, const cast *c, double t)
+{
+	if (dim == 3)
+		return imp_motion3_at(c->m3, t);
+	imp_pose2 p = imp_motion2_at(c->m2, t);
+	return (imp_pose3){imp_vec3_make(p.p.x, p.p.y, 0.0),
+			   imp_quat_from_axis_angle(imp_vec3_make(0.0, 0.0, 1.0), atan2(p.q.s, p.q.c))};
+}
+
 static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
-			     const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, imp_cast_hit *hit)
+			     const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter,
+			     const imp_cast_options *options, imp_cast_hit *hit)
 {
 	qshape q;
 	imp_status st = begin(w, dim, shape, f2, f3, filter, hit != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	imp_cast_options o = options != NULL ? *options : imp_default_cast_options();
+	st = check_cast_options(&o);
 	if (st != IMP_OK)
 		return st;
 	cast c;
 	st = cast_begin(w, &q, t2, t3, &c);
 	if (st != IMP_OK)
 		return st;
-	imp_cast_hit best = {.t = 1.0};
 	int32_t slot;
-	imp_vec3 pb;
-	st = cast_first(w, &q, &c, &slot, &best.t, &best.point, &pb, &best.normal);
+	meet m;
+	st = cast_first(w, &q, &c, &o, &slot, &m);
 	if (st != IMP_OK)
 		return st;
-	if (slot >= 0)
+	imp_cast_hit best;
+	memset(&best, 0, sizeof best);
+	best.t = 1.0;
+	best.state = IMP_CAST_FREE;
+	if (slot >= 0) {
 		best.body = imp_world_id_of(w, slot);
-	else
-		best.point = best.normal = imp_vec3_make(0.0, 0.0, 0.0);
-	if (dim == 2) {
-		imp_pose2 p = imp_motion2_at(c.m2, best.t);
-		best.pose = (imp_pose3){imp_vec3_make(p.p.x, p.p.y, 0.0),
-					imp_quat_from_axis_angle(imp_vec3_make(0.0, 0.0, 1.0), atan2(p.q.s, p.q.c))};
-	} else {
-		best.pose = imp_motion3_at(c.m3, best.t);
+		best.t = m.t;
+		best.point = m.point_a;
+		best.normal = m.normal;
+		best.state = m.kind == MEET_HIT ? IMP_CAST_HIT : IMP_CAST_GAVE_UP;
+		best.started_inside = m.inside;
 	}
+	best.pose = cast_pose(dim, &c, best.t);
 	*hit = best;
 	return IMP_OK;
 }
@@ -785,13 +879,83 @@ static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, cons
 imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
-	GUARDED(world, cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, hit));
+	GUARDED(world, cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, NULL, hit));
 }
 
 imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
-	GUARDED(world, cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, hit));
+	GUARDED(world, cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, NULL, hit));
+}
+
+imp_status imp_world_cast_shape2_ex(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
+				    const imp_query_filter *filter, const imp_cast_options *options, imp_cast_hit *hit)
+{
+	GUARDED(world, cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, options, hit));
+}
+
+imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
+				    const imp_query_filter *filter, const imp_cast_options *options, imp_cast_hit *hit)
+{
+	GUARDED(world, cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, options, hit));
+}
+
+/* ---- motion_free ---- */
+
+/// Whether the shape overlaps body s at its pose at t of the cast's motion
+/// (touching counts).
+static bool overlaps_at(const imp_world *w, const cast *c, int32_t s, double t)
+{
+	const body *b = &w->bodies[s];
+	if (w->dim == 2)
+		return imp_overlap2(c->shape, imp_motion2_at(c->m2, t), b->shape, b->pose2, NULL);
+	return imp_overlap3(c->shape, imp_motion3_at(c->m3, t), b->shape, b->pose3, NULL);
+}
+
+/// The cast's answer to "is the motion free?" without its earliest body:
+/// the candidates, nearest boxes first, are first asked whether the shape
+/// overlaps them at the end pose (a contact proven by one boolean query;
+/// the cast would meet the body at the latest there, or give up before),
+/// then each gets the cast's own search over the whole motion (the cast's
+/// answer per body, unbounded by the others), and the first that is met
+/// or given up on ends the query. Free exactly when the cast is
+/// IMP_CAST_FREE.
+static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
+			      const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, bool *out)
+{
+	qshape q;
+	imp_status st = begin(w, dim, shape, f2, f3, filter, out != NULL, &q);
+	if (st != IMP_OK)
+		return st;
+	imp_cast_options o = imp_default_cast_options();
+	cast c;
+	st = cast_begin(w, &q, t2, t3, &c);
+	if (st != IMP_OK)
+		return st;
+	gather g;
+	st = gather_all(w, &q, &c.sweep, &g);
+	if (st != IMP_OK)
+		return st;
+	sort_by_bound(w->qitems, g.count);
+	bool free_motion = true;
+	for (int32_t i = 0; i < g.count && free_motion; i++)
+		free_motion = !overlaps_at(w, &c, w->qitems[i].slot, 1.0);
+	for (int32_t i = 0; i < g.count && free_motion; i++)
+		free_motion = cast_one(w, &c, w->qitems[i].slot, 1.0, &o).kind == MEET_NONE;
+	*out = free_motion;
+	return IMP_OK;
+}
+
+imp_status imp_world_motion_free2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
+				  const imp_query_filter *filter, bool *out)
+{
+	GUARDED(world, motion_free(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, out));
+}
+
+imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
+				  const imp_query_filter *filter, bool *out)
+{
+	GUARDED(world, motion_free(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, out));
 }
 
 /* ---- rays ---- */
@@ -820,7 +984,13 @@ static imp_status ray_begin(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, c
 	return cast_begin(w, q, &t2, &t3, c);
 }
 
-static imp_ray_hit ray_hit(const imp_world *w, int32_t slot, double t, imp_vec3 point, imp_vec3 normal)
+/// A ray's hit on body `slot` (-1: none) at t, from the cast's witness on
+/// the body and normal from the point to the body. Met at t = 0, the ray
+/// started inside the body (or within the tolerance of it): the point is
+/// the ray's start and the normal the ray's direction reversed (zero for a
+/// ray of length 0), not the witness of the penetration, which is off the
+/// ray and would face along it.
+static imp_ray_hit ray_hit(const imp_world *w, const cast *c, int32_t slot, double t, imp_vec3 point, imp_vec3 normal)
 {
 	imp_ray_hit h = {.t = t};
 	if (slot < 0) {
@@ -828,6 +998,14 @@ static imp_ray_hit ray_hit(const imp_world *w, int32_t slot, double t, imp_vec3 
 		return h;
 	}
 	h.body = imp_world_id_of(w, slot);
+	if (t == 0.0) {
+		imp_vec3 d = w->dim == 2 ? v3(c->m2.v) : c->m3.v;
+		double len = imp_vec3_length(d);
+		h.started_inside = true;
+		h.point = w->dim == 2 ? v3(c->m2.pose.p) : c->m3.pose.p;
+		h.normal = len > 0.0 ? imp_vec3_scale(-1.0 / len, d) : imp_vec3_make(0.0, 0.0, 0.0);
+		return h;
+	}
 	h.point = point;
 	h.normal = imp_vec3_scale(-1.0, normal);
 	return h;
@@ -841,13 +1019,13 @@ static imp_status ray_cast(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, co
 	imp_status st = ray_begin(w, dim, from, to, filter, hit != NULL, &q, &c);
 	if (st != IMP_OK)
 		return st;
+	imp_cast_options o = imp_default_cast_options();
 	int32_t slot;
-	double t;
-	imp_vec3 pa, pb, n;
-	st = cast_first(w, &q, &c, &slot, &t, &pa, &pb, &n);
+	meet m;
+	st = cast_first(w, &q, &c, &o, &slot, &m);
 	if (st != IMP_OK)
 		return st;
-	*hit = ray_hit(w, slot, t, pb, n);
+	*hit = ray_hit(w, &c, slot, m.t, m.point_b, m.normal);
 	return IMP_OK;
 }
 
@@ -880,18 +1058,19 @@ static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to
 		return IMP_ERR_OUT_OF_MEMORY;
 	// Every candidate's first contact (the time in `distance`), then the
 	// hits in order of time.
+	imp_cast_options o = imp_default_cast_options();
 	int32_t found = 0;
 	for (int32_t i = 0; i < g.count; i++) {
 		int32_t s = w->qitems[i].slot;
-		imp_query_result r;
-		if (!cast_one(w, &c, s, 1.0, &r.distance, &r.point, &r.body_point, &r.normal))
+		meet m = cast_one(w, &c, s, 1.0, &o);
+		if (m.kind == MEET_NONE)
 			continue;
-		r.body = imp_world_id_of(w, s);
+		imp_query_result r = {imp_world_id_of(w, s), m.t, m.point_a, m.point_b, m.normal};
 		heap_push(w->qresults, found++, r);
 	}
 	while (found > 0) {
 		imp_query_result r = heap_pop(w->qresults, found--);
-		imp_ray_hit h = ray_hit(w, (int32_t)r.body.index - 1, r.distance, r.body_point, r.normal);
+		imp_ray_hit h = ray_hit(w, &c, (int32_t)r.body.index - 1, r.distance, r.body_point, r.normal);
 		if (!fn(&h, user))
 			break;
 	}
