@@ -654,6 +654,7 @@ typedef struct cast {
 	imp_motion2 m2;
 	imp_motion3 m3;
 	imp_box sweep;
+	double reach;     ///< imp_shape_reach of the shape
 } cast;
 
 /// Sets up the motion from the query's pose (q) to the end pose, and its
@@ -670,6 +671,7 @@ static imp_status cast_begin(const imp_world *w, const qshape *q, const imp_pose
 	if (st != IMP_OK)
 		return st;
 	c->shape = q->shape;
+	c->reach = q->reach;
 	motion_between(dim, &q->p2, t2, &q->p3, t3, &c->m2, &c->m3);
 	// Both ends within range, but a path longer than the range along an
 	// axis is a velocity the time of impact refuses: refused here too (it
@@ -902,24 +904,59 @@ imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *shape, im
 
 /* ---- motion_free ---- */
 
-/// Whether the shape overlaps body s at its pose at t of the cast's motion
-/// (touching counts).
-static bool overlaps_at(const imp_world *w, const cast *c, int32_t s, double t)
+/// The moving shape at one time of its motion: its pose, box and origin.
+typedef struct sample {
+	imp_pose2 p2;
+	imp_pose3 p3;
+	imp_box box;
+	imp_vec3 origin;
+} sample;
+
+static imp_status sample_at(const imp_world *w, const cast *c, double t, sample *out)
 {
-	const body *b = &w->bodies[s];
-	if (w->dim == 2)
-		return imp_overlap2(c->shape, imp_motion2_at(c->m2, t), b->shape, b->pose2, NULL);
-	return imp_overlap3(c->shape, imp_motion3_at(c->m3, t), b->shape, b->pose3, NULL);
+	if (w->dim == 2) {
+		out->p2 = imp_motion2_at(c->m2, t);
+		out->origin = v3(out->p2.p);
+	} else {
+		out->p3 = imp_motion3_at(c->m3, t);
+		out->origin = out->p3.p;
+	}
+	return imp_world_shape_box(w, c->shape, &out->p2, &out->p3, &out->box);
 }
 
-/// The cast's answer to "is the motion free?" without its earliest body:
-/// the candidates, nearest boxes first, are first asked whether the shape
-/// overlaps them at the end pose (a contact proven by one boolean query;
-/// the cast would meet the body at the latest there, or give up before),
-/// then each gets the cast's own search over the whole motion (the cast's
-/// answer per body, unbounded by the others), and the first that is met
-/// or given up on ends the query. Free exactly when the cast is
-/// IMP_CAST_FREE.
+/// Whether the shape at a sample overlaps body s (touching counts).
+static bool overlaps_at(const imp_world *w, const cast *c, int32_t s, const sample *at)
+{
+	const body *b = &w->bodies[s];
+	// Apart when their boxes or their balls of reach are (the balls'
+	// gap widened by its rounding: touching must not be ruled out).
+	if (!imp_box_overlap(&b->tight, &at->box, w->dim))
+		return false;
+	imp_vec3 bo = w->dim == 2 ? v3(b->pose2.p) : b->pose3.p, d = imp_vec3_sub(bo, at->origin);
+	double r = c->reach + w->motions[s].reach, gap = sqrt(imp_vec3_dot(d, d)) - r;
+	if (r < INFINITY && gap > box_slack(&at->box) + 64.0 * DBL_EPSILON * r)
+		return false;
+	if (w->dim == 2)
+		return imp_overlap2(c->shape, at->p2, b->shape, b->pose2, NULL);
+	return imp_overlap3(c->shape, at->p3, b->shape, b->pose3, NULL);
+}
+
+/// The times at which motion_free first looks for an overlap: the end,
+/// then the middle.
+static const double k_samples[] = {1.0, 0.5};
+enum { SAMPLES = (int)(sizeof k_samples / sizeof k_samples[0]) };
+
+/// The cast's answer to "is the motion free?" without its earliest body.
+/// An overlap anywhere on the motion is a contact the cast meets by then
+/// (or gives up before), proven by one boolean query: the candidates,
+/// nearest boxes first, are asked at the end pose, then at the middle
+/// (3D, 10k bodies as in bench/queries, 1,000 blocked and 1,000 free
+/// motions of 2 units, instructions a query by callgrind: the end alone,
+/// 13,771 blocked and 11,644 free; with the middle, 8,667 and 12,313; with
+/// the quarters too, 7,511 and 13,690; the cast, 39,064 and 11,158). Then each candidate gets the cast's own search over the whole
+/// motion (the cast's answer per body: the cast bounds a body's search by
+/// an earlier hit only once it is not free), and the first body met or
+/// given up on ends the query. Free exactly when the cast is IMP_CAST_FREE.
 static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
 			      const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, bool *out)
 {
@@ -938,8 +975,13 @@ static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, con
 		return st;
 	sort_by_bound(w->qitems, g.count);
 	bool free_motion = true;
-	for (int32_t i = 0; i < g.count && free_motion; i++)
-		free_motion = !overlaps_at(w, &c, w->qitems[i].slot, 1.0);
+	for (int k = 0; k < SAMPLES && free_motion && g.count > 0; k++) {
+		sample at;
+		if (sample_at(w, &c, k_samples[k], &at) != IMP_OK)
+			break; // (cannot happen: the motion is within range) the searches below answer
+		for (int32_t i = 0; i < g.count && free_motion; i++)
+			free_motion = !overlaps_at(w, &c, w->qitems[i].slot, &at);
+	}
 	for (int32_t i = 0; i < g.count && free_motion; i++)
 		free_motion = cast_one(w, &c, w->qitems[i].slot, 1.0, &o).kind == MEET_NONE;
 	*out = free_motion;
