@@ -563,9 +563,9 @@ IMP_API imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *s
 /// Whether the motion of imp_world_cast_shape2/3 (default options) is free:
 /// *out is true exactly when the cast's state would be IMP_CAST_FREE, with
 /// the same guarantee (no body passed through). It stops at the first
-/// contact it proves, not the earliest: an overlap at pose_to (one boolean
-/// query a candidate) or the first candidate the time of impact meets or
-/// gives up on. Errors as imp_world_cast_shape2/3.
+/// contact it proves, not the earliest: an overlap at pose_to or at the
+/// middle of the motion (one boolean query a candidate), or the first
+/// candidate the time of impact meets or gives up on. Errors as imp_world_cast_shape2/3.
 IMP_API imp_status imp_world_motion_free2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
 					  imp_pose2 pose_to, const imp_query_filter *filter, bool *out);
 IMP_API imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
