@@ -953,10 +953,11 @@ enum { SAMPLES = (int)(sizeof k_samples / sizeof k_samples[0]) };
 /// (3D, 10k bodies as in bench/queries, 1,000 blocked and 1,000 free
 /// motions of 2 units, instructions a query by callgrind: the end alone,
 /// 13,771 blocked and 11,644 free; with the middle, 8,667 and 12,313; with
-/// the quarters too, 7,511 and 13,690; the cast, 39,064 and 11,158). Then each candidate gets the cast's own search over the whole
-/// motion (the cast's answer per body: the cast bounds a body's search by
-/// an earlier hit only once it is not free), and the first body met or
-/// given up on ends the query. Free exactly when the cast is IMP_CAST_FREE.
+/// the quarters too, 7,511 and 13,690; the cast, 39,064 and 11,158).
+/// Then each candidate gets the cast's own search over the whole motion
+/// (the cast's answer per body: the cast bounds a body's search by an
+/// earlier hit only once it is not free), and the first body met or given
+/// up on ends the query. Free exactly when the cast is IMP_CAST_FREE.
 static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
 			      const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, bool *out)
 {
