@@ -1540,6 +1540,49 @@ static void test_motion_free_errors(void **state)
 	imp_shape_destroy(ball);
 }
 
+/// A unit square's support that gives no point (NaN) for a direction off
+/// the axes: the shape's boxes (axis supports) are fine, the distance
+/// queries of a time of impact against a tilted body are not.
+static imp_vec2 axis_only_support(const void *user, imp_vec2 d)
+{
+	(void)user;
+	if (d.x != 0.0 && d.y != 0.0)
+		return imp_vec2_make(NAN, NAN);
+	return imp_vec2_make(d.x > 0.0 ? 0.5 : -0.5, d.y > 0.0 ? 0.5 : -0.5);
+}
+
+/// A cast whose time of impact fails (a user support gives no point) on
+/// the way through a body proved nothing: it was taken for no contact, and
+/// the motion through the body was called free. Now the cast gives up
+/// there (never IMP_CAST_FREE) and motion_free says not free; the body's
+/// search and the body's box are both met before its time.
+static void test_cast_failing_support(void **state)
+{
+	(void)state;
+	imp_world *w = world_of(2);
+	imp_shape *user = NULL, *block = NULL;
+	assert_int_equal(imp_shape_user2(axis_only_support, NULL, 0.0, &user), IMP_OK);
+	assert_int_equal(imp_shape_box2(0.5, 0.5, 0.0, &block), IMP_OK);
+	imp_body_id id =
+		add_at(w, block, imp_pose2_make(3, 0.37, 0.3), imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity()));
+	imp_pose2 f = imp_pose2_make(0, 0, 0), t = imp_pose2_make(6, 0, 0);
+	imp_cast_hit hit;
+	bool free_motion = true;
+	assert_int_equal(imp_world_cast_shape2(w, user, f, t, NULL, &hit), IMP_OK);
+	assert_int_equal(imp_world_motion_free2(w, user, f, t, NULL, &free_motion), IMP_OK);
+	assert_int_equal(hit.state, IMP_CAST_GAVE_UP);
+	assert_true(imp_body_id_equal(hit.body, id));
+	assert_true(hit.t >= 0.0 && hit.t <= 2.0 / 6.0);
+	assert_false(free_motion);
+	// Away from the body the same shape moves freely.
+	assert_int_equal(imp_world_cast_shape2(w, user, imp_pose2_make(0, 5, 0), imp_pose2_make(6, 5, 0), NULL, &hit),
+			 IMP_OK);
+	assert_int_equal(hit.state, IMP_CAST_FREE);
+	imp_world_destroy(w);
+	imp_shape_destroy(user);
+	imp_shape_destroy(block);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1554,6 +1597,7 @@ int main(void)
 		cmocka_unit_test(test_cast_turning_box),
 		cmocka_unit_test(test_motion_free_random),
 		cmocka_unit_test(test_motion_free_errors),
+		cmocka_unit_test(test_cast_failing_support),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
