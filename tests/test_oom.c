@@ -442,9 +442,298 @@ static void test_oom_sweep_3d_sweep(void **state)
 	sweep(3, IMP_BROAD_SWEEP, true);
 }
 
+/* ---- the defects, one by one ---- */
+
+/// A world of n bodies over the counting allocator: discs or spheres of
+/// radius 0.5 to 0.9 at pseudo-random places in a square of side 6, so
+/// that many overlap; every third one moving to the right at 2 (a step of
+/// 0.5 makes contacts).
+static imp_world *cluster(int dim, imp_broad_kind kind, counting *c, const imp_shape *const *s, int n,
+			  imp_body_id *ids)
+{
+	imp_world_def d = imp_default_world_def();
+	d.dim = dim;
+	d.broad_phase = kind;
+	d.allocator = counting_allocator(c);
+	imp_world *w = NULL;
+	assert_int_equal(imp_world_create(&d, &w), IMP_OK);
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < n; i++) {
+		double v[3];
+		for (int k = 0; k < 3; k++) {
+			x = x * 6364136223846793005u + 1442695040888963407u;
+			v[k] = 6.0 * (double)(x >> 11) / 9007199254740992.0;
+		}
+		imp_body_def b = imp_default_body_def();
+		b.shape = s[i % 3];
+		b.pose2 = p2(v[0], v[1], 0.0);
+		b.pose3 = p3(v[0], v[1], v[2], 0.0);
+		assert_int_equal(imp_world_add_body(w, &b, &ids[i]), IMP_OK);
+	}
+	for (int i = 0; i < n; i += 3) {
+		if (dim == 2)
+			assert_int_equal(imp_body_set_velocity2(w, ids[i], imp_vec2_make(2.0, 0.0), 0.3), IMP_OK);
+		else
+			assert_int_equal(imp_body_set_velocity3(w, ids[i], imp_vec3_make(2.0, 0.0, 0.0),
+								imp_vec3_make(0.0, 0.3, 0.0)),
+					 IMP_OK);
+	}
+	return w;
+}
+
+static bool count_pair(imp_body_id a, imp_body_id b, void *user)
+{
+	(void)a, (void)b;
+	++*(int *)user;
+	return true;
+}
+
+static int pair_count(const imp_world *w)
+{
+	int n = 0;
+	assert_int_equal(imp_world_for_each_pair(w, count_pair, &n), IMP_OK);
+	return n;
+}
+
+static uint64_t pairs_hash(const imp_world *w)
+{
+	run r = {0};
+	assert_int_equal(imp_world_for_each_pair(w, on_pair, &r), IMP_OK);
+	return r.op_trace;
+}
+
+static void make_balls(int dim, imp_shape **s)
+{
+	for (int i = 0; i < 3; i++) {
+		double radius = 0.5 + 0.2 * i;
+		if (dim == 2)
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), radius, &s[i]), IMP_OK);
+		else
+			assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), radius, &s[i]), IMP_OK);
+	}
+}
+
+enum { CLUSTER = 60 };
+
+static bool same_event(imp_pair_event x, imp_pair_event y)
+{
+	return x.a.index == y.a.index && x.a.generation == y.a.generation && x.b.index == y.b.index &&
+	       x.b.generation == y.b.generation;
+}
+
+/// Defect 8: the first planner query on a world whose broad phase holds no
+/// body (none added, or added and not yet updated) makes the empty query
+/// tree; with each allocation failing in turn, it answers (the query falls
+/// back on the broad phase's own structure) or refuses, the state hash
+/// stays, the world goes on, and destroy leaves no block (one leaked
+/// before: the tree's reserve failing part way kept its node array).
+static void test_first_query_tree_oom(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_shape *s[3];
+		make_balls(dim, s);
+		for (int k = 0; k < 3; k++) {
+			for (int bodies = 0; bodies <= 3; bodies += 3) {
+				long fails = 0;
+				for (long fail = 0;; fail++) {
+					assert_true(fail < 100);
+					counting c = {.fail_at = -1};
+					imp_body_id ids[3];
+					imp_world *w = cluster(dim, (imp_broad_kind)k, &c, (const imp_shape *const *)s,
+							       bodies, ids);
+					imp_query_filter qf = imp_default_query_filter();
+					imp_pose2 at2 = p2(1, 1, 0);
+					imp_pose3 at3 = p3(1, 1, 1, 0);
+					if (bodies > 0 && dim == 2)
+						assert_int_equal(imp_body_get_pose2(w, ids[0], &at2), IMP_OK);
+					else if (bodies > 0)
+						assert_int_equal(imp_body_get_pose3(w, ids[0], &at3), IMP_OK);
+					uint64_t h = imp_world_state_hash(w);
+					long live = c.live;
+					bool any = false;
+					c.fail_at = c.calls + fail;
+					imp_status st = dim == 2 ? imp_world_overlap_any2(w, s[0], at2, &qf, &any)
+								 : imp_world_overlap_any3(w, s[0], at3, &qf, &any);
+					bool reached = c.calls > c.fail_at;
+					c.fail_at = -1;
+					assert_true(st == IMP_OK || st == IMP_ERR_OUT_OF_MEMORY);
+					assert_true(imp_world_state_hash(w) == h);
+					if (st == IMP_OK)
+						assert_int_equal(any, bodies > 0);
+					if (reached)
+						fails++;
+					assert_true(c.live >= live);
+					// The world goes on: a query, an update, a query.
+					assert_int_equal(dim == 2 ? imp_world_overlap_any2(w, s[0], at2, &qf, &any)
+								  : imp_world_overlap_any3(w, s[0], at3, &qf, &any),
+							 IMP_OK);
+					assert_int_equal(any, bodies > 0);
+					assert_int_equal(imp_world_update(w), IMP_OK);
+					imp_world_destroy(w);
+					assert_int_equal(c.live, 0);
+					assert_false(c.size_mismatch);
+					if (!reached)
+						break;
+				}
+				assert_true(fails > 0);
+			}
+		}
+		for (int i = 0; i < 3; i++)
+			imp_shape_destroy(s[i]);
+	}
+}
+
+/// Defect 9, the update: a first update (and a later one, after a third of
+/// the bodies moved) with each allocation failing in turn answers
+/// IMP_ERR_OUT_OF_MEMORY with the touching pairs, events and state hash
+/// of before (a failed first update left 83 pairs of 0 and another hash);
+/// the update after it gives the pairs and events of a world that never
+/// failed.
+static void test_failed_update_changes_nothing(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_shape *s[3];
+		make_balls(dim, s);
+		for (int k = 0; k < 3; k++) {
+			for (int later = 0; later < 2; later++) {
+				// The reference: no failure.
+				counting c0 = {.fail_at = -1};
+				imp_body_id ids[CLUSTER];
+				imp_world *ref = cluster(dim, (imp_broad_kind)k, &c0, (const imp_shape *const *)s, CLUSTER, ids);
+				if (later) {
+					assert_int_equal(imp_world_update(ref), IMP_OK);
+					for (int i = 0; i < CLUSTER; i += 3)
+						assert_int_equal(dim == 2 ? imp_body_set_pose2(ref, ids[i], p2(i * 0.1, 3, 0))
+									  : imp_body_set_pose3(ref, ids[i], p3(i * 0.1, 3, 3, 0)),
+								 IMP_OK);
+				}
+				assert_int_equal(imp_world_update(ref), IMP_OK);
+				uint64_t want_pairs = pairs_hash(ref), want_hash = imp_world_state_hash(ref);
+				imp_pair_events want = imp_world_get_events(ref);
+				assert_true(pair_count(ref) > 20);
+				long fails = 0;
+				for (long fail = 0;; fail++) {
+					assert_true(fail < 1000);
+					counting c = {.fail_at = -1};
+					imp_world *w = cluster(dim, (imp_broad_kind)k, &c, (const imp_shape *const *)s, CLUSTER, ids);
+					if (later) {
+						assert_int_equal(imp_world_update(w), IMP_OK);
+						for (int i = 0; i < CLUSTER; i += 3)
+							assert_int_equal(dim == 2 ? imp_body_set_pose2(w, ids[i], p2(i * 0.1, 3, 0))
+										  : imp_body_set_pose3(w, ids[i], p3(i * 0.1, 3, 3, 0)),
+									 IMP_OK);
+					}
+					uint64_t h = imp_world_state_hash(w), before = pairs_hash(w);
+					int n_before = pair_count(w);
+					imp_pair_events ev0 = imp_world_get_events(w);
+					int b0 = ev0.begin_count, e0 = ev0.end_count;
+					c.fail_at = c.calls + fail;
+					imp_status st = imp_world_update(w);
+					bool reached = c.calls > c.fail_at;
+					c.fail_at = -1;
+					if (st != IMP_OK) {
+						fails++;
+						assert_int_equal(st, IMP_ERR_OUT_OF_MEMORY);
+						if (imp_world_state_hash(w) != h || pair_count(w) != n_before)
+							fail_msg("%dD kind %d, %s update, allocation %ld failing: %d pairs before, "
+								 "%d after, the state hash %s",
+								 dim, k, later ? "a later" : "the first", fail, n_before,
+								 pair_count(w), imp_world_state_hash(w) == h ? "kept" : "changed");
+						assert_true(pairs_hash(w) == before);
+						imp_pair_events ev = imp_world_get_events(w);
+						assert_int_equal(ev.begin_count, b0);
+						assert_int_equal(ev.end_count, e0);
+						assert_int_equal(imp_world_update(w), IMP_OK);
+					}
+					assert_true(pairs_hash(w) == want_pairs);
+					assert_true(imp_world_state_hash(w) == want_hash);
+					imp_pair_events ev = imp_world_get_events(w);
+					assert_int_equal(ev.begin_count, want.begin_count);
+					assert_int_equal(ev.end_count, want.end_count);
+					for (int i = 0; i < ev.begin_count; i++) // the same but for the world's serial
+						assert_true(same_event(ev.begin[i], want.begin[i]));
+					for (int i = 0; i < ev.end_count; i++)
+						assert_true(same_event(ev.end[i], want.end[i]));
+					imp_world_destroy(w);
+					assert_int_equal(c.live, 0);
+					if (!reached)
+						break;
+				}
+				assert_true(fails > 0);
+				imp_world_destroy(ref);
+			}
+		}
+		for (int i = 0; i < 3; i++)
+			imp_shape_destroy(s[i]);
+	}
+}
+
+/// Defect 9, the step: a step with each allocation failing in turn
+/// answers IMP_ERR_OUT_OF_MEMORY with the state hash and the clock of
+/// before (the hash changed: the bodies the step had marked moved); the
+/// step after it and an update give the world that never failed.
+static void test_failed_step_changes_nothing(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_shape *s[3];
+		make_balls(dim, s);
+		for (int k = 0; k < 3; k++) {
+			counting c0 = {.fail_at = -1};
+			imp_body_id ids[CLUSTER];
+			imp_world *ref = cluster(dim, (imp_broad_kind)k, &c0, (const imp_shape *const *)s, CLUSTER, ids);
+			assert_int_equal(imp_world_update(ref), IMP_OK);
+			assert_int_equal(imp_world_step(ref, 0.5, NULL), IMP_OK);
+			assert_true(imp_world_get_contacts(ref).count > 0);
+			uint64_t want_step = imp_world_state_hash(ref);
+			assert_int_equal(imp_world_update(ref), IMP_OK);
+			uint64_t want_pairs = pairs_hash(ref), want_hash = imp_world_state_hash(ref);
+			long fails = 0;
+			for (long fail = 0;; fail++) {
+				assert_true(fail < 1000);
+				counting c = {.fail_at = -1};
+				imp_world *w = cluster(dim, (imp_broad_kind)k, &c, (const imp_shape *const *)s, CLUSTER, ids);
+				assert_int_equal(imp_world_update(w), IMP_OK);
+				uint64_t h = imp_world_state_hash(w);
+				c.fail_at = c.calls + fail;
+				imp_status st = imp_world_step(w, 0.5, NULL);
+				bool reached = c.calls > c.fail_at;
+				c.fail_at = -1;
+				if (st != IMP_OK) {
+					fails++;
+					assert_int_equal(st, IMP_ERR_OUT_OF_MEMORY);
+					if (imp_world_state_hash(w) != h)
+						fail_msg("%dD kind %d, allocation %ld failing: the failed step changed the state hash",
+							 dim, k, fail);
+					assert_true(imp_world_time(w) == 0.0);
+					assert_int_equal(imp_world_get_contacts(w).count, 0);
+					assert_int_equal(imp_world_step(w, 0.5, NULL), IMP_OK);
+				}
+				assert_true(imp_world_state_hash(w) == want_step);
+				assert_int_equal(imp_world_update(w), IMP_OK);
+				assert_true(pairs_hash(w) == want_pairs);
+				assert_true(imp_world_state_hash(w) == want_hash);
+				imp_world_destroy(w);
+				assert_int_equal(c.live, 0);
+				if (!reached)
+					break;
+			}
+			assert_true(fails > 0);
+			imp_world_destroy(ref);
+		}
+		for (int i = 0; i < 3; i++)
+			imp_shape_destroy(s[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_query_tree_oom),
+		cmocka_unit_test(test_failed_update_changes_nothing),
+		cmocka_unit_test(test_failed_step_changes_nothing),
 		cmocka_unit_test(test_oom_sweep_2d_hash),
 		cmocka_unit_test(test_oom_sweep_2d_sweep),
 		cmocka_unit_test(test_oom_sweep_3d_hash),
