@@ -46,6 +46,7 @@ typedef struct run {
 	long ops;          ///< calls made
 	long failed;       ///< calls that answered IMP_ERR_OUT_OF_MEMORY
 	long hit_op;       ///< the call during which the failing allocation came (-1: none)
+	bool stop;         ///< the contact callback stops body 4
 } run;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -141,6 +142,14 @@ static void on_contact(const imp_contact_event *e, void *user)
 {
 	run *r = user;
 	r->op_trace += mix(mix_id(mix_id(0, e->a), e->b), 0x5eed);
+	// Body 4 stops at its first contact (a change of motion that a failed
+	// step must put back).
+	if (r->stop && (imp_body_id_equal(e->a, r->id[4]) || imp_body_id_equal(e->b, r->id[4]))) {
+		imp_status st = r->dim == 2 ? imp_body_set_velocity2(r->w, r->id[4], imp_vec2_make(0, 0), 0.0)
+					    : imp_body_set_velocity3(r->w, r->id[4], imp_vec3_make(0, 0, 0),
+								     imp_vec3_make(0, 0, 0));
+		assert_int_equal(st, IMP_OK);
+	}
 }
 
 /* ---- the world's calls, by dimension ---- */
@@ -324,7 +333,9 @@ static void scenario(run *r)
 	CALL(r, set_velocity(r, 4, 1.5, 0.0, 0.5));
 	CALL(r, set_velocity(r, 10, -1.0, -1.2, -0.3));
 	CALL(r, set_target(r, 3, 4.0, 1.0, 0.6));
+	r->stop = true;
 	CALL(r, step(r, 0.5));
+	r->stop = false;
 	CALL(r, update(r));
 	CALL(r, step(r, 0.25));
 	CALL(r, set_velocity(r, 4, 0.0, 0.0, 0.0));
@@ -335,7 +346,26 @@ static void scenario(run *r)
 	CALL(r, imp_world_remove_body(r->w, r->id[8]));
 	CALL(r, add(r, NBODY + 1, IMP_BODY_STATIC, 1.6, 1.6, 0.0, f));
 	CALL(r, update(r));
-	r->trace = mix(r->trace, imp_world_state_hash(r->w));
+	// The poses, rounded: body 4 stops at a contact whose time may differ
+	// in its last bits after a failed step (the pairs' simplex caches it
+	// warmed stay warm; warm and cold answers differ by about 1e-12).
+	for (int i = 0; i < NBODY + 2; i++) {
+		if (!imp_body_is_valid(r->w, r->id[i]))
+			continue;
+		imp_pose2 a;
+		imp_pose3 b;
+		if (r->dim == 2) {
+			assert_int_equal(imp_body_get_pose2(r->w, r->id[i], &a), IMP_OK);
+			const double v[4] = {a.p.x, a.p.y, a.q.c, a.q.s};
+			for (int k = 0; k < 4; k++)
+				r->trace = mix_d(r->trace, v[k]);
+		} else {
+			assert_int_equal(imp_body_get_pose3(r->w, r->id[i], &b), IMP_OK);
+			const double v[7] = {b.p.x, b.p.y, b.p.z, b.q.x, b.q.y, b.q.z, b.q.w};
+			for (int k = 0; k < 7; k++)
+				r->trace = mix_d(r->trace, v[k]);
+		}
+	}
 	imp_world_destroy(r->w);
 	r->w = NULL;
 }

@@ -1690,6 +1690,12 @@ static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
 			m->started = 1;
 			w->step_bodies[w->step_body_count++] = s;
 		}
+		if (m->set_in != w->step_stamp) { // the motion before the step, for step_undo
+			m->set_in = w->step_stamp;
+			m->saved_v = m->v;
+			m->saved_w = m->w;
+			m->saved_target = m->has_target;
+		}
 		m->t0 = now;
 		m->base2 = p2;
 		m->base3 = p3;
@@ -2503,13 +2509,20 @@ static void step_begin(imp_world *w, const step_ctx *c)
 }
 
 /// Puts back each moving body's box at its pose (the step failed: the poses
-/// are the ones it began with).
+/// are the ones it began with) and the motions the callback set: the world
+/// as it was before the step.
 static void step_undo(imp_world *w)
 {
 	for (int32_t i = 0; i < w->step_body_count; i++) {
 		int32_t s = w->step_bodies[i];
 		body *b = &w->bodies[s];
 		motion *m = &w->motions[s];
+		if (m->set_in == w->step_stamp) {
+			m->v = m->saved_v;
+			m->w = m->saved_w;
+			m->has_target = m->saved_target;
+			m->set_in = 0;
+		}
 		imp_box placed;
 		place_box(w, &b->rel, &b->pose2, &b->pose3, &placed);
 		set_tight(w, s, &placed);

@@ -80,6 +80,11 @@ typedef struct motion {
 	imp_pose2 base2;
 	imp_pose3 base3;
 	imp_vec3 sv, sw;         ///< the velocity from t0 on
+	/// The motion as it was before the step's callback first set the
+	/// body's velocity in step set_in (put back if the step fails).
+	uint32_t set_in;
+	uint8_t saved_target;
+	imp_vec3 saved_v, saved_w;
 } motion;
 
 typedef struct body {
