@@ -7,11 +7,8 @@
 
 #define HDR 16
 
-static void *c_alloc(size_t size, void *user)
+static void *block_alloc(counting *c, size_t size)
 {
-	counting *c = user;
-	if (c->calls++ == c->fail_at)
-		return NULL;
 	unsigned char *p = malloc(size + HDR);
 	if (!p)
 		return NULL;
@@ -21,15 +18,21 @@ static void *c_alloc(size_t size, void *user)
 	return p + HDR;
 }
 
+static void *c_alloc(size_t size, void *user)
+{
+	counting *c = user;
+	if (!c->only_realloc && c->calls++ == c->fail_at)
+		return NULL;
+	return block_alloc(c, size);
+}
+
 static void *c_realloc(void *ptr, size_t old_size, size_t new_size, void *user)
 {
 	counting *c = user;
 	if (c->calls++ == c->fail_at)
 		return NULL;
-	if (!ptr) {
-		c->calls--;
-		return c_alloc(new_size, user);
-	}
+	if (!ptr)
+		return block_alloc(c, new_size);
 	unsigned char *h = (unsigned char *)ptr - HDR;
 	size_t stored;
 	memcpy(&stored, h, sizeof stored);

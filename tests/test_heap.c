@@ -185,7 +185,7 @@ static void run_sequence(uint64_t seed, int ops, int style, bool invariants)
 static void test_empty(void **state)
 {
 	(void)state;
-	counting ca = {0, 0, 0, 0, -1, 0, false};
+	counting ca = {0, 0, 0, 0, -1, 0, false, false};
 	imp_allocator a = counting_allocator(&ca);
 	imp_heap h;
 	imp_heap_init(&h, &a);

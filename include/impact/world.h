@@ -168,8 +168,9 @@ IMP_API int imp_world_body_count(const imp_world *world);
 /// Brings the pairs up to date with the bodies' poses: the broad phase looks
 /// at the bodies added or moved since the last update, the narrow phase
 /// (Level 1, or Level 2 with a margin) confirms the pairs whose boxes
-/// overlap. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_OUT_OF_MEMORY (the world
-/// stays consistent and a later update completes the work).
+/// overlap. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_OUT_OF_MEMORY (nothing
+/// changes: the touching pairs, the events of the last update that
+/// succeeded and the state hash stay; a later update does the work).
 IMP_API imp_status imp_world_update(imp_world *world);
 
 /// Called for each touching pair; return false to stop.
@@ -223,7 +224,8 @@ typedef struct imp_world_stats {
 IMP_API imp_world_stats imp_world_get_stats(const imp_world *world);
 
 /// A 64-bit hash of the world's state: every body (id, type, filter, pose,
-/// box bits and motion), the clock and every touching pair, in index order.
+/// box bits, motion, and whether it changed since the last update that
+/// succeeded), the clock and every touching pair, in index order.
 /// Pointers (shapes, user data) are left out, so equal scenes hash equal
 /// across runs. 0 for NULL.
 IMP_API uint64_t imp_world_state_hash(const imp_world *world);
@@ -372,9 +374,9 @@ typedef struct imp_step_stats {
 /// IMP_ERR_OUT_OF_RANGE (dt negative or beyond IMP_MAX_COORDINATE, a body
 /// that would leave the coordinate range, or a target pose whose velocity
 /// over dt would be beyond it), IMP_ERR_BAD_OPTIONS: nothing
-/// changed. IMP_ERR_OUT_OF_MEMORY: the poses, boxes and clock as they were
-/// and no contacts; the callback may have been called for contacts before
-/// the failure, and velocities it set stay set.
+/// changed. IMP_ERR_OUT_OF_MEMORY: the world as it was (poses, boxes,
+/// clock, state hash) and no contacts; the callback may have been called
+/// for contacts before the failure, and velocities it set are put back.
 IMP_API imp_status imp_world_step(imp_world *world, double dt, const imp_step_opts *opts);
 
 /// The contacts of the last step (empty for NULL); valid until the next

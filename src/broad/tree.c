@@ -673,8 +673,13 @@ static int32_t build_range(imp_tree *t, pending *p, int32_t n)
 bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *boxes, int32_t n, int32_t max_proxy)
 {
 	imp_tree_free(t); // the wide copy with the rest
-	if (n == 0)
-		return imp_tree_reserve(t, max_proxy > 0 ? max_proxy : 0);
+	if (n == 0) {
+		// Out of memory part way: what the reserve had grown freed too.
+		if (imp_tree_reserve(t, max_proxy > 0 ? max_proxy : 0))
+			return true;
+		imp_tree_free(t);
+		return false;
+	}
 	pending *p = imp_alloc(t->alloc, (size_t)n * sizeof *p);
 	bool ok = p != NULL && imp_grow(t->alloc, (void **)&t->nodes, &t->cap, 2 * n + 2, sizeof *t->nodes) &&
 		  imp_grow(t->alloc, (void **)&t->leaf_of, &t->leaf_cap, max_proxy + 1, sizeof *t->leaf_of) &&

@@ -679,6 +679,14 @@ static void mark_moved(imp_world *w, int32_t s)
 	}
 }
 
+/// mark_moved for a change of the user's (an add, a pose, a filter, a
+/// step's motion): also pending in the state hash until an update succeeds.
+static void mark_changed(imp_world *w, int32_t s)
+{
+	w->motions[s].pending = w->updates + 1u;
+	mark_moved(w, s);
+}
+
 static bool reserve_moved(imp_world *w)
 {
 	return imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, w->moved_count + 1, sizeof *w->moved);
@@ -751,7 +759,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	b->alive = 1;
 	b->next_free = -1;
 	w->body_count++;
-	mark_moved(w, s);
+	mark_changed(w, s);
 	*out = imp_world_id_of(w, s);
 	return IMP_OK;
 }
@@ -832,7 +840,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 	b->rel = rel;
 	b->inside = box_contains_all(&b->fat, &tight);
 	w->motions[s].serial++;
-	mark_moved(w, s);
+	mark_changed(w, s);
 	return IMP_OK;
 }
 
@@ -990,7 +998,7 @@ imp_status imp_body_set_filter(imp_world *w, imp_body_id id, imp_filter filter)
 		return IMP_ERR_OUT_OF_MEMORY;
 	b->filter = filter;
 	b->refilter = 1;
-	mark_moved(w, s);
+	mark_changed(w, s);
 	return IMP_OK;
 }
 
@@ -1303,59 +1311,83 @@ static bool pair_pass_all(imp_world *w)
 	return ok;
 }
 
+/// Room for everything pass 2 can add, so that it cannot fail: each pair
+/// changes at most once in an update, so at most the pairs not touching
+/// begin (an event, an entry in the walk's arrays each) and at most the
+/// touching ones end, besides the ends the removals left.
+static bool pass2_reserve(imp_world *w)
+{
+	int32_t begins = w->pair_count - w->touching, ends = w->touching + w->pending_end.count;
+	int32_t runs = w->touch_extra_count + w->touch_new_count + begins;
+	return event_reserve(w, &w->begin, begins) && event_reserve(w, &w->end, ends) &&
+	       imp_grow(&w->alloc, (void **)&w->touch_new, &w->touch_new_cap, w->touch_new_count + begins,
+			sizeof *w->touch_new) &&
+	       imp_grow(&w->alloc, (void **)&w->touch_extra, &w->touch_extra_cap, runs, sizeof *w->touch_extra) &&
+	       imp_grow(&w->alloc, (void **)&w->touch, &w->touch_cap, w->touch_count + runs, sizeof *w->touch);
+}
+
 imp_status imp_world_update(imp_world *w)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (w->busy)
 		return IMP_ERR_BUSY;
-	// After a failed update its events stay and this one adds to them, so
-	// that the events of the update that completes it are measured from the
-	// last update that succeeded.
-	if (!w->carry)
-		w->begin.count = w->end.count = 0;
-	if (!event_reserve(w, &w->end, w->end.count + w->pending_end.count))
-		return IMP_ERR_OUT_OF_MEMORY;
-	if (w->pending_end.count > 0)
-		memcpy(w->end.items + w->end.count, w->pending_end.items,
-		       (size_t)w->pending_end.count * sizeof *w->end.items);
-	w->end.count += w->pending_end.count;
-	w->pending_end.count = 0;
 	if (++w->stamp == 0)
 		w->stamp = 1;
 	memset(&w->stats, 0, sizeof w->stats);
 	imp_broad_counters c0 = imp_broad_get_counters(w->broad);
-	imp_status result = IMP_OK;
 
-	// Pass 1. Bodies the broad phase could not take stay for next time.
+	// Pass 1, the only part that can fail for want of memory, and the room
+	// for pass 2 (the pairs it made included). A failure changes nothing
+	// the state hash or the user sees: no touching pair and no event
+	// changes, the moved list keeps every body (those the broad phase
+	// could not take are out of it, for the next update to insert), and
+	// the events stay those of the last update that succeeded.
 	int32_t n = w->moved_count;
-	result = broad_update(w, &w->stats.moved, &w->stats.broad_moves);
-	// Pass 2; the moved list keeps what is not done. The pairs are visited
-	// through the moved bodies' lists, or, when a quarter of the bodies or
-	// more moved, by one walk over all of them in memory order.
-	int32_t kept = 0;
-	bool events_ok = true, all = 4 * (int64_t)n >= w->body_count;
+	imp_status result = broad_update(w, &w->stats.moved, &w->stats.broad_moves);
+	if (result == IMP_OK && !pass2_reserve(w))
+		result = IMP_ERR_OUT_OF_MEMORY;
+	if (result != IMP_OK) {
+		w->stats.bodies = w->body_count;
+		w->stats.candidates = w->pair_count;
+		w->stats.touching = w->touching;
+		return result;
+	}
+
+	// From here nothing fails. The events: the ends of removed bodies'
+	// pairs, then pass 2's.
+	w->begin.count = 0;
+	if (w->pending_end.count > 0)
+		memcpy(w->end.items, w->pending_end.items, (size_t)w->pending_end.count * sizeof *w->end.items);
+	w->end.count = w->pending_end.count;
+	w->pending_end.count = 0;
+	// Pass 2. The pairs are visited through the moved bodies' lists, or,
+	// when a quarter of the bodies or more moved, by one walk over all of
+	// them in memory order.
+	bool all = 4 * (int64_t)n >= w->body_count, events_ok = true;
 	if (all)
 		events_ok = pair_pass_all(w);
+	int32_t kept = 0;
 	for (int32_t i = 0; i < n; i++) {
 		int32_t s = w->moved[i];
 		body *b = &w->bodies[s];
 		if (!b->alive || !b->moved)
 			continue;
-		if (b->in_broad && events_ok && (all || (events_ok = pair_pass(w, s)))) {
-			b->moved = 0;
+		if (!b->in_broad) { // pass 1 succeeded: every body is in (kept for the next update if not)
+			w->moved[kept++] = s;
 			continue;
 		}
-		w->moved[kept++] = s;
+		if (!all)
+			events_ok = pair_pass(w, s) && events_ok;
+		b->moved = 0;
 	}
-	if (!events_ok)
-		result = IMP_ERR_OUT_OF_MEMORY;
+	assert(events_ok); // pass2_reserve made the room
+	(void)events_ok;
 	w->moved_count = kept;
+	w->updates++;
 
 	touch_rebuild(w);
-	w->carry = result != IMP_OK;
-	if (!w->carry)
-		events_finish(w);
+	events_finish(w);
 	w->stats.bodies = w->body_count;
 	w->stats.candidates = w->pair_count;
 	w->stats.touching = w->touching;
@@ -1365,7 +1397,7 @@ imp_status imp_world_update(imp_world *w)
 	w->stats.broad_swaps = (int)(c1.swaps - c0.swaps);
 	w->stats.broad_cells = (int)(c1.cell_visits - c0.cell_visits);
 	w->stats.broad_tests = (int)(c1.box_tests - c0.box_tests);
-	return result;
+	return IMP_OK;
 }
 
 /* ---- reading pairs ---- */
@@ -1478,7 +1510,10 @@ uint64_t imp_world_state_hash(const imp_world *w)
 		h = mix(h, (uint64_t)s << 32 | b->generation);
 		if (!b->alive)
 			continue;
-		h = mix(h, b->type | (uint64_t)b->moved << 8 | (uint64_t)b->refilter << 16);
+		// Pending: changed since the last update that succeeded (not
+		// body.moved, which a failed call may leave set for the work it
+		// left to the next update).
+		h = mix(h, b->type | (uint64_t)(w->motions[s].pending == w->updates + 1u) << 8);
 		h = mix(h, b->filter.category);
 		h = mix(h, b->filter.mask);
 		h = mix(h, (uint64_t)(uint32_t)b->filter.group);
@@ -1654,6 +1689,12 @@ static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
 			m->step = w->step_stamp;
 			m->started = 1;
 			w->step_bodies[w->step_body_count++] = s;
+		}
+		if (m->set_in != w->step_stamp) { // the motion before the step, for step_undo
+			m->set_in = w->step_stamp;
+			m->saved_v = m->v;
+			m->saved_w = m->w;
+			m->saved_target = m->has_target;
 		}
 		m->t0 = now;
 		m->base2 = p2;
@@ -2468,13 +2509,20 @@ static void step_begin(imp_world *w, const step_ctx *c)
 }
 
 /// Puts back each moving body's box at its pose (the step failed: the poses
-/// are the ones it began with).
+/// are the ones it began with) and the motions the callback set: the world
+/// as it was before the step.
 static void step_undo(imp_world *w)
 {
 	for (int32_t i = 0; i < w->step_body_count; i++) {
 		int32_t s = w->step_bodies[i];
 		body *b = &w->bodies[s];
 		motion *m = &w->motions[s];
+		if (m->set_in == w->step_stamp) {
+			m->v = m->saved_v;
+			m->w = m->saved_w;
+			m->has_target = m->saved_target;
+			m->set_in = 0;
+		}
 		imp_box placed;
 		place_box(w, &b->rel, &b->pose2, &b->pose3, &placed);
 		set_tight(w, s, &placed);
@@ -2534,7 +2582,7 @@ static void step_commit(imp_world *w, const step_ctx *c)
 		place_box(w, &b->rel, &b->pose2, &b->pose3, &placed);
 		set_tight(w, s, &placed);
 		b->inside = box_contains_all(&b->fat, &b->tight);
-		mark_moved(w, s);
+		mark_changed(w, s);
 	}
 	w->step_body_count = 0;
 }

@@ -64,6 +64,12 @@ typedef struct motion {
 	double reach;            ///< the shape's largest distance from its origin
 	double core_reach;       ///< the same for its core (what a turn moves)
 	uint32_t serial;         ///< changes with every change of motion and every teleport
+	/// imp_world.updates + 1 when the body was added, given a pose or a
+	/// filter, or moved by a step since the last update that succeeded (the
+	/// state hash's "moved": unlike body.moved, which also marks the work a
+	/// failed call left for the next update, it changes only with the user's
+	/// changes).
+	uint64_t pending;
 	uint8_t has_target;
 	uint8_t listed;          ///< in the movers list
 	uint8_t changed;         ///< in the step's list of motions changed by the callback
@@ -74,6 +80,11 @@ typedef struct motion {
 	imp_pose2 base2;
 	imp_pose3 base3;
 	imp_vec3 sv, sw;         ///< the velocity from t0 on
+	/// The motion as it was before the step's callback first set the
+	/// body's velocity in step set_in (put back if the step fails).
+	uint32_t set_in;
+	uint8_t saved_target;
+	imp_vec3 saved_v, saved_w;
 } motion;
 
 typedef struct body {
@@ -149,7 +160,7 @@ struct imp_world {
 	int32_t touching;
 
 	event_array begin, end, pending_end;
-	bool carry;              ///< the last update failed: its events stay
+	uint64_t updates;        ///< updates that succeeded
 
 	// The touching pairs in key order, for the walks: the array as of the
 	// last update (ended pairs marked dead since), and the pairs that began
