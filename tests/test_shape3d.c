@@ -242,8 +242,8 @@ static int find_point(const imp_vec3 *v, int n, imp_vec3 p)
 /// corners by quickhull (imp_shape_polytope) must be the same polytope:
 /// the same vertices, edges and faces (each face's ring in the same
 /// cyclic order), and the same supports. Sizes from 1e-6 to 1e6 on each
-/// axis, so thin slabs and needles too, and boxes on either side of the
-/// thinness below which the hull decides.
+/// axis, so thin slabs and needles too (test_thin_box goes below the
+/// hull's tolerance, where the polytope is flat and the box is not).
 static void test_box_matches_hull(void **state)
 {
 	(void)state;
@@ -384,6 +384,125 @@ static void test_subnormal_polytope(void **state)
 	imp_shape_destroy(s);
 }
 
+/// A point of the box [-h, h] (local frame of pose) within tol of it.
+static bool in_box(imp_vec3 h, imp_pose3 pose, imp_vec3 world, double tol)
+{
+	imp_vec3 l = imp_quat_rotate_inv(pose.q, imp_vec3_sub(world, pose.p));
+	return fabs(l.x) <= h.x + tol && fabs(l.y) <= h.y + tol && fabs(l.z) <= h.z + tol;
+}
+
+/// Issue 20, defect 3: a box with one half size <= 1e-15 of the others was
+/// flattened to four corners and its corner table named corners it did not
+/// have (a plate 1.375 x 1e-20 x 1.25 answered its bottom along +z, its
+/// distances and witnesses were off and a warm cache changed them). Over
+/// thin half sizes from 1e-1 down to the least subnormal on each axis: the
+/// supports equal brute force over the eight corners; distances to a
+/// sphere equal the analytic distance (witness on the box at the nearest
+/// point), distances to a tetrahedron the brute-force oracle's, with a
+/// cold and a warm cache alike, and the polytope of the same corners
+/// within the thin size of them.
+static void test_thin_box(void **state)
+{
+	(void)state;
+	const double thin[] = {1e-1, 1e-2, 1e-4, 1e-8, 1e-12, 1e-15, 1e-16, 1e-20, 1e-50, 1e-100, 1e-200, 1e-300,
+			       4.9406564584124654e-324};
+	const double base[2] = {1.375, 1.25};
+	imp_vec3 tet[4] = {{0, 0, 0}, {0.75, 0, 0}, {0, 0.5, 0.25}, {0.125, 0.25, 0.875}};
+	o3_poly otet, obox;
+	o3_poly_make(&otet, tet, 4);
+	imp_shape *sph = NULL, *tetra = NULL;
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.5, &sph), IMP_OK);
+	assert_int_equal(imp_shape_polytope(tet, 4, 0.0, &tetra), IMP_OK);
+	o3_rng rng = {20203};
+	int bad_support = 0, bad_dist = 0, bad_witness = 0, bad_warm = 0, bad_poly = 0;
+	for (size_t t = 0; t < sizeof thin / sizeof thin[0]; ++t) {
+		for (int axis = 0; axis < 3; ++axis) {
+			double h[3];
+			for (int k = 0, j = 0; k < 3; ++k)
+				h[k] = k == axis ? thin[t] : base[j++];
+			imp_vec3 half = imp_vec3_make(h[0], h[1], h[2]);
+			imp_vec3 corner[8];
+			for (int k = 0; k < 8; ++k)
+				corner[k] = imp_vec3_make(k & 1 ? h[0] : -h[0], k & 2 ? h[1] : -h[1], k & 4 ? h[2] : -h[2]);
+			imp_shape *box = NULL, *poly = NULL;
+			assert_int_equal(imp_shape_box3(h[0], h[1], h[2], 0.0, &box), IMP_OK);
+			assert_int_equal(imp_shape_polytope(corner, 8, 0.0, &poly), IMP_OK);
+			o3_poly_box(&obox, half);
+			// Supports: the axes, the diagonals and random directions.
+			for (int d = 0; d < 80; ++d) {
+				imp_vec3 u = d < 27 ? imp_vec3_make(d % 3 - 1, d / 3 % 3 - 1, d / 9 - 1) : o3_unit(&rng);
+				if (u.x == 0 && u.y == 0 && u.z == 0)
+					continue;
+				imp_vec3 p;
+				assert_int_equal(imp_shape_support3(box, ident(), u, &p), IMP_OK);
+				double best = -INFINITY;
+				for (int k = 0; k < 8; ++k)
+					best = fmax(best, imp_vec3_dot(corner[k], u));
+				bad_support += imp_vec3_dot(p, u) != best || find_point(corner, 8, p) < 0;
+			}
+			imp_simplex_cache warm_s = {0}, warm_t = {0};
+			for (int q = 0; q < 40; ++q) {
+				imp_pose3 pb = ident();
+				// At a random direction 0.25 .. 3 beyond the sphere's reach.
+				imp_vec3 dir = o3_unit(&rng);
+				pb.p = imp_vec3_scale(2.6 + o3_range(&rng, 0.25, 3.0), dir);
+				pb.q = o3_quat(&rng);
+				imp_vec3 near;
+				double exact = o3_point_box_distance(pb.p, half, &near) - 0.5;
+				if (!(exact > 0.0))
+					continue;
+				imp_closest3_result r;
+				assert_int_equal(imp_closest3(box, ident(), sph, pb, NULL, &r), IMP_OK);
+				double tol = 1e-12 * 4.0;
+				bad_dist += !(fabs(r.distance - exact) <= tol);
+				bad_witness += !(imp_vec3_length(imp_vec3_sub(r.point_a, near)) <= 1e-9) ||
+					       !in_box(half, ident(), r.point_a, tol) ||
+					       !(fabs(imp_vec3_dot(r.normal, imp_vec3_sub(r.point_b, r.point_a)) - r.distance) <=
+						 tol);
+				double w1 = imp_distance3(box, ident(), sph, pb, &warm_s);
+				double w2 = imp_distance3(box, ident(), sph, pb, &warm_s);
+				bad_warm += !(fabs(w1 - exact) <= tol) || !(fabs(w2 - exact) <= tol);
+				double dp = imp_distance3(poly, ident(), sph, pb, NULL);
+				bad_poly += !(fabs(dp - exact) <= tol + thin[t]);
+				// The tetrahedron against the oracle.
+				double od = o3_signed_distance(&obox, ident(), 0.0, &otet, pb, 0.0, NULL, NULL, NULL);
+				if (!(od > 0.0))
+					continue;
+				assert_int_equal(imp_closest3(box, ident(), tetra, pb, NULL, &r), IMP_OK);
+				// The oracle's box is flat below its own tolerance (1e-14).
+				double otol = tol + (thin[t] < 1e-13 ? thin[t] : 0.0);
+				bad_dist += !(fabs(r.distance - od) <= otol);
+				bad_witness += !in_box(half, ident(), r.point_a, tol) ||
+					       !(fabs(imp_vec3_dot(r.normal, imp_vec3_sub(r.point_b, r.point_a)) - r.distance) <=
+						 tol);
+				w1 = imp_distance3(box, ident(), tetra, pb, &warm_t);
+				w2 = imp_distance3(box, ident(), tetra, pb, &warm_t);
+				bad_warm += !(fabs(w1 - r.distance) <= tol) || !(fabs(w2 - r.distance) <= tol);
+				dp = imp_distance3(poly, ident(), tetra, pb, NULL);
+				bad_poly += !(fabs(dp - od) <= otol + thin[t]);
+			}
+			imp_shape_destroy(box);
+			imp_shape_destroy(poly);
+		}
+	}
+	print_message("thin boxes: bad supports %d, distances %d, witnesses %d, warm %d, polytope %d\n", bad_support,
+		      bad_dist, bad_witness, bad_warm, bad_poly);
+	assert_int_equal(bad_support, 0);
+	assert_int_equal(bad_dist, 0);
+	assert_int_equal(bad_witness, 0);
+	assert_int_equal(bad_warm, 0);
+	assert_int_equal(bad_poly, 0);
+	// The plate of the report: along +z its top, distance 2.625 analytic.
+	imp_shape *plate = NULL;
+	assert_int_equal(imp_shape_box3(1.375, 1e-20, 1.25, 0.0, &plate), IMP_OK);
+	imp_vec3 top;
+	assert_int_equal(imp_shape_support3(plate, ident(), imp_vec3_make(0, 0, 1), &top), IMP_OK);
+	assert_true(top.z == 1.25);
+	imp_shape_destroy(plate);
+	imp_shape_destroy(sph);
+	imp_shape_destroy(tetra);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_user_shape),
 		cmocka_unit_test(test_large_polytope),
 		cmocka_unit_test(test_subnormal_polytope),
+		cmocka_unit_test(test_thin_box),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

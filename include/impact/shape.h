@@ -157,8 +157,11 @@ IMP_API imp_status imp_shape_sphere(imp_vec3 center, double radius, imp_shape **
 IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, imp_shape **out);
 
 /// The box [-hx, hx] x [-hy, hy] x [-hz, hz] rounded by `radius`. Half
-/// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). Its vertices, edges
-/// and faces are those of imp_shape_polytope on its eight corners.
+/// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). It keeps its eight
+/// corners, 12 edges and 6 faces at every aspect ratio (vertex k is the
+/// corner (+-hx, +-hy, +-hz) by the bits of k): those of imp_shape_polytope
+/// on the same corners, except that the polytope flattens a box thinner
+/// than its tolerance (about 1e-14 of the size) to four of them.
 IMP_API imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_shape **out);
 
 /// The cylinder of `cylinder_radius` about the z axis, z in [-half_height,

@@ -371,19 +371,18 @@ imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_sh
 	imp_vec3 p[8];
 	for (int k = 0; k < 8; ++k)
 		p[k] = imp_vec3_make(k & 1 ? hx : -hx, k & 2 ? hy : -hy, k & 4 ? hz : -hz);
-	// A box whose thinnest side is within a few thousand roundings of its
-	// size may be flat to the hull's tolerance: the hull decides.
-	double thin = imp_min(hx, imp_min(hy, hz)), sum = hx + hy + hz;
-	st = thin > 1e-12 * sum ? box_polytope(p, hx, hy, hz, radius, out)
-				: hull_shape(p, 8, IMP_SHAPE_BOX3, radius, NULL, out);
+	// Its own hull at every aspect ratio: the eight corners, whose face
+	// normals are the axes however thin the box. (The hull of the corners
+	// flattens a box thinner than its tolerance to four of them, and the
+	// corner table then named corners the shape did not have: a plate of
+	// 1.375 x 1e-20 x 1.25 answered its bottom along +z.)
+	st = box_polytope(p, hx, hy, hz, radius, out);
 	if (st != IMP_OK)
 		return st;
 	imp_shape3 *s = (imp_shape3 *)(void *)*out;
 	// Corner k by the signs of a direction: one lookup instead of a search.
 	for (int k = 0; k < 8; ++k)
-		for (int i = 0; i < s->count; ++i)
-			if (s->v[i].x == p[k].x && s->v[i].y == p[k].y && s->v[i].z == p[k].z)
-				s->box_vertex[k] = (int8_t)i;
+		s->box_vertex[k] = (int8_t)k;
 	s->size = imp_vec3_make(hx, hy, hz);
 	return IMP_OK;
 }
