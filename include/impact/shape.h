@@ -61,7 +61,11 @@ typedef struct imp_feature {
 typedef imp_vec2 imp_support2_fn(const void *user, imp_vec2 direction);
 
 /// The convex hull of `points` (any order; duplicate and collinear points are
-/// dropped), counter-clockwise, rounded by `radius`. One distinct point gives a
+/// dropped), counter-clockwise, rounded by `radius`. Its vertices are input
+/// points at strict corners (orientation decided exactly); a point on the
+/// way of a nearly straight run (within 1e-14 of the chord's length of the
+/// segment between its neighbours) is dropped too, so every input point is
+/// inside the hull or within that of it. One distinct point gives a
 /// disc (a point if radius is 0), two a capsule (a segment if radius is 0).
 /// Errors: IMP_ERR_NULL_ARGUMENT (points or out NULL), IMP_ERR_BAD_COUNT
 /// (count < 1 or > IMP_POLYGON_MAX_POINTS), IMP_ERR_NOT_FINITE (a coordinate),
