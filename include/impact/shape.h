@@ -177,8 +177,17 @@ IMP_API imp_status imp_shape_cylinder(double half_height, double cylinder_radius
 /// Sizes > 0.
 IMP_API imp_status imp_shape_cone(double half_height, double base_radius, double radius, imp_shape **out);
 
-/// The ellipsoid with semi-axes rx, ry, rz (> 0) along x, y, z, rounded by
-/// `radius`.
+/// The smallest semi-axis imp_shape_ellipsoid accepts: its square is a
+/// normal number (1e-300), which the ellipsoid's support and curvature
+/// divide by. (The other shapes' sizes may be any positive number: their
+/// queries do not square them.)
+#define IMP_MIN_SEMI_AXIS 1e-150
+
+/// The ellipsoid with semi-axes rx, ry, rz along x, y, z, rounded by
+/// `radius`. Semi-axes from IMP_MIN_SEMI_AXIS to IMP_MAX_COORDINATE:
+/// IMP_ERR_BAD_RADIUS for one <= 0, NaN or infinite, IMP_ERR_OUT_OF_RANGE
+/// for one outside that range (a semi-axis of 1e-200 made a shape whose
+/// box and supports were NaN).
 IMP_API imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out);
 
 /// A 3D shape whose core is given by `support`, as imp_shape_user2 (six

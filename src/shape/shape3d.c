@@ -387,8 +387,8 @@ imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_sh
 	return IMP_OK;
 }
 
-/// A curved core (cylinder, cone, ellipsoid) with its sizes.
-static imp_status curved_shape(int kind, imp_vec3 size, double radius, imp_shape **out)
+/// The argument checks of a curved core (cylinder, cone, ellipsoid).
+static imp_status curved_shape_check(imp_vec3 size, double radius, imp_shape **out)
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -399,6 +399,13 @@ static imp_status curved_shape(int kind, imp_vec3 size, double radius, imp_shape
 		st = check_size(size.z);
 	if (st == IMP_OK)
 		st = check_radius(radius);
+	return st;
+}
+
+/// A curved core (cylinder, cone, ellipsoid) with its sizes.
+static imp_status curved_shape(int kind, imp_vec3 size, double radius, imp_shape **out)
+{
+	imp_status st = curved_shape_check(size, radius, out);
 	if (st != IMP_OK)
 		return st;
 	imp_shape3 *s = shape3_alloc(NULL, sizeof(imp_shape3), 0, false);
@@ -427,6 +434,15 @@ imp_status imp_shape_cone(double half_height, double base_radius, double radius,
 
 imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out)
 {
+	// Its support and curvature divide by |E d| and E^2 terms: a semi-axis
+	// whose square underflows (1e-200 was accepted) made its box and
+	// supports NaN along that axis. The other checks come first, so that
+	// bad values keep their own errors.
+	imp_status st = curved_shape_check(imp_vec3_make(rx, ry, rz), radius, out);
+	if (st != IMP_OK)
+		return st;
+	if (rx < IMP_MIN_SEMI_AXIS || ry < IMP_MIN_SEMI_AXIS || rz < IMP_MIN_SEMI_AXIS)
+		return IMP_ERR_OUT_OF_RANGE;
 	return curved_shape(IMP_SHAPE_ELLIPSOID, imp_vec3_make(rx, ry, rz), radius, out);
 }
 
