@@ -362,8 +362,14 @@ static void test_large_polytope(void **state)
 
 /// Points a few subnormals apart: the hull's spatial ordering scaled them by
 /// 2^1073 (an infinity) and converted that to an int, undefined behaviour
-/// that clang's UBSan reports (float-cast-overflow; gcc's does not check it).
-/// The hull is made, its supports within the points' box.
+/// that clang's UBSan reports (float-cast-overflow; gcc's does not check it),
+/// and (issue 20, defect 7) the hull itself came out a single point: the
+/// points were scaled by that infinity too. Sets of small integers times the
+/// least subnormal (and times 2^k: subnormal and just normal), whose
+/// coordinates the test divides back exactly: the hull's vertices are the
+/// brute-force oracle's on the integers, and every support reaches the
+/// largest value over the input points, to the rounding of its dot products
+/// (a few least subnormals).
 static void test_subnormal_polytope(void **state)
 {
 	(void)state;
@@ -371,17 +377,65 @@ static void test_subnormal_polytope(void **state)
 	imp_vec3 p[5] = {{0, 0, 0}, {3 * d, 0, 0}, {0, 2 * d, 0}, {0, 0, 5 * d}, {d, d, d}};
 	imp_shape *s = NULL;
 	assert_int_equal(imp_shape_polytope(p, 5, 0.0, &s), IMP_OK);
-	// Its supports lie in the points' box. (Which corner they give is not
-	// checked yet: issue 20 finds hulls of subnormal points wrong.)
+	// (d, d, d) is beyond the plane x/3 + y/2 + z/5 = 1: five vertices.
+	assert_int_equal(imp_shape_vertex_count(s), 5);
 	imp_pose3 id = imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity());
 	const imp_vec3 dirs[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	const imp_vec3 want[3] = {{3 * d, 0, 0}, {0, 2 * d, 0}, {0, 0, 5 * d}};
 	for (int k = 0; k < 3; k++) {
 		imp_vec3 out;
 		assert_int_equal(imp_shape_support3(s, id, dirs[k], &out), IMP_OK);
-		assert_true(out.x >= 0.0 && out.x <= 3 * d && out.y >= 0.0 && out.y <= 2 * d && out.z >= 0.0 &&
-			    out.z <= 5 * d);
+		assert_true(out.x == want[k].x && out.y == want[k].y && out.z == want[k].z);
 	}
 	imp_shape_destroy(s);
+
+	o3_rng rng = {7007};
+	int bad_vertices = 0, bad_support = 0;
+	for (int t = 0; t < 300; ++t) {
+		int n = 4 + o3_int(&rng, 12);
+		int up = t % 4 == 0 ? 0 : (t % 4 == 1 ? 3 : (t % 4 == 2 ? 40 : 1060));
+		double unit = ldexp(d, up); // 2^(up - 1074); 1 / unit may overflow
+		int back_exp = 1074 - up;
+		imp_vec3 k[16], q[16];
+		for (int i = 0; i < n; ++i) {
+			k[i] = imp_vec3_make(o3_int(&rng, 13) - 6, o3_int(&rng, 13) - 6, o3_int(&rng, 13) - 6);
+			q[i] = imp_vec3_scale(unit, k[i]);
+		}
+		o3_poly oracle;
+		o3_poly_make(&oracle, k, n);
+		assert_int_equal(imp_shape_polytope(q, n, 0.0, &s), IMP_OK);
+		imp_vec3 v[16];
+		int nv = imp_shape_vertices3(s, v, 16);
+		bool same = nv == oracle.nv;
+		for (int i = 0; i < nv && same; ++i) {
+			imp_vec3 back = imp_vec3_make(ldexp(v[i].x, back_exp), ldexp(v[i].y, back_exp), ldexp(v[i].z, back_exp));
+			bool found = false;
+			for (int j = 0; j < oracle.nv; ++j) {
+				imp_vec3 o = k[oracle.vert[j]];
+				found = found || (o.x == back.x && o.y == back.y && o.z == back.z);
+			}
+			same = found;
+		}
+		bad_vertices += !same;
+		for (int r = 0; r < 30; ++r) {
+			imp_vec3 u = o3_unit(&rng), out;
+			assert_int_equal(imp_shape_support3(s, id, u, &out), IMP_OK);
+			double best = -INFINITY;
+			for (int i = 0; i < n; ++i)
+				best = fmax(best, imp_vec3_dot(k[i], u));
+			imp_vec3 back = imp_vec3_make(ldexp(out.x, back_exp), ldexp(out.y, back_exp), ldexp(out.z, back_exp));
+			// The support's dot products of subnormal coordinates round
+			// to multiples of the least subnormal: a few of them, in the
+			// units of the integers, is the most it can miss by.
+			double tol = 4.0 * ldexp(1.0, -up) + 1e-12;
+			bad_support += !(best - imp_vec3_dot(back, u) <= tol);
+		}
+		imp_shape_destroy(s);
+	}
+	print_message("subnormal polytopes: %d hulls unlike the oracle's, %d supports short of brute force\n",
+		      bad_vertices, bad_support);
+	assert_int_equal(bad_vertices, 0);
+	assert_int_equal(bad_support, 0);
 }
 
 /// A point of the box [-h, h] (local frame of pose) within tol of it.
