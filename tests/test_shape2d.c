@@ -417,6 +417,61 @@ static void test_hull_near_degenerate(void **state)
 	assert_int_equal(not_input, 0);
 }
 
+/// A shape at the origin against a unit circle at p: the distance `want`
+/// at every level, a finite unit normal with normal . (b - a) = distance,
+/// and the box [lo, hi] exactly.
+static int check_against_unit_circle(imp_shape *s, imp_vec2 p, double want, imp_vec2 lo, imp_vec2 hi)
+{
+	int bad = 0;
+	imp_shape *u = NULL;
+	assert_int_equal(imp_shape_circle(V(0, 0), 1.0, &u), IMP_OK);
+	imp_pose2 id = {{0, 0}, {1, 0}}, at = {p, {1, 0}};
+	imp_aabb2 box;
+	bad += imp_shape_aabb2(s, id, &box) != IMP_OK;
+	bad += !(box.lo.x == lo.x && box.lo.y == lo.y && box.hi.x == hi.x && box.hi.y == hi.y);
+	bad += !(fabs(imp_distance2(s, id, u, at, NULL) - want) <= 1e-12);
+	bad += imp_overlap2(s, id, u, at, NULL) != (want <= 0.0);
+	imp_closest2_result r;
+	bad += imp_closest2(s, id, u, at, NULL, &r) != IMP_OK;
+	bad += !(fabs(r.distance - want) <= 1e-12) || !(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-12);
+	bad += !(fabs(imp_vec2_dot(r.normal, imp_vec2_sub(r.point_b, r.point_a)) - r.distance) <= 1e-12);
+	imp_shape_destroy(u);
+	return bad;
+}
+
+/// Issue 20, defect 5's class in 2D: radii and half sizes whose squares
+/// underflow (down to the least subnormal). The 2D queries square no
+/// size, so these are accepted and answer right (sizes beyond
+/// IMP_MAX_COORDINATE are refused).
+static void test_tiny_sizes(void **state)
+{
+	(void)state;
+	const double tiny[] = {1e-151, 1e-200, 1e-300, 4.9406564584124654e-324};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof tiny / sizeof tiny[0]; i++) {
+		double t = tiny[i];
+		imp_shape *s = NULL;
+		assert_int_equal(imp_shape_circle(V(0, 0), t, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(3, 0), 2.0, V(-t, -t), V(t, t));
+		imp_shape_destroy(s);
+		assert_int_equal(imp_shape_capsule2(V(0, -1), V(0, 1), t, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(3, 0), 2.0, V(-t, -1 - t), V(t, 1 + t));
+		imp_shape_destroy(s);
+		assert_int_equal(imp_shape_box2(1, t, 0.0, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(0, 3), 2.0, V(-1, -t), V(1, t));
+		imp_shape_destroy(s);
+		assert_int_equal(imp_shape_box2(1, 1, t, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(0, 3), 1.0, V(-1 - t, -1 - t), V(1 + t, 1 + t));
+		imp_shape_destroy(s);
+	}
+	imp_shape *s = NULL;
+	assert_int_equal(imp_shape_circle(V(0, 0), 1e151, &s), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_shape_box2(1e151, 1, 0.0, &s), IMP_ERR_OUT_OF_RANGE);
+	assert_null(s);
+	print_message("tiny 2D sizes: %d bad answers\n", bad);
+	assert_int_equal(bad, 0);
+}
+
 static void test_vertices_capacity(void **state)
 {
 	(void)state;
@@ -688,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_hull_random),
 		cmocka_unit_test(test_hull_uturn),
 		cmocka_unit_test(test_hull_near_degenerate),
+		cmocka_unit_test(test_tiny_sizes),
 		cmocka_unit_test(test_vertices_capacity),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_user_shape),
