@@ -234,6 +234,244 @@ static void test_hull_random(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/// The vertices of shape s (at most 16) must be exactly want[0 .. n) in
+/// counter-clockwise order, starting anywhere.
+static bool same_ring(const imp_shape *s, const imp_vec2 *want, int n)
+{
+	imp_vec2 v[16];
+	if (imp_shape_vertices2(s, v, 16) != n)
+		return false;
+	for (int start = 0; start < n; start++) {
+		bool same = true;
+		for (int i = 0; i < n; i++)
+			same = same && v[(start + i) % n].x == want[i].x && v[(start + i) % n].y == want[i].y;
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/// Issue 20, defect 4: of (-8, -8), (e, -8), (0, -7), (0, 4.5) the hull is
+/// the triangle (-8, -8), (e, -8), (0, 4.5) (analytically: (0, -7) is
+/// 0.92 e inside the edge from (e, -8) to (0, 4.5)); with e from 1e-15 down
+/// to the least subnormal the monotone chain took the U-turn at (0, 4.5)
+/// for a straight run and kept (0, -7) as the top. Every e halving from
+/// 1e-15, each under the eight symmetries of the square (which turn the
+/// chain's sweep in every direction) and in every input order.
+static void test_hull_uturn(void **state)
+{
+	(void)state;
+	int bad = 0, cases = 0;
+	static const int perm[24][4] = {
+		{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
+		{1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+		{2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
+		{3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
+	for (double e = 1e-15; e > 0.0; e *= 0.5) {
+		imp_vec2 p[4] = {V(-8, -8), V(e, -8), V(0, -7), V(0, 4.5)};
+		for (int sym = 0; sym < 8; sym++) {
+			imp_vec2 q[4];
+			for (int i = 0; i < 4; i++) {
+				double x = p[i].x, y = p[i].y;
+				if (sym & 1)
+					x = -x;
+				if (sym & 2)
+					y = -y;
+				q[i] = sym & 4 ? V(y, x) : V(x, y);
+			}
+			// A reflection turns the ring clockwise: the hull runs the
+			// other way then.
+			bool flip = ((sym & 1) != 0) ^ ((sym & 2) != 0) ^ ((sym & 4) != 0);
+			imp_vec2 want[3] = {q[0], flip ? q[3] : q[1], flip ? q[1] : q[3]};
+			for (int o = 0; o < 24; o += sym == 0 ? 1 : 5) {
+				imp_vec2 in[4];
+				for (int i = 0; i < 4; i++)
+					in[i] = q[perm[o][i]];
+				imp_shape *s = NULL;
+				assert_int_equal(imp_shape_polygon(in, 4, 0.0, &s), IMP_OK);
+				if (!same_ring(s, want, 3) && bad++ < 3) {
+					imp_vec2 v[4];
+					int n = imp_shape_vertices2(s, v, 4);
+					print_message("e %.3g symmetry %d order %d: %d vertices, (%.17g, %.17g) ...\n", e, sym,
+						      o, n, v[0].x, v[0].y);
+				}
+				cases++;
+				imp_shape_destroy(s);
+			}
+		}
+	}
+	print_message("U-turns: %d of %d hulls wrong\n", bad, cases);
+	assert_int_equal(bad, 0);
+}
+
+/// A point set near a degenerate one: points on a few lines (through
+/// integer points, along integer directions) moved off them by
+/// +-k * delta with delta from 2^-52 down to 2^-400, so that turns are
+/// decided by a few units of the last place or far below it; U-turns
+/// like test_hull_uturn's, and duplicates. Coordinates stay at least
+/// delta apart from zero or zero, so that the oracle's expansion
+/// arithmetic (products of two coordinates, split with fma) stays exact.
+static int near_degenerate_points(orc_rng *rng, imp_vec2 *p, int cap)
+{
+	int n = 3 + orc_int(rng, cap - 3);
+	double delta = ldexp(1.0, -52 - orc_int(rng, 349));
+	int lines = 1 + orc_int(rng, 3);
+	imp_vec2 o[3], d[3];
+	for (int l = 0; l < lines; l++) {
+		o[l] = V(orc_int(rng, 17) - 8, orc_int(rng, 17) - 8);
+		d[l] = V(orc_int(rng, 9) - 4, orc_int(rng, 9) - 4);
+		if (d[l].x == 0 && d[l].y == 0)
+			d[l].x = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		int l = orc_int(rng, lines), kind = orc_int(rng, 8);
+		double t = orc_int(rng, 9) - 4;
+		imp_vec2 q = V(o[l].x + t * d[l].x, o[l].y + t * d[l].y);
+		if (kind < 5) { // off the line by a multiple of delta
+			double k = (orc_int(rng, 7) - 3) * delta;
+			if (orc_int(rng, 2))
+				q.x += k;
+			else
+				q.y += k;
+		} else if (kind == 5 && i > 0) { // a duplicate
+			q = p[orc_int(rng, i)];
+		} else if (kind == 6) { // a U-turn tip far along the line
+			q = V(o[l].x + 64 * d[l].x, o[l].y + 64 * d[l].y);
+		}
+		p[i] = q;
+	}
+	return n;
+}
+
+/// Distance from q to the segment [a, b] in long double (the oracle's
+/// precision for the excursion of a dropped point).
+static long double segment_distance_ld(imp_vec2 q, imp_vec2 a, imp_vec2 b)
+{
+	long double ex = (long double)b.x - a.x, ey = (long double)b.y - a.y;
+	long double qx = (long double)q.x - a.x, qy = (long double)q.y - a.y;
+	long double ee = ex * ex + ey * ey, t = ee > 0 ? (qx * ex + qy * ey) / ee : 0;
+	t = t < 0 ? 0 : (t > 1 ? 1 : t);
+	long double dx = qx - t * ex, dy = qy - t * ey;
+	return sqrtl(dx * dx + dy * dy);
+}
+
+/// Issue 20, defect 4, as a property: for near-degenerate point sets every
+/// hull vertex is an input point at a strict left turn, by the oracle's
+/// exact orientation (expansion arithmetic), and every input point is
+/// inside or on the hull by that orientation, or (a point dropped from a
+/// nearly straight run, shape.h) outside by at most 1e-13 of the size of
+/// the points (distance to the hull's boundary in long double).
+static void test_hull_near_degenerate(void **state)
+{
+	(void)state;
+	fails = 0;
+	orc_rng rng = {2020};
+	enum { CAP = 40 };
+	imp_vec2 p[CAP], v[CAP];
+	int outside = 0, not_corner = 0, not_input = 0, dropped = 0;
+	long double worst = 0;
+	for (int it = 0; it < 20000; it++) {
+		int n = near_degenerate_points(&rng, p, CAP);
+		imp_shape *s = NULL;
+		assert_int_equal(imp_shape_polygon(p, n, 0.0, &s), IMP_OK);
+		int nv = imp_shape_vertices2(s, v, CAP);
+		assert_true(nv >= 1 && nv <= n);
+		double lo_x = p[0].x, hi_x = p[0].x, lo_y = p[0].y, hi_y = p[0].y;
+		for (int j = 1; j < n; j++) {
+			lo_x = fmin(lo_x, p[j].x), hi_x = fmax(hi_x, p[j].x);
+			lo_y = fmin(lo_y, p[j].y), hi_y = fmax(hi_y, p[j].y);
+		}
+		long double size = hypotl((long double)hi_x - lo_x, (long double)hi_y - lo_y);
+		for (int i = 0; i < nv; i++)
+			not_input += !has_point(p, n, v[i]);
+		if (nv >= 3)
+			for (int i = 0; i < nv; i++)
+				not_corner += orc_orient(v[i], v[(i + 1) % nv], v[(i + 2) % nv]) <= 0;
+		for (int j = 0; j < n; j++) {
+			bool in = true;
+			if (nv >= 3) {
+				for (int i = 0; i < nv; i++)
+					in = in && orc_orient(v[i], v[(i + 1) % nv], p[j]) >= 0;
+			} else if (nv == 2) {
+				imp_vec2 a = v[0], b = v[1], q = p[j];
+				in = orc_orient(a, b, q) == 0 && segment_distance_ld(q, a, b) == 0;
+			} else {
+				in = p[j].x == v[0].x && p[j].y == v[0].y;
+			}
+			if (in)
+				continue;
+			long double d = INFINITY;
+			for (int i = 0; i < nv; i++)
+				d = fminl(d, segment_distance_ld(p[j], v[i], v[(i + 1) % nv]));
+			dropped++;
+			worst = fmaxl(worst, d / size);
+			outside += !(d <= 1e-13L * size);
+		}
+		imp_shape_destroy(s);
+	}
+	print_message("near-degenerate sets: %d points outside, %d vertices not corners, %d not input points; %d "
+		      "points dropped from straight runs, at most %.3Lg of the size outside\n",
+		      outside, not_corner, not_input, dropped, worst);
+	assert_int_equal(outside, 0);
+	assert_int_equal(not_corner, 0);
+	assert_int_equal(not_input, 0);
+}
+
+/// A shape at the origin against a unit circle at p: the distance `want`
+/// at every level, a finite unit normal with normal . (b - a) = distance,
+/// and the box [lo, hi] exactly.
+static int check_against_unit_circle(imp_shape *s, imp_vec2 p, double want, imp_vec2 lo, imp_vec2 hi)
+{
+	int bad = 0;
+	imp_shape *u = NULL;
+	assert_int_equal(imp_shape_circle(V(0, 0), 1.0, &u), IMP_OK);
+	imp_pose2 id = {{0, 0}, {1, 0}}, at = {p, {1, 0}};
+	imp_aabb2 box;
+	bad += imp_shape_aabb2(s, id, &box) != IMP_OK;
+	bad += !(box.lo.x == lo.x && box.lo.y == lo.y && box.hi.x == hi.x && box.hi.y == hi.y);
+	bad += !(fabs(imp_distance2(s, id, u, at, NULL) - want) <= 1e-12);
+	bad += imp_overlap2(s, id, u, at, NULL) != (want <= 0.0);
+	imp_closest2_result r;
+	bad += imp_closest2(s, id, u, at, NULL, &r) != IMP_OK;
+	bad += !(fabs(r.distance - want) <= 1e-12) || !(fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-12);
+	bad += !(fabs(imp_vec2_dot(r.normal, imp_vec2_sub(r.point_b, r.point_a)) - r.distance) <= 1e-12);
+	imp_shape_destroy(u);
+	return bad;
+}
+
+/// Issue 20, defect 5's class in 2D: radii and half sizes whose squares
+/// underflow (down to the least subnormal). The 2D queries square no
+/// size, so these are accepted and answer right (sizes beyond
+/// IMP_MAX_COORDINATE are refused).
+static void test_tiny_sizes(void **state)
+{
+	(void)state;
+	const double tiny[] = {1e-151, 1e-200, 1e-300, 4.9406564584124654e-324};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof tiny / sizeof tiny[0]; i++) {
+		double t = tiny[i];
+		imp_shape *s = NULL;
+		assert_int_equal(imp_shape_circle(V(0, 0), t, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(3, 0), 2.0, V(-t, -t), V(t, t));
+		imp_shape_destroy(s);
+		assert_int_equal(imp_shape_capsule2(V(0, -1), V(0, 1), t, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(3, 0), 2.0, V(-t, -1 - t), V(t, 1 + t));
+		imp_shape_destroy(s);
+		assert_int_equal(imp_shape_box2(1, t, 0.0, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(0, 3), 2.0, V(-1, -t), V(1, t));
+		imp_shape_destroy(s);
+		assert_int_equal(imp_shape_box2(1, 1, t, &s), IMP_OK);
+		bad += check_against_unit_circle(s, V(0, 3), 1.0, V(-1 - t, -1 - t), V(1 + t, 1 + t));
+		imp_shape_destroy(s);
+	}
+	imp_shape *s = NULL;
+	assert_int_equal(imp_shape_circle(V(0, 0), 1e151, &s), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_shape_box2(1e151, 1, 0.0, &s), IMP_ERR_OUT_OF_RANGE);
+	assert_null(s);
+	print_message("tiny 2D sizes: %d bad answers\n", bad);
+	assert_int_equal(bad, 0);
+}
+
 static void test_vertices_capacity(void **state)
 {
 	(void)state;
@@ -503,6 +741,9 @@ int main(void)
 		cmocka_unit_test(test_hull_known),
 		cmocka_unit_test(test_hull_large),
 		cmocka_unit_test(test_hull_random),
+		cmocka_unit_test(test_hull_uturn),
+		cmocka_unit_test(test_hull_near_degenerate),
+		cmocka_unit_test(test_tiny_sizes),
 		cmocka_unit_test(test_vertices_capacity),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_user_shape),

@@ -38,7 +38,7 @@ typedef enum imp_status {
 	IMP_ERR_BAD_SHAPE,          ///< not an impact shape: a zeroed or foreign record (a destroyed shape must not be used: its memory is gone)
 	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range
 	IMP_ERR_OUT_OF_MEMORY,      ///< the allocator returned NULL
-	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE
+	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE (or an ellipsoid semi-axis below IMP_MIN_SEMI_AXIS)
 	IMP_ERR_BAD_ID,             ///< an id that names no live object of this world (stale, foreign or null)
 	IMP_ERR_BUSY,               ///< a call the world cannot take now (from inside one of its callbacks)
 	IMP_STATUS_COUNT

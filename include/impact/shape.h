@@ -61,7 +61,11 @@ typedef struct imp_feature {
 typedef imp_vec2 imp_support2_fn(const void *user, imp_vec2 direction);
 
 /// The convex hull of `points` (any order; duplicate and collinear points are
-/// dropped), counter-clockwise, rounded by `radius`. One distinct point gives a
+/// dropped), counter-clockwise, rounded by `radius`. Its vertices are input
+/// points at strict corners (orientation decided exactly); a point on the
+/// way of a nearly straight run (within 1e-14 of the chord's length of the
+/// segment between its neighbours) is dropped too, so every input point is
+/// inside the hull or within that of it. One distinct point gives a
 /// disc (a point if radius is 0), two a capsule (a segment if radius is 0).
 /// Errors: IMP_ERR_NULL_ARGUMENT (points or out NULL), IMP_ERR_BAD_COUNT
 /// (count < 1 or > IMP_POLYGON_MAX_POINTS), IMP_ERR_NOT_FINITE (a coordinate),
@@ -157,8 +161,11 @@ IMP_API imp_status imp_shape_sphere(imp_vec3 center, double radius, imp_shape **
 IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, imp_shape **out);
 
 /// The box [-hx, hx] x [-hy, hy] x [-hz, hz] rounded by `radius`. Half
-/// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). Its vertices, edges
-/// and faces are those of imp_shape_polytope on its eight corners.
+/// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). It keeps its eight
+/// corners, 12 edges and 6 faces at every aspect ratio (vertex k is the
+/// corner (+-hx, +-hy, +-hz) by the bits of k): those of imp_shape_polytope
+/// on the same corners, except that the polytope flattens a box thinner
+/// than its tolerance (about 1e-14 of the size) to four of them.
 IMP_API imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_shape **out);
 
 /// The cylinder of `cylinder_radius` about the z axis, z in [-half_height,
@@ -170,8 +177,17 @@ IMP_API imp_status imp_shape_cylinder(double half_height, double cylinder_radius
 /// Sizes > 0.
 IMP_API imp_status imp_shape_cone(double half_height, double base_radius, double radius, imp_shape **out);
 
-/// The ellipsoid with semi-axes rx, ry, rz (> 0) along x, y, z, rounded by
-/// `radius`.
+/// The smallest semi-axis imp_shape_ellipsoid accepts: its square is a
+/// normal number (1e-300), which the ellipsoid's support and curvature
+/// divide by. (The other shapes' sizes may be any positive number: their
+/// queries do not square them.)
+#define IMP_MIN_SEMI_AXIS 1e-150
+
+/// The ellipsoid with semi-axes rx, ry, rz along x, y, z, rounded by
+/// `radius`. Semi-axes from IMP_MIN_SEMI_AXIS to IMP_MAX_COORDINATE:
+/// IMP_ERR_BAD_RADIUS for one <= 0, NaN or infinite, IMP_ERR_OUT_OF_RANGE
+/// for one outside that range (a semi-axis of 1e-200 made a shape whose
+/// box and supports were NaN).
 IMP_API imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out);
 
 /// A 3D shape whose core is given by `support`, as imp_shape_user2 (six

@@ -412,16 +412,15 @@ static uint32_t spread_bits(uint32_t x)
 /// near each other in memory, and so do conflict lists, which halves the
 /// time on large inputs (cache misses were most of it). The scratch arrays
 /// are ones not in use yet.
-static void spatial_order(hull_work *w, const double c[3], double scale)
+static void spatial_order(hull_work *w, const double c[3], const double scale[2])
 {
 	int32_t *key = w->buf, *perm = w->subset, *tmp = w->vmark;
 	for (int i = 0; i < w->n; ++i) {
 		uint32_t k = 0;
 		for (int j = 0; j < 3; ++j) {
-			double x = (axis(w->in[i], j) - c[j]) * scale; // in (-1, 1)
-			// Clamped before the conversion: points a few subnormals
-			// apart make the scale overflow, and no int holds an
-			// infinity (undefined behaviour; NaN goes to 0 too).
+			double x = (axis(w->in[i], j) - c[j]) * scale[0] * scale[1]; // in (-1, 1)
+			// Clamped before the conversion: no int holds an infinity
+			// or a NaN (undefined behaviour), should one come.
 			double y = (x + 1.0) * 512.0;
 			uint32_t q = y > 0.0 ? (y < 1023.0 ? (uint32_t)y : 1023u) : 0u;
 			k |= spread_bits(q) << j;
@@ -485,14 +484,16 @@ static void prepare_points(hull_work *w)
 	if (big > 0.0)
 		(void)frexp(big, &e);
 	// A power of two (a product by it is exact, bar underflow, which the
-	// flush below cuts off anyway); e is at most about 1025, so 2^-e is
-	// formed in two steps.
-	double scale = ldexp(1.0, -e / 2) * ldexp(1.0, -(e - e / 2));
+	// flush below cuts off anyway), applied in two factors: 2^-e runs from
+	// about 2^-1025 to 2^1074 (points a few subnormals apart), beyond
+	// double's range at the top. (One factor overflowed to infinity there,
+	// and the hull of such points was a single point.)
+	double scale[2] = {ldexp(1.0, -e / 2), ldexp(1.0, -(e - e / 2))};
 	spatial_order(w, c, scale);
 	for (int i = 0; i < w->n; ++i) {
 		double x[3];
 		for (int k = 0; k < 3; ++k) {
-			x[k] = (axis(in[w->id[i]], k) - c[k]) * scale;
+			x[k] = (axis(in[w->id[i]], k) - c[k]) * scale[0] * scale[1];
 			if (fabs(x[k]) < HULL3_FLUSH)
 				x[k] = 0.0;
 		}
@@ -504,7 +505,7 @@ static void prepare_points(hull_work *w)
 	double size = 0.0;
 	for (int k = 0; k < 3; ++k)
 		size += fmax(fabs(lo[k]), fabs(hi[k]));
-	w->eps = HULL3_EPS_FACTOR * DBL_EPSILON * size * scale;
+	w->eps = HULL3_EPS_FACTOR * DBL_EPSILON * (size * scale[0] * scale[1]);
 }
 
 // ---------------------------------------------------------------------------

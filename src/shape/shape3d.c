@@ -371,25 +371,24 @@ imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_sh
 	imp_vec3 p[8];
 	for (int k = 0; k < 8; ++k)
 		p[k] = imp_vec3_make(k & 1 ? hx : -hx, k & 2 ? hy : -hy, k & 4 ? hz : -hz);
-	// A box whose thinnest side is within a few thousand roundings of its
-	// size may be flat to the hull's tolerance: the hull decides.
-	double thin = imp_min(hx, imp_min(hy, hz)), sum = hx + hy + hz;
-	st = thin > 1e-12 * sum ? box_polytope(p, hx, hy, hz, radius, out)
-				: hull_shape(p, 8, IMP_SHAPE_BOX3, radius, NULL, out);
+	// Its own hull at every aspect ratio: the eight corners, whose face
+	// normals are the axes however thin the box. (The hull of the corners
+	// flattens a box thinner than its tolerance to four of them, and the
+	// corner table then named corners the shape did not have: a plate of
+	// 1.375 x 1e-20 x 1.25 answered its bottom along +z.)
+	st = box_polytope(p, hx, hy, hz, radius, out);
 	if (st != IMP_OK)
 		return st;
 	imp_shape3 *s = (imp_shape3 *)(void *)*out;
 	// Corner k by the signs of a direction: one lookup instead of a search.
 	for (int k = 0; k < 8; ++k)
-		for (int i = 0; i < s->count; ++i)
-			if (s->v[i].x == p[k].x && s->v[i].y == p[k].y && s->v[i].z == p[k].z)
-				s->box_vertex[k] = (int8_t)i;
+		s->box_vertex[k] = (int8_t)k;
 	s->size = imp_vec3_make(hx, hy, hz);
 	return IMP_OK;
 }
 
-/// A curved core (cylinder, cone, ellipsoid) with its sizes.
-static imp_status curved_shape(int kind, imp_vec3 size, double radius, imp_shape **out)
+/// The argument checks of a curved core (cylinder, cone, ellipsoid).
+static imp_status curved_shape_check(imp_vec3 size, double radius, imp_shape **out)
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -400,6 +399,13 @@ static imp_status curved_shape(int kind, imp_vec3 size, double radius, imp_shape
 		st = check_size(size.z);
 	if (st == IMP_OK)
 		st = check_radius(radius);
+	return st;
+}
+
+/// A curved core (cylinder, cone, ellipsoid) with its sizes.
+static imp_status curved_shape(int kind, imp_vec3 size, double radius, imp_shape **out)
+{
+	imp_status st = curved_shape_check(size, radius, out);
 	if (st != IMP_OK)
 		return st;
 	imp_shape3 *s = shape3_alloc(NULL, sizeof(imp_shape3), 0, false);
@@ -428,6 +434,15 @@ imp_status imp_shape_cone(double half_height, double base_radius, double radius,
 
 imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out)
 {
+	// Its support and curvature divide by |E d| and E^2 terms: a semi-axis
+	// whose square underflows (1e-200 was accepted) made its box and
+	// supports NaN along that axis. The other checks come first, so that
+	// bad values keep their own errors.
+	imp_status st = curved_shape_check(imp_vec3_make(rx, ry, rz), radius, out);
+	if (st != IMP_OK)
+		return st;
+	if (rx < IMP_MIN_SEMI_AXIS || ry < IMP_MIN_SEMI_AXIS || rz < IMP_MIN_SEMI_AXIS)
+		return IMP_ERR_OUT_OF_RANGE;
 	return curved_shape(IMP_SHAPE_ELLIPSOID, imp_vec3_make(rx, ry, rz), radius, out);
 }
 
