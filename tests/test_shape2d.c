@@ -443,6 +443,37 @@ static int check_against_unit_circle(imp_shape *s, imp_vec2 p, double want, imp_
 /// underflow (down to the least subnormal). The 2D queries square no
 /// size, so these are accepted and answer right (sizes beyond
 /// IMP_MAX_COORDINATE are refused).
+/// A box thinner than 1e-14 of its width is the segment between two of its
+/// corners, at every scale and angle (its corner's projection on the chord
+/// rounds to the chord's end, and the hull took it for a true corner: a
+/// 4-vertex sliver the narrow phase answered wrong), and a box thicker than
+/// 1e-13 keeps its four corners.
+static void test_thin_box2(void **state)
+{
+	(void)state;
+	const double scales[] = {1e-120, 1e-3, 1.0, 1e3, 1e120};
+	for (int si = 0; si < 5; ++si)
+		for (int e = 14; e <= 300; e += 2) {
+			double w = scales[si], h = w * pow(10.0, -e);
+			if (!(h > 0.0))
+				continue;
+			imp_shape *s = NULL;
+			assert_int_equal(imp_shape_box2(w, h, 0.0, &s), IMP_OK);
+			imp_vec2 v[8];
+			int n = imp_shape_vertices2(s, v, 8);
+			if (n != 2)
+				fail_msg("box %.17g x %.17g: %d vertices, expected 2", w, h, n);
+			imp_shape_destroy(s);
+		}
+	for (int si = 0; si < 5; ++si) {
+		double w = scales[si];
+		imp_shape *s = NULL;
+		assert_int_equal(imp_shape_box2(w, w * 1e-13, 0.0, &s), IMP_OK);
+		assert_int_equal(imp_shape_vertex_count(s), 4);
+		imp_shape_destroy(s);
+	}
+}
+
 static void test_tiny_sizes(void **state)
 {
 	(void)state;
@@ -744,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_hull_uturn),
 		cmocka_unit_test(test_hull_near_degenerate),
 		cmocka_unit_test(test_tiny_sizes),
+		cmocka_unit_test(test_thin_box2),
 		cmocka_unit_test(test_vertices_capacity),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_user_shape),
