@@ -33,6 +33,17 @@
 #define LEVEL_MIN (-2000)
 #define LEVEL_NONE INT32_MIN
 #define RHO_SLOTS 16
+/// The parameters the hash uses (docs/broad.md): beta at most BETA_MAX, so
+/// that a box enters at most (BETA_MAX + 1)^dim cells at a level (a
+/// larger beta sent a sphere of radius 0.1 into 400^3 cells: gigabytes for
+/// two bodies), and levels RATIO_MIN to RATIO_MAX times apart (a ratio
+/// near 1 stored every box at as many levels as there are sizes; a huge
+/// one put boxes in cells millions of times their size, every pair close).
+/// Any level assignment is correct (a box is stored at its own level and
+/// every coarser one present); these keep the memory linear in the boxes.
+#define BETA_MAX 4.0
+#define RATIO_MIN 2.0
+#define RATIO_MAX 16.0
 
 typedef struct member_list {
 	int32_t *items;
@@ -506,6 +517,9 @@ imp_status imp_hash_create(imp_broad *b)
 	memset(h, 0, sizeof *h);
 	for (int i = 0; i < RHO_SLOTS; i++)
 		h->rho_level[i] = LEVEL_NONE;
+	double ratio = fmin(fmax(b->beta / b->alpha, RATIO_MIN), RATIO_MAX);
+	b->beta = fmin(b->beta, BETA_MAX);
+	b->alpha = b->beta / ratio;
 	h->log_r = log(b->beta / b->alpha);
 	// Cell sizes between 1e-300 and 1e300.
 	h->lmin = (int32_t)ceil(log(1e-300) / h->log_r);
