@@ -297,10 +297,173 @@ static void test_hash_extreme_options(void **state)
 	}
 }
 
+/* ---- defect 14 ---- */
+
+/// A box body at c with half sides h (2D: the first two), of a type.
+static imp_body_id add_box(imp_world *w, int dim, const double c[3], const double h[3], imp_body_type type,
+			   imp_shape **shape)
+{
+	imp_status st = dim == 2 ? imp_shape_box2(h[0], h[1], 0.0, shape) : imp_shape_box3(h[0], h[1], h[2], 0.0, shape);
+	assert_int_equal(st, IMP_OK);
+	imp_body_def d = imp_default_body_def();
+	d.type = type;
+	d.shape = *shape;
+	d.pose2 = (imp_pose2){{c[0], c[1]}, {1.0, 0.0}};
+	d.pose3 = (imp_pose3){{c[0], c[1], c[2]}, {0.0, 0.0, 0.0, 1.0}};
+	imp_body_id id;
+	assert_int_equal(imp_world_add_body(w, &d, &id), IMP_OK);
+	return id;
+}
+
+static double (*g_lo)[3];
+
+static int cmp_lo_x(const void *x, const void *y)
+{
+	double a = g_lo[*(const int *)x][0], b = g_lo[*(const int *)y][0];
+	return a < b ? -1 : a > b;
+}
+
+/// Defect 14: the first update of n boxes spread evenly in 3D took
+/// n^(5/3) box tests in the sweep (the flush's sweep along x met every
+/// interval open at once: about n^(2/3) of them), 64k boxes 0.3 s and 1M
+/// 33-51 s. The box tests of the first update are counted (the world's
+/// broad_tests) at 4,000 and 32,000 boxes of the same density: x8 boxes
+/// may cost at most x12 tests (n^(5/3) is x32), and the pairs equal a
+/// sort-and-sweep count of the exact boxes.
+static void test_first_update_work(void **state)
+{
+	(void)state;
+	static const int counts[2] = {4000, 32000};
+	double tests[2];
+	for (int c = 0; c < 2; c++) {
+		int n = counts[c];
+		g_rng = 14;
+		double side = cbrt(8.0 * n / 3.0); // about three overlaps per box
+		imp_world_def def = imp_default_world_def();
+		def.dim = 3;
+		def.narrow_phase = false;
+		def.broad_phase = IMP_BROAD_SWEEP;
+		def.fat_ratio = 0.0;
+		imp_world *w = NULL;
+		assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+		imp_shape **shapes = calloc((size_t)n, sizeof *shapes);
+		double(*lo)[3] = calloc((size_t)n, sizeof *lo), (*hi)[3] = calloc((size_t)n, sizeof *hi);
+		assert_non_null(shapes);
+		assert_non_null(lo);
+		assert_non_null(hi);
+		for (int i = 0; i < n; i++) {
+			double ctr[3], h[3];
+			for (int k = 0; k < 3; k++) {
+				ctr[k] = side * rnd();
+				h[k] = 0.25 + 0.5 * rnd();
+				lo[i][k] = ctr[k] - h[k];
+				hi[i][k] = ctr[k] + h[k];
+			}
+			add_box(w, 3, ctr, h, IMP_BODY_DYNAMIC, &shapes[i]);
+		}
+		assert_int_equal(imp_world_update(w), IMP_OK);
+		imp_world_stats st = imp_world_get_stats(w);
+		tests[c] = st.broad_tests;
+		// The exact pairs: the boxes sorted by low x, each against those
+		// after it whose low x is at most its high x.
+		long ref = 0;
+		int *order = calloc((size_t)n, sizeof *order);
+		assert_non_null(order);
+		for (int i = 0; i < n; i++)
+			order[i] = i;
+		g_lo = lo;
+		qsort(order, (size_t)n, sizeof *order, cmp_lo_x);
+		for (int a = 0; a < n; a++)
+			for (int b2 = a + 1; b2 < n && lo[order[b2]][0] <= hi[order[a]][0]; b2++) {
+				int i = order[a], j = order[b2];
+				bool ov = true;
+				for (int k = 0; k < 3; k++)
+					ov = ov && lo[i][k] <= hi[j][k] && lo[j][k] <= hi[i][k];
+				ref += ov;
+			}
+		pair_set ps = {0};
+		pairs_of(w, &ps);
+		assert_int_equal(ps.count, ref);
+		free(ps.key);
+		free(order);
+		imp_world_destroy(w);
+		for (int i = 0; i < n; i++)
+			imp_shape_destroy(shapes[i]);
+		free(shapes);
+		free(lo);
+		free(hi);
+	}
+	if (!(tests[1] <= 12.0 * tests[0]) || !(tests[1] <= 8.0 * counts[1]))
+		fail_msg("first update: %.0f box tests for %d boxes, %.0f for %d (x%.1f)", tests[0], counts[0], tests[1],
+			 counts[1], tests[1] / tests[0]);
+}
+
+/// The pairs of bodies inserted in batches (the flush's tree when 32 or
+/// more come at once, its sweep below) into a world that holds others,
+/// static ones among both, with removals between: equal to the naive
+/// broad phase's after every update, in 2D and 3D, for the sweep and the
+/// hash.
+static void test_batch_inserts(void **state)
+{
+	(void)state;
+	static const int batches[] = {300, 5, 100, 31, 32, 200};
+	for (int dim = 2; dim <= 3; dim++)
+		for (int kind = 0; kind < 2; kind++) {
+			g_rng = 20 + (uint64_t)dim * 2 + (uint64_t)kind;
+			imp_world_def def = imp_default_world_def();
+			def.dim = dim;
+			def.narrow_phase = false;
+			def.broad_phase = kind == 0 ? IMP_BROAD_SWEEP : IMP_BROAD_HASH;
+			imp_world_def ndef = def;
+			ndef.broad_phase = IMP_BROAD_NAIVE;
+			imp_world *w = NULL, *ref = NULL;
+			assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+			assert_int_equal(imp_world_create(&ndef, &ref), IMP_OK);
+			enum { MAX = 700 };
+			imp_shape *shapes[2 * MAX];
+			imp_body_id ids[MAX], rids[MAX];
+			bool live[MAX];
+			int n = 0, ns = 0;
+			double side = dim == 2 ? 30.0 : 12.0;
+			for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+				for (int k = 0; k < batches[bi]; k++) {
+					double ctr[3] = {side * rnd(), side * rnd(), dim == 3 ? side * rnd() : 0.0};
+					double h[3] = {0.1 + rnd(), 0.1 + rnd(), 0.1 + rnd()};
+					if (rnd() < 0.05)
+						h[0] *= 8.0; // a few long ones
+					imp_body_type type = rnd() < 0.3 ? IMP_BODY_STATIC : IMP_BODY_DYNAMIC;
+					ids[n] = add_box(w, dim, ctr, h, type, &shapes[ns++]);
+					rids[n] = add_box(ref, dim, ctr, h, type, &shapes[ns++]);
+					live[n++] = true;
+				}
+				// A few of the older ones go before the update.
+				for (int k = 0; k < n / 20; k++) {
+					int i = (int)(rnd() * n);
+					if (!live[i])
+						continue;
+					assert_int_equal(imp_world_remove_body(w, ids[i]), IMP_OK);
+					assert_int_equal(imp_world_remove_body(ref, rids[i]), IMP_OK);
+					live[i] = false;
+				}
+				assert_int_equal(imp_world_update(w), IMP_OK);
+				assert_int_equal(imp_world_update(ref), IMP_OK);
+				char what[96];
+				snprintf(what, sizeof what, "%dD %s, batch %zu", dim, kind == 0 ? "sweep" : "hash", bi);
+				expect_same_pairs(w, ref, what);
+			}
+			imp_world_destroy(w);
+			imp_world_destroy(ref);
+			for (int i = 0; i < ns; i++)
+				imp_shape_destroy(shapes[i]);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hash_extreme_options),
+		cmocka_unit_test(test_first_update_work),
+		cmocka_unit_test(test_batch_inserts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
