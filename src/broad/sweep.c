@@ -416,9 +416,14 @@ static bool flush_by_tree(imp_broad *b)
 	imp_free(b->alloc, boxes, (size_t)m * sizeof *boxes);
 	if (!ok)
 		return false;
+	// The fresh boxes in the order of the tree's leaves in memory, which
+	// the build laid out in pre-order: boxes near in space one after the
+	// other, so that each query walks the paths the last one warmed.
 	tree_visit v = {b, 0, true};
-	for (int32_t f = 0; f < m; f++) {
-		v.p = sw->fresh[f];
+	for (int32_t i = 0; i < t.cap; i++) {
+		if (t.nodes[i].height != 0)
+			continue;
+		v.p = t.nodes[i].proxy;
 		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &b->counters.query_visits);
 	}
 	// The old boxes, from their min end-points along x.
