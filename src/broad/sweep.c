@@ -420,11 +420,12 @@ static bool flush_by_tree(imp_broad *b)
 	// the build laid out in pre-order: boxes near in space one after the
 	// other, so that each query walks the paths the last one warmed.
 	tree_visit v = {b, 0, true};
+	uint64_t visits = 0; // not queries: the counter of queries is left alone
 	for (int32_t i = 0; i < t.cap; i++) {
 		if (t.nodes[i].height != 0)
 			continue;
 		v.p = t.nodes[i].proxy;
-		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &b->counters.query_visits);
+		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &visits);
 	}
 	// The old boxes, from their min end-points along x.
 	v.p_fresh = false;
@@ -434,7 +435,7 @@ static bool flush_by_tree(imp_broad *b)
 		if (id < 0 || (id & 1) != 0 || sw->mark[id >> 1])
 			continue;
 		v.p = id >> 1;
-		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &b->counters.query_visits);
+		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &visits);
 	}
 	imp_tree_free(&t);
 	return true;
