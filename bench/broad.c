@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <impact/impact.h>
 
@@ -262,6 +263,66 @@ static long imp_run_frame(imp_run *r)
 	return count;
 }
 
+// ---- the first update of a large world ------------------------------------------
+
+/// The first-update rows: N boxes of the 3D uniform scene added to an empty
+/// world, then its first imp_world_update (in which the broad phase takes
+/// them all in). 1M outside --smoke only.
+static const int k_first_counts[] = {100000, 1000000};
+#define FIRST_REPS 3
+
+static double cpu_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+typedef struct first_result {
+	bool ran, failed;
+	double add_ms, update_ms, update_cpu_ms; ///< medians over the repetitions
+	long pairs;                               ///< after the first update
+	bool ok;                                  ///< pairs equal the reference
+} first_result;
+
+/// One method's first update at s->count boxes, `reps` times.
+static void run_first(first_result *fr, const sb_scene *s, imp_shape *const *shapes, method m, int reps, long ref)
+{
+	double add[16], upd[16], cpu[16];
+	memset(fr, 0, sizeof *fr);
+	fr->ran = true;
+	fr->ok = true;
+	for (int rep = 0; rep < reps && rep < 16; ++rep) {
+		double t0 = bench_now_ns();
+		imp_run *r = imp_run_create(s, shapes, &k_methods[m]);
+		if (r == NULL) {
+			fr->failed = true;
+			return;
+		}
+		double t1 = bench_now_ns(), c1 = cpu_now_ns();
+		imp_status st = imp_world_update(r->world);
+		double t2 = bench_now_ns(), c2 = cpu_now_ns();
+		long count = 0;
+		if (st == IMP_OK)
+			st = imp_world_for_each_pair(r->world, count_pair, &count);
+		imp_run_destroy(r);
+		if (st != IMP_OK) {
+			fprintf(stderr, "broad: first update: %s\n", imp_status_string(st));
+			fr->failed = true;
+			return;
+		}
+		add[rep] = (t1 - t0) * 1e-6;
+		upd[rep] = (t2 - t1) * 1e-6;
+		cpu[rep] = (c2 - c1) * 1e-6;
+		fr->pairs = count;
+		fr->ok &= count == ref;
+	}
+	int n = reps < 16 ? reps : 16;
+	fr->add_ms = bench_median(add, n);
+	fr->update_ms = bench_median(upd, n);
+	fr->update_cpu_ms = bench_median(cpu, n);
+}
+
 // ---- methods -----------------------------------------------------------------
 
 typedef struct runner {
@@ -409,6 +470,7 @@ typedef struct options {
 	bool smoke;
 	bool strict;
 	bool no_limits;
+	bool no_first;  ///< no first-update rows
 } options;
 
 static int default_frames(int n)
@@ -782,11 +844,90 @@ static bool warn_mismatches(const scene_result *res)
 	return impact_off;
 }
 
+/// The first-update table: for each of the first `nf` sizes of
+/// k_first_counts, each impact broad phase (but the naive one) wanted;
+/// then the growth from the first size to the last.
+static int run_first_rows(FILE *f, FILE *out, const options *o, const bool *want, int nf, int reps)
+{
+	static const method ms[] = {M_IMP_HASH, M_IMP_SWEEP};
+	first_result fr[2][2];
+	memset(fr, 0, sizeof fr);
+	int status = 0;
+	for (int c = 0; c < nf; ++c) {
+		int n = k_first_counts[c];
+		sb_scene s;
+		if (sb_scene_make(&s, 3, SB_UNIFORM, n, o->seed ^ 0xf125u) != 0)
+			return -1;
+		long ref = sb_scene_count_pairs(&s);
+		imp_shape **shapes = calloc((size_t)n, sizeof *shapes);
+		bool made = shapes != NULL;
+		for (int i = 0; made && i < n; ++i) {
+			const double *h = s.half + 3 * i;
+			made = imp_shape_box3(h[0], h[1], h[2], 0.0, &shapes[i]) == IMP_OK;
+		}
+		for (int k = 0; made && k < 2; ++k) {
+			if (!want[ms[k]])
+				continue;
+			fprintf(stderr, "broad: first update, %s, N=%d\n", k_methods[ms[k]].name, n);
+			run_first(&fr[k][c], &s, shapes, ms[k], reps, ref);
+			if (fr[k][c].failed || !fr[k][c].ok)
+				status = -1;
+		}
+		for (int i = 0; shapes && i < n; ++i)
+			imp_shape_destroy(shapes[i]);
+		free(shapes);
+		sb_scene_free(&s);
+		if (!made)
+			return -1;
+	}
+	for (int pass = 0; pass < 2; ++pass) {
+		FILE *g = pass == 0 ? f : out;
+		if (g == NULL)
+			continue;
+		fprintf(g, "\n## First update, 3D uniform\n\n");
+		fprintf(g, "N boxes of the 3D uniform scene added to an empty world (add ms: making the world and "
+			   "adding them), then its first imp_world_update, in which the broad phase takes them all in "
+			   "(update ms: wall time; cpu: the process's CPU time); median of %d repetition%s; check: the "
+			   "pairs after it against the scene's sort-and-sweep count.%s\n\n",
+			reps, reps == 1 ? "" : "s", o->smoke ? " --smoke: 100,000 only." : "");
+		fprintf(g, "| method | N | add ms | update ms | update cpu ms | pairs | check |\n");
+		fprintf(g, "|---|---:|---:|---:|---:|---:|---|\n");
+		for (int k = 0; k < 2; ++k)
+			for (int c = 0; c < nf; ++c) {
+				const first_result *r = &fr[k][c];
+				if (!r->ran)
+					continue;
+				fprintf(g, "| %s | %d |", k_methods[ms[k]].name, k_first_counts[c]);
+				if (r->failed) {
+					fprintf(g, " failed | - | - | - | - |\n");
+					continue;
+				}
+				put_ms(g, r->add_ms);
+				put_ms(g, r->update_ms);
+				put_ms(g, r->update_cpu_ms);
+				fprintf(g, " %ld | %s |\n", r->pairs, r->ok ? "ok" : "**off**");
+			}
+		if (nf == 2) {
+			fprintf(g, "\nGrowth from %d to %d boxes (x%d):", k_first_counts[0], k_first_counts[1],
+				k_first_counts[1] / k_first_counts[0]);
+			for (int k = 0; k < 2; ++k) {
+				const first_result *a = &fr[k][0], *b = &fr[k][1];
+				if (a->ran && b->ran && !a->failed && !b->failed)
+					fprintf(g, " %s x%.1f (cpu x%.1f);", k_methods[ms[k]].name, b->update_ms / a->update_ms,
+						b->update_cpu_ms / a->update_cpu_ms);
+			}
+			fprintf(g, "\n");
+		}
+		fflush(g);
+	}
+	return status;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: broad [--smoke] [--n N]... [--only SCENE] [--method NAME] [--frames K] [--reps R]\n"
-		"             [--seed S] [--fat R] [--out FILE] [--strict] [--no-limits]\n"
+		"             [--seed S] [--fat R] [--out FILE] [--strict] [--no-limits] [--no-first]\n"
 		"  --smoke        N = %d, %d warm-up and %d timed frames, every scene: checks every code path quickly\n"
 		"  --n N          only this many boxes (repeatable; default 1000, 10000, 100000)\n"
 		"  --only SCENE   only the scenes whose name contains SCENE: 3d-uniform, 3d-sizes, 3d-pile,\n"
@@ -800,7 +941,10 @@ static void usage(FILE *f)
 		"  --out FILE     also write the Markdown report to FILE\n"
 		"  --strict       exit 1 when impact's pair counts differ from the reference\n"
 		"  --no-limits    also run the O(N^2) methods above their limit (impact naive above %d boxes,\n"
-		"                 Bullet btAxisSweep3 above %d: its set-up takes minutes at 100,000)\n",
+		"                 Bullet btAxisSweep3 above %d: its set-up takes minutes at 100,000)\n"
+		"  --no-first     no first-update rows (3D uniform, 100,000 and 1,000,000 boxes added at once,\n"
+		"                 then the world's first update; 100,000 only with --smoke; --only 3d-first:\n"
+		"                 those rows alone)\n",
 		SMOKE_COUNT, SMOKE_WARMUP, SMOKE_FRAMES, DEFAULT_REPS, DEFAULT_SEED, NAIVE_MAX, SAP_MAX);
 }
 
@@ -822,6 +966,8 @@ int main(int argc, char **argv)
 			o.strict = true;
 		} else if (!strcmp(a, "--no-limits")) {
 			o.no_limits = true;
+		} else if (!strcmp(a, "--no-first")) {
+			o.no_first = true;
 		} else if (!strcmp(a, "--n") && v && bench_parse_int(v, 2, 10000000, &n) && o.count_n < 8) {
 			o.counts[o.count_n++] = n;
 			++i;
@@ -940,6 +1086,12 @@ int main(int argc, char **argv)
 				impact_off |= warn_mismatches(&res);
 			}
 		}
+	}
+	if (!o.no_first && contains("3d-first", o.only)) {
+		int nf = o.smoke ? 1 : (int)(sizeof k_first_counts / sizeof k_first_counts[0]);
+		int reps = o.smoke ? 1 : FIRST_REPS;
+		if (run_first_rows(stdout, out, &o, want, nf, reps) != 0)
+			++failures;
 	}
 	if (out)
 		fclose(out);

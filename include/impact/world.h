@@ -41,7 +41,9 @@ typedef struct imp_world_def {
 	int dim;                   ///< 2 or 3
 	imp_broad_kind broad_phase;
 	double hash_alpha;         ///< hash cells are 1/beta to 1/alpha times a box's size: 0 < alpha < 1
-	double hash_beta;          ///< 1 <= beta <= 1e6 (a box spans at most (beta + 1)^dim cells of its level)
+	double hash_beta;          ///< 1 <= beta <= 1e6. The hash uses min(beta, 4) and a level ratio beta / alpha
+	                           ///< clamped to [2, 16] (docs/broad.md): a box spans at most 5^dim cells of a
+	                           ///< level, and memory stays linear in the bodies whatever the options
 	double fat_ratio;          ///< the broad phase stores each box enlarged by this fraction of its
 	                           ///< largest side on every side, so that small motions inside it
 	                           ///< cost no broad-phase work (static bodies' boxes are kept exact);

@@ -21,8 +21,8 @@
 // never drops to 0 and back within a move). Static boxes never pair with
 // each other and, never moving, are stored once.
 //
-// Cells and counters are uthash tables; cells hold their members in two
-// small arrays.
+// Cells are a uthash table, holding their members in two small arrays;
+// counters an open-addressing table.
 #include <math.h>
 #include <string.h>
 
@@ -33,6 +33,17 @@
 #define LEVEL_MIN (-2000)
 #define LEVEL_NONE INT32_MIN
 #define RHO_SLOTS 16
+/// The parameters the hash uses (docs/broad.md): beta at most BETA_MAX, so
+/// that a box enters at most (BETA_MAX + 1)^dim cells at a level (a
+/// larger beta sent a sphere of radius 0.1 into 400^3 cells: gigabytes for
+/// two bodies), and levels RATIO_MIN to RATIO_MAX times apart (a ratio
+/// near 1 stored every box at as many levels as there are sizes; a huge
+/// one put boxes in cells millions of times their size, every pair close).
+/// Any level assignment is correct (a box is stored at its own level and
+/// every coarser one present); these keep the memory linear in the boxes.
+#define BETA_MAX 4.0
+#define RATIO_MIN 2.0
+#define RATIO_MAX 16.0
 
 typedef struct member_list {
 	int32_t *items;
@@ -45,18 +56,19 @@ typedef struct cell {
 	UT_hash_handle hh;
 } cell;
 
+/// A close pair's counter: a slot of an open-addressing table (linear
+/// probing, at most half full). Key 0 marks an empty slot (a key has two
+/// different proxies, so it is never 0). One cache line per look-up where
+/// a chained table walked a chain of separate nodes: the counters are the
+/// most visited memory of an insert (16 close pairs a box in the 3D
+/// uniform scene).
 typedef struct counter {
-	uint64_t key;        ///< lower proxy << 32 | higher
+	uint64_t key;        ///< lower proxy << 32 | higher; 0: empty
 	int32_t count;
-	UT_hash_handle hh;
+	int32_t unused;
 } counter;
 
-#define COUNTER_BLOCK 512
-
-typedef struct counter_block {
-	struct counter_block *next;
-	counter items[COUNTER_BLOCK];
-} counter_block;
+#define COUNTERS_MIN 1024
 
 typedef struct range {
 	int32_t lo[3], hi[3];
@@ -72,9 +84,8 @@ typedef struct hash {
 	imp_box *reg;        ///< per proxy: the box its cells were registered with
 	int32_t reg_cap;
 	cell *cells;
-	counter *counters;
-	counter_block *blocks;
-	counter *free_counters;
+	counter *counters;   ///< counter_cap slots, a power of 2 (NULL: none yet)
+	uint32_t counter_cap, counter_used;
 	double rho[RHO_SLOTS];         ///< cell sizes of recent levels
 	int32_t rho_level[RHO_SLOTS];  ///< their levels, LEVEL_NONE when empty
 } hash;
@@ -161,56 +172,100 @@ static uint64_t counter_key(int32_t p, int32_t q)
 	return (uint64_t)lo << 32 | hi;
 }
 
+/// A key's first slot.
+static uint32_t counter_home(uint64_t key, uint32_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdu;
+	key ^= key >> 33;
+	return (uint32_t)key & (cap - 1);
+}
+
+/// The slot holding key, or the empty slot where it would go.
+static uint32_t counter_slot(const hash *h, uint64_t key)
+{
+	uint32_t mask = h->counter_cap - 1, i = counter_home(key, h->counter_cap);
+	while (h->counters[i].key != 0 && h->counters[i].key != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/// Room for one more counter (the table at most half full); false when out
+/// of memory, the table as it was.
+static bool counters_reserve(imp_broad *b, hash *h)
+{
+	if (h->counter_cap > 0 && 2 * ((uint64_t)h->counter_used + 1) <= h->counter_cap)
+		return true;
+	uint32_t cap = h->counter_cap > 0 ? 2 * h->counter_cap : COUNTERS_MIN;
+	if (cap == 0 || cap > UINT32_MAX / 2)
+		return false;
+	counter *t = imp_alloc(b->alloc, (size_t)cap * sizeof *t);
+	if (t == NULL)
+		return false;
+	memset(t, 0, (size_t)cap * sizeof *t);
+	counter *old = h->counters;
+	uint32_t old_cap = h->counter_cap;
+	h->counters = t;
+	h->counter_cap = cap;
+	for (uint32_t i = 0; i < old_cap; i++)
+		if (old[i].key != 0)
+			h->counters[counter_slot(h, old[i].key)] = old[i];
+	imp_free(b->alloc, old, (size_t)old_cap * sizeof *old);
+	return true;
+}
+
 /// Counts one more shared cell for p and q; false when out of memory.
 static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
 {
-	const imp_allocator *uth_alloc = b->alloc;
-	bool uth_oom = false;
 	uint64_t key = counter_key(p, q);
-	counter *c;
-	HASH_FIND(hh, h->counters, &key, sizeof key, c);
-	if (c != NULL) {
-		c->count++;
-		return true;
-	}
-	if (h->free_counters == NULL) {
-		counter_block *blk = imp_alloc(b->alloc, sizeof *blk);
-		if (blk == NULL)
-			return false;
-		blk->next = h->blocks;
-		h->blocks = blk;
-		for (int i = COUNTER_BLOCK - 1; i >= 0; i--) {
-			blk->items[i].hh.next = h->free_counters;
-			h->free_counters = &blk->items[i];
+	if (h->counter_cap > 0) {
+		counter *c = &h->counters[counter_slot(h, key)];
+		if (c->key == key) {
+			c->count++;
+			return true;
 		}
 	}
-	c = h->free_counters;
-	h->free_counters = c->hh.next;
+	if (!counters_reserve(b, h))
+		return false;
+	counter *c = &h->counters[counter_slot(h, key)];
 	c->key = key;
 	c->count = 1;
-	HASH_ADD(hh, h->counters, key, sizeof c->key, c);
-	if (uth_oom) {
-		c->hh.next = h->free_counters;
-		h->free_counters = c;
-		return false;
-	}
+	h->counter_used++;
 	b->counters.box_tests++;
 	if (imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim))
 		b->fn(b->ctx, p, q, true);
 	return true;
 }
 
+/// Empties slot i, moving back the entries after it that probing would no
+/// longer find (deletion without tombstones).
+static void counter_delete(hash *h, uint32_t i)
+{
+	uint32_t mask = h->counter_cap - 1;
+	for (uint32_t j = (i + 1) & mask; h->counters[j].key != 0; j = (j + 1) & mask) {
+		uint32_t k = counter_home(h->counters[j].key, h->counter_cap);
+		// j's entry may fill the hole at i unless its home lies in (i, j].
+		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		h->counters[i] = h->counters[j];
+		i = j;
+	}
+	h->counters[i].key = 0;
+	h->counters[i].count = 0;
+	h->counter_used--;
+}
+
 static void count_down(imp_broad *b, hash *h, int32_t p, int32_t q)
 {
-	const imp_allocator *uth_alloc = b->alloc;
-	uint64_t key = counter_key(p, q);
-	counter *c;
-	HASH_FIND(hh, h->counters, &key, sizeof key, c);
-	if (c == NULL || --c->count > 0)
+	if (h->counter_cap == 0)
 		return;
-	HASH_DEL(h->counters, c);
-	c->hh.next = h->free_counters;
-	h->free_counters = c;
+	uint64_t key = counter_key(p, q);
+	uint32_t i = counter_slot(h, key);
+	counter *c = &h->counters[i];
+	if (c->key != key || --c->count > 0)
+		return;
+	counter_delete(h, i);
 	b->counters.box_tests++;
 	if (imp_box_overlap(&h->reg[p], &h->reg[q], b->dim))
 		b->fn(b->ctx, p, q, false);
@@ -506,6 +561,9 @@ imp_status imp_hash_create(imp_broad *b)
 	memset(h, 0, sizeof *h);
 	for (int i = 0; i < RHO_SLOTS; i++)
 		h->rho_level[i] = LEVEL_NONE;
+	double ratio = fmin(fmax(b->beta / b->alpha, RATIO_MIN), RATIO_MAX);
+	b->beta = fmin(b->beta, BETA_MAX);
+	b->alpha = b->beta / ratio;
 	h->log_r = log(b->beta / b->alpha);
 	// Cell sizes between 1e-300 and 1e300.
 	h->lmin = (int32_t)ceil(log(1e-300) / h->log_r);
@@ -530,12 +588,7 @@ void imp_hash_destroy(imp_broad *b)
 		imp_free(b->alloc, c->guest.items, (size_t)c->guest.cap * sizeof(int32_t));
 		imp_free(b->alloc, c, sizeof *c);
 	}
-	HASH_CLEAR(hh, h->counters);
-	for (counter_block *blk = h->blocks; blk != NULL;) {
-		counter_block *n = blk->next;
-		imp_free(b->alloc, blk, sizeof *blk);
-		blk = n;
-	}
+	imp_free(b->alloc, h->counters, (size_t)h->counter_cap * sizeof *h->counters);
 	imp_free(b->alloc, h->levels, (size_t)h->level_cap * sizeof *h->levels);
 	imp_free(b->alloc, h->level_own, (size_t)h->level_own_cap * sizeof *h->level_own);
 	imp_free(b->alloc, h->reg, (size_t)h->reg_cap * sizeof *h->reg);

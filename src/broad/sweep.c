@@ -367,10 +367,84 @@ static void flush_pair(imp_broad *b, int32_t p, int32_t q)
 		b->fn(b->ctx, p, q, true);
 }
 
+/// Fresh proxies from which the flush finds their pairs through a tree
+/// (flush_by_tree) rather than the sweep along x.
+#define TREE_FRESH_MIN 32
+
+typedef struct tree_visit {
+	imp_broad *b;
+	int32_t p;
+	bool p_fresh;
+} tree_visit;
+
+/// A fresh proxy q whose box may meet p's: reported if the exact boxes
+/// overlap, once per pair (two fresh ones from the lower proxy).
+static bool tree_meet(void *ctx, int32_t q)
+{
+	tree_visit *v = ctx;
+	imp_broad *b = v->b;
+	if (q == v->p || (v->p_fresh && q < v->p) || both_static(b, v->p, q))
+		return true;
+	b->counters.box_tests++;
+	if (imp_box_overlap(&b->proxy[v->p].box, &b->proxy[q].box, b->dim))
+		b->fn(b->ctx, v->p, q, true);
+	return true;
+}
+
+/// The pairs of the fresh proxies through a tree over their boxes, built
+/// top down by median splits (O(m log m)): each fresh box and each old one
+/// asks it for the fresh boxes it meets. The sweep along x meets every
+/// interval open at once, which in 3D is about n^(2/3) of n boxes spread
+/// evenly: n^(5/3) tests for n inserts (64k boxes 0.73 s, 256k 14 s); the
+/// tree's queries cost about log m each plus the pairs. False when out of
+/// memory for the tree (nothing reported; the sweep then does it).
+static bool flush_by_tree(imp_broad *b)
+{
+	sweep *sw = b->impl;
+	int32_t m = sw->fresh_count, max_proxy = 0;
+	const imp_box **boxes = imp_alloc(b->alloc, (size_t)m * sizeof *boxes);
+	if (boxes == NULL)
+		return false;
+	for (int32_t f = 0; f < m; f++) {
+		int32_t p = sw->fresh[f];
+		boxes[f] = &b->proxy[p].box;
+		max_proxy = p > max_proxy ? p : max_proxy;
+	}
+	imp_tree t;
+	imp_tree_init(&t, b->dim, b->alloc);
+	bool ok = imp_tree_build(&t, sw->fresh, boxes, m, max_proxy);
+	imp_free(b->alloc, boxes, (size_t)m * sizeof *boxes);
+	if (!ok)
+		return false;
+	// The fresh boxes in the order of the tree's leaves in memory, which
+	// the build laid out in pre-order: boxes near in space one after the
+	// other, so that each query walks the paths the last one warmed.
+	tree_visit v = {b, 0, true};
+	uint64_t visits = 0; // not queries: the counter of queries is left alone
+	for (int32_t i = 0; i < t.cap; i++) {
+		if (t.nodes[i].height != 0)
+			continue;
+		v.p = t.nodes[i].proxy;
+		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &visits);
+	}
+	// The old boxes, from their min end-points along x.
+	v.p_fresh = false;
+	const endpoint *a = sw->ep[0];
+	for (int32_t i = 0; i < sw->count; i++) {
+		int32_t id = a[i].id;
+		if (id < 0 || (id & 1) != 0 || sw->mark[id >> 1])
+			continue;
+		v.p = id >> 1;
+		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &visits);
+	}
+	imp_tree_free(&t);
+	return true;
+}
+
 /// Stores the fresh proxies and reports their pairs: the new end-points
-/// sorted and merged axis by axis, then one sweep along x in which every
-/// interval opening meets the open ones (a fresh one meets all, an old one
-/// only the fresh).
+/// sorted and merged axis by axis, then (from TREE_FRESH_MIN fresh ones)
+/// flush_by_tree, or one sweep along x in which every interval opening
+/// meets the open ones (a fresh one meets all, an old one only the fresh).
 static void flush(imp_broad *b)
 {
 	sweep *sw = b->impl;
@@ -392,6 +466,12 @@ static void flush(imp_broad *b)
 	}
 	sw->count += m;
 	seal(sw, b->dim);
+	if (sw->fresh_count >= TREE_FRESH_MIN && flush_by_tree(b)) {
+		for (int32_t f = 0; f < sw->fresh_count; f++)
+			sw->mark[sw->fresh[f]] = 0;
+		sw->fresh_count = 0;
+		return;
+	}
 	int32_t n[2] = {0, 0};
 	const endpoint *a = sw->ep[0];
 	for (int32_t t = 0; t < sw->count; t++) {
