@@ -373,7 +373,14 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 				out->l[j] = l[j];
 			}
 			out->normal = f->n;
-			out->depth = f->d > 0.0 ? f->d : 0.0;
+			// The depth the witnesses hold (the nearest point's offset
+			// along the normal), not the plane's largest offset: they
+			// differ on a sliver face, whose normal is only as good as
+			// its rounding, and the answer must keep normal . (b - a) =
+			// distance (a needle across a long segment: 1.4e-7 apart;
+			// issue 20, defect 6).
+			double along = imp_vec3_dot(f->n, v);
+			out->depth = along > 0.0 ? along : 0.0;
 		}
 	}
 }
