@@ -1966,7 +1966,20 @@ IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_po
 		g.x.n = 0;
 		g.closed_form = true; // the cache is left as it was
 	} else {
+		bool warm = cache != NULL && (cache->count > 0 || has_cached_direction(cache));
 		run_query(&c, cache, options, &g, false, 0.0);
+		if (warm && g.state == IMP_STATE_OVERLAPPING && (c.a.v == NULL || c.b.v == NULL)) {
+			// Curved cores overlapping: EPA and the depth descent start
+			// from GJK's final simplex, and a warm one (from another
+			// pose) led them to another stop within the descent's
+			// tolerance (depths 3e-6 of the scene apart; issue 20, defect
+			// 15). The penetration starts from the cold simplex, so the
+			// cache changes no penetration answer.
+			int warm_iterations = g.iterations;
+			c.a.last = c.b.last = -1;
+			run_query(&c, NULL, options, &g, false, 0.0);
+			g.iterations += warm_iterations;
+		}
 	}
 	write_cache(cache, &g);
 
