@@ -127,16 +127,6 @@ IMP_ALWAYS_INLINE void setup_pair(imp_gjk2_ctx *c, const imp_shape *a, const imp
 	c->b_small = c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX;
 }
 
-/// Checks everything and sets up the pair in a's frame.
-IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
-				   imp_pose2 pb, const imp_query_options *o)
-{
-	imp_status st = check_pair(a, pa, b, pb, o);
-	if (st == IMP_OK)
-		setup_pair(c, a, b, imp_rot2_mul_inv(pa.q, pb.q), imp_pose2_apply_inv(pa, pb.p), o);
-	return st;
-}
-
 /// b's vertices in a's frame, b's pose there being (q, p).
 IMP_ALWAYS_INLINE void move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q, imp_vec2 p)
 {
