@@ -114,7 +114,7 @@ IMP_API double imp_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *
 /// unit, and normal . (point_b - point_a) = distance within 1e-8 of the
 /// scene's size (the largest coordinate of the two shapes' boxes), in 2D
 /// and 3D; in scenes below 1e-100 or above 1e100 only for 2D polygons of at
-/// most 64 vertices, which are answered on scaled copies (docs/narrow2d.md,
+/// most 256 vertices, which are answered on scaled copies (docs/narrow2d.md,
 /// "Range").
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
 /// IMP_ERR_NOT_FINITE / IMP_ERR_BAD_ROTATION (poses); *out untouched then.

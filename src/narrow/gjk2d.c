@@ -627,7 +627,7 @@ static inline double span(imp_vec2 d)
 /// polygons of up to SCALE2_MAX_VERTICES vertices; larger ones and user
 /// shapes are answered unscaled.
 #define SCALE2_BIG 1e100
-#define SCALE2_MAX_VERTICES 64
+#define SCALE2_MAX_VERTICES 256
 #define SCALE2_TABLE ((IMP_ANGLE_BUCKETS * (int)sizeof(int32_t) + (int)sizeof(imp_vec2) - 1) / (int)sizeof(imp_vec2))
 
 typedef struct scaled2 {
