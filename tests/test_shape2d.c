@@ -451,8 +451,8 @@ static int check_against_unit_circle(imp_shape *s, imp_vec2 p, double want, imp_
 static void test_thin_box2(void **state)
 {
 	(void)state;
-	const double scales[] = {1e-120, 1e-3, 1.0, 1e3, 1e120};
-	for (int si = 0; si < 5; ++si)
+	const double scales[] = {1e-200, 1e-120, 1e-3, 1.0, 1e3, 1e120};
+	for (int si = 0; si < 6; ++si)
 		for (int e = 14; e <= 300; e += 2) {
 			double w = scales[si], h = w * pow(10.0, -e);
 			if (!(h > 0.0))
@@ -465,7 +465,7 @@ static void test_thin_box2(void **state)
 				fail_msg("box %.17g x %.17g: %d vertices, expected 2", w, h, n);
 			imp_shape_destroy(s);
 		}
-	for (int si = 0; si < 5; ++si) {
+	for (int si = 0; si < 6; ++si) {
 		double w = scales[si];
 		imp_shape *s = NULL;
 		assert_int_equal(imp_shape_box2(w, w * 1e-13, 0.0, &s), IMP_OK);

@@ -117,19 +117,6 @@ static int orient(imp_vec2 a, imp_vec2 b, imp_vec2 c)
 	return orient_exact(a, b, c);
 }
 
-/// True when |d| <= 1e-14 |w|, with both scaled by their largest
-/// coordinate first, so that no square underflows or overflows.
-static bool within_tolerance(imp_vec2 d, imp_vec2 w)
-{
-	double m = fmax(fmax(fabs(d.x), fabs(d.y)), fmax(fabs(w.x), fabs(w.y)));
-	if (m == 0.0)
-		return true;
-	d = imp_vec2_make(d.x / m, d.y / m);
-	w = imp_vec2_make(w.x / m, w.y / m);
-	double tol = 1e-14;
-	return imp_vec2_dot(d, d) <= tol * tol * imp_vec2_dot(w, w);
-}
-
 /// True when the chain keeps b between a and c: c makes a strict left turn
 /// at b, exactly, and b is not on a straight run from a to c. A run is
 /// straight when b lies within a relative 1e-14 of the segment [a, c] (not
@@ -138,25 +125,30 @@ static bool within_tolerance(imp_vec2 d, imp_vec2 w)
 /// the chord's length of the hull: the narrow phase then never meets the
 /// slivers such points would make. The distance is to the segment, ends
 /// included: a box 1e-20 thin has its corner b at the end of [a, c] (the
-/// projection rounds to the end), and is a segment, as before. (The test
-/// was the tolerance alone, and took a U-turn for a run: of (-8, -8),
-/// (e, -8), (0, -7), (0, 4.5), with e from 1e-15 down to the least
-/// subnormal, it dropped the top.)
+/// projection rounds to the end), and is a segment, as before, at every
+/// scale. (The test was the tolerance alone, and took a U-turn for a run:
+/// of (-8, -8), (e, -8), (0, -7), (0, 4.5), with e from 1e-15 down to the
+/// least subnormal, it dropped the top.)
 static bool turns_left(imp_vec2 a, imp_vec2 b, imp_vec2 c)
 {
 	if (orient(a, b, c) <= 0)
 		return false;
+	// On copies scaled by their largest coordinate, so that no product
+	// below underflows or overflows (a box 2e-208 by 1e-302 has squares
+	// of 1e-416).
 	imp_vec2 w = imp_vec2_sub(c, a), u = imp_vec2_sub(b, a);
-	double ww = imp_vec2_dot(w, w), t = imp_vec2_dot(u, w);
-	if (t <= 0.0)
-		return !within_tolerance(u, w); // b before a along the chord
+	double m = fmax(fmax(fabs(w.x), fabs(w.y)), fmax(fabs(u.x), fabs(u.y)));
+	w = imp_vec2_make(w.x / m, w.y / m);
+	u = imp_vec2_make(u.x / m, u.y / m);
+	double ww = imp_vec2_dot(w, w), t = imp_vec2_dot(u, w), tol = 1e-14;
+	imp_vec2 d = u; // b before a along the chord
 	if (t >= ww)
-		return !within_tolerance(imp_vec2_sub(b, c), w); // b past c
-	// b's distance from the line, |u x w| / |w|, against 1e-14 |w|, written
-	// with products of at most two coordinates (exact in range from 1e-150
-	// to 1e150).
-	double cr = imp_vec2_cross(u, w), tol = 1e-14;
-	return cr * (cr / ww) > tol * tol * ww;
+		d = imp_vec2_sub(u, w); // b past c
+	else if (t > 0.0) {
+		double cr = imp_vec2_cross(u, w); // b beside the chord
+		return cr * cr > tol * tol * ww * ww;
+	}
+	return imp_vec2_dot(d, d) > tol * tol * ww;
 }
 
 int imp_hull2(const imp_vec2 *points, int count, imp_vec2 *work, imp_vec2 *out)
