@@ -102,7 +102,7 @@ static inline bool overlap_others(const sweep *sw, int dim, int k, int32_t p, in
 	const int32_t *a = &sw->pos[p * 6], *c = &sw->pos[q * 6];
 	if (dim == 2)
 		return overlap_axis(a, c, 1 - k);
-	return overlap_axis(a, c, k == 0 ? 1 : 0) & overlap_axis(a, c, k == 2 ? 1 : 2);
+	return ((int)overlap_axis(a, c, k == 0 ? 1 : 0) & (int)overlap_axis(a, c, k == 2 ? 1 : 2)) != 0; // both, without a branch
 }
 
 /// One insertion of one of p's end-points on axis k, with what its
