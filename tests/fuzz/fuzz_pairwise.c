@@ -258,8 +258,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (good && sw == IMP_OK && w.state != IMP_STATE_ITERATION_LIMIT && w.state != IMP_STATE_DEGENERATE) {
 			double t = r.distance < 0.0 ? pen_tol : tol;
 			if (!(fabs(w.distance - r.distance) <= t))
-				fz_finding("cache.closest", "pass %d: with a cache %.17g, without %.17g", pass, w.distance,
-					   r.distance);
+				fz_finding(r.distance < 0.0 ? "cache.closest:penetration" : "cache.closest:separated",
+					   "pass %d: with a cache %.17g, without %.17g", pass, w.distance, r.distance);
 		}
 		double dw = distance(dim, a, pa, b, pb, &cache);
 		if (valid && good && !(fabs(dw - d) <= tol))
@@ -274,6 +274,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	imp_query_options o = fz_options(&f, &opts_ok);
 	answer ro = {0};
 	imp_status so = closest(dim, a, pa, b, pb, NULL, &o, &ro);
+	if (getenv("FZ_VERBOSE"))
+		fprintf(stderr,
+			"options: iterations %d, epa %d, tolerance %g, support %d, hill climb from %d, penetration %d, "
+			"acceleration %d: %s, distance %.17g state %s (defaults: %.17g %s)\n",
+			o.max_iterations, o.epa_max_iterations, o.tolerance, (int)o.support, o.hill_climb_min_vertices,
+			(int)o.penetration, (int)o.acceleration, imp_status_string(so), ro.distance,
+			imp_query_state_string(ro.state), r.distance, imp_query_state_string(r.state));
 	if (!opts_ok && so == IMP_OK)
 		fz_finding("options.accepted_invalid", "bad options accepted");
 	if (so == IMP_OK && ro.state != IMP_STATE_DEGENERATE)
@@ -285,12 +292,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	// The same query on the equivalent polygons or polytopes.
+	// One at a time, so that a finding names the shape that differs.
 	imp_shape *ea = equivalent(dim, &ma), *eb = equivalent(dim, &mb);
-	if (valid && good && (ea || eb)) {
-		double de = distance(dim, ea ? ea : a, pa, eb ? eb : b, pb, NULL);
+	if (valid && good && ea) {
+		double de = distance(dim, ea, pa, b, pb, NULL);
 		if (!(fabs(de - d) <= fmax(tol, 1e-9 * fabs(d))))
-			fz_finding(fz_named("equivalent.distance", ea ? ma.kind : mb.kind), "kinds %d, %d: distance %.17g, on the equivalent shapes %.17g",
-				   ma.kind, mb.kind, d, de);
+			fz_finding(fz_named("equivalent.distance", ma.kind), "distance %.17g, with a's equivalent %.17g", d, de);
+	}
+	if (valid && good && eb) {
+		double de = distance(dim, a, pa, eb, pb, NULL);
+		if (!(fabs(de - d) <= fmax(tol, 1e-9 * fabs(d))))
+			fz_finding(fz_named("equivalent.distance", mb.kind), "distance %.17g, with b's equivalent %.17g", d, de);
 	}
 	imp_shape_destroy(ea);
 	imp_shape_destroy(eb);
@@ -311,7 +323,13 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 	bool ok = shapes_ok && isfinite(t_max) && t_max >= 0.0;
 	(void)scale;
 	if (dim == 2) {
-		imp_motion2 ma = {fz_pose2(f), fz_vec2(f), fz_num(f)}, mb = {fz_pose2(f), fz_vec2(f), fz_num(f)};
+		imp_motion2 ma, mb;
+		ma.pose = fz_pose2(f);
+		ma.v = fz_vec2(f);
+		ma.w = fz_num(f);
+		mb.pose = fz_pose2(f);
+		mb.v = fz_vec2(f);
+		mb.w = fz_num(f);
 		ok = ok && imp_pose2_is_valid(ma.pose) && imp_pose2_is_valid(mb.pose) && isfinite(ma.v.x) &&
 		     isfinite(ma.v.y) && isfinite(ma.w) && isfinite(mb.v.x) && isfinite(mb.v.y) && isfinite(mb.w);
 		imp_toi2_result r, before;
@@ -346,7 +364,13 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 		}
 		return r.t;
 	}
-	imp_motion3 ma = {fz_pose3(f), fz_vec3(f), fz_vec3(f)}, mb = {fz_pose3(f), fz_vec3(f), fz_vec3(f)};
+	imp_motion3 ma, mb;
+	ma.pose = fz_pose3(f);
+	ma.v = fz_vec3(f);
+	ma.w = fz_vec3(f);
+	mb.pose = fz_pose3(f);
+	mb.v = fz_vec3(f);
+	mb.w = fz_vec3(f);
 	ok = ok && imp_pose3_is_valid(ma.pose) && imp_pose3_is_valid(mb.pose) && isfinite(ma.v.x + ma.v.y + ma.v.z) &&
 	     isfinite(ma.w.x + ma.w.y + ma.w.z) && isfinite(mb.v.x + mb.v.y + mb.v.z) && isfinite(mb.w.x + mb.w.y + mb.w.z);
 	imp_toi3_result r, before;

@@ -169,8 +169,9 @@ static void contact_fn(const imp_contact_event *e, void *user)
 	} else if (sel < 96) {
 		// The Impulse loop's change, allowed here.
 		imp_body_id id = fz_chance(r->f, 128) ? e->a : e->b;
-		imp_status st = r->dim == 2 ? imp_body_set_velocity2(r->w, id, (imp_vec2){fz_num(r->f), fz_num(r->f)}, 0.0)
-					    : imp_body_set_velocity3(r->w, id, fz_vec3(r->f), (imp_vec3){0.0, 0.0, 0.0});
+		imp_vec3 v = fz_vec3(r->f);
+		imp_status st = r->dim == 2 ? imp_body_set_velocity2(r->w, id, (imp_vec2){v.x, v.y}, 0.0)
+					    : imp_body_set_velocity3(r->w, id, v, (imp_vec3){0.0, 0.0, 0.0});
 		if (st == IMP_OK)
 			r->velocity_in_callback = true;
 	}
@@ -234,6 +235,16 @@ static void check_pairs(run *r)
 	free(want);
 }
 
+/// An oracle's Level 3 answer must be finite (the check of fuzz_pairwise):
+/// a non-finite one is reported and not used.
+static bool finite_answer(double d, double a, double b)
+{
+	if (isfinite(d) && isfinite(a) && isfinite(b))
+		return true;
+	fz_finding("closest.finite", "the oracle's imp_closest: distance %g", d);
+	return false;
+}
+
 /// Signed distance from the query shape to a body (Level 3), and whether it
 /// answered.
 static bool body_distance(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, int k, double *d, double *scale)
@@ -245,14 +256,14 @@ static bool body_distance(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3
 			return false;
 		*d = c.distance;
 		*scale = fmax(fz_extent2(s, p2), fz_extent2(r->body[k].shape, r->body[k].pose2));
-		return true;
+		return finite_answer(*d, c.point_a.x + c.point_a.y, c.point_b.x + c.point_b.y);
 	}
 	imp_closest3_result c;
 	if (imp_closest3(s, p3, r->body[k].shape, r->body[k].pose3, NULL, &c) != IMP_OK || c.state > IMP_STATE_OVERLAPPING)
 		return false;
 	*d = c.distance;
 	*scale = fmax(fz_extent3(s, p3), fz_extent3(r->body[k].shape, r->body[k].pose3));
-	return true;
+	return finite_answer(*d, c.point_a.x + c.point_a.y + c.point_a.z, c.point_b.x + c.point_b.y + c.point_b.z);
 }
 
 static bool seen_by(const run *r, const imp_query_filter *qf, int k)
@@ -364,16 +375,45 @@ static imp_status query(run *r, int op)
 		if (st != IMP_OK || !valid)
 			break;
 		bool want = false, sure = true;
+		int which = -1;
+		double d_which = 0.0;
 		for (int k = 0; k < r->slots; ++k) {
 			double d, scale;
-			if (!seen_by(r, &qf, k) || !body_distance(r, s, p2, p3, k, &d, &scale))
+			if (!seen_by(r, &qf, k))
 				continue;
+			if (!body_distance(r, s, p2, p3, k, &d, &scale)) {
+				sure = false;
+				continue;
+			}
 			if (fabs(d) <= 1e-9 * scale + FZ_TINY)
 				sure = false;
+			if (d < 0.0 && !want) {
+				which = k;
+				d_which = d;
+			}
 			want |= d < 0.0;
 		}
+		if (sure && any != want && getenv("FZ_VERBOSE")) {
+			// Which body the world found, and whether its pose is the oracle's.
+			struct found fd = {0};
+			(void)(r->dim == 2 ? imp_world_overlap_shape2(r->w, s, p2, &qf, found_fn, &fd)
+					   : imp_world_overlap_shape3(r->w, s, p3, &qf, found_fn, &fd));
+			for (int k = 0; k < fd.n; ++k) {
+				int i = fd.slot[k];
+				double d = NAN, scale = 0.0;
+				(void)body_distance(r, s, p2, p3, i, &d, &scale);
+				imp_pose3 wp;
+				imp_pose2 wp2;
+				(void)imp_body_get_pose3(r->w, r->id[i], &wp);
+				(void)imp_body_get_pose2(r->w, r->id[i], &wp2);
+				fprintf(stderr, "world found slot %d: oracle distance %.17g, world pose (%.17g %.17g %.17g) / (%.17g %.17g), oracle (%.17g %.17g %.17g)\n",
+					i, d, wp.p.x, wp.p.y, wp.p.z, wp2.p.x, wp2.p.y, r->body[i].pose3.p.x, r->body[i].pose3.p.y,
+					r->body[i].pose3.p.z);
+			}
+		}
 		if (sure && any != want)
-			fz_finding("world.overlap_any", "answered %d, brute force %d", any, want);
+			fz_finding("world.overlap_any", "answered %d, brute force %d (slot %d at %.17g)", any, want, which,
+				   d_which);
 		break;
 	}
 	case 10: {
@@ -502,9 +542,11 @@ static imp_status operate(run *r, int op)
 	}
 	case 3: {
 		imp_body_id id = pick_id(r, &slot);
+		imp_vec3 v = fz_vec3(f);
+		imp_vec3 w = fz_vec3(f);
 		if (r->dim == 2)
-			return imp_body_set_velocity2(r->w, id, fz_vec2(f), fz_num(f));
-		return imp_body_set_velocity3(r->w, id, fz_vec3(f), fz_vec3(f));
+			return imp_body_set_velocity2(r->w, id, (imp_vec2){v.x, v.y}, w.z);
+		return imp_body_set_velocity3(r->w, id, v, w);
 	}
 	case 4: {
 		imp_body_id id = pick_id(r, &slot);
@@ -576,7 +618,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sel & 2) {
 		// hash_beta = 1000 with a 10x size spread takes gigabytes (defect 13).
 		static const double betas[] = {1.0, 2.0, 4.0, 16.0, 1000.0};
-		def.hash_beta = betas[fz_int(&f, fz_chance(&f, 8) ? 5 : 4)];
+		// IMPACT_FUZZ_AVOID=13 leaves 1000 out, so that a long run goes on
+		// exploring while the defect stands (docs/fuzzing.md).
+		const char *avoid = getenv("IMPACT_FUZZ_AVOID");
+		bool big = fz_chance(&f, 8) && !(avoid && strstr(avoid, "13"));
+		def.hash_beta = betas[fz_int(&f, big ? 5 : 4)];
 	}
 	if (sel & 4)
 		def.fat_ratio = fz_int(&f, 3) * 0.25;
