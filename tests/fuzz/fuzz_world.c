@@ -435,6 +435,9 @@ static imp_status query(run *r, int op)
 			scale_best = fmax(scale_best, scale);
 		}
 		double got = q.body.index ? q.distance : INFINITY;
+		if (getenv("FZ_VERBOSE"))
+			fprintf(stderr, "nearest: body slot %d at %.17g (query shape %s)\n", (int)q.body.index - 1, got,
+				fz_kind_name(s == r->shape[0] ? r->made[0].kind : -1));
 		if (!(got == best || fabs(got - best) <= 1e-9 * scale_best + FZ_TINY))
 			fz_finding("world.nearest", "distance %.17g, brute force %.17g", got, best);
 		break;
