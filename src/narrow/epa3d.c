@@ -149,6 +149,11 @@ static void flat_result(const poly3 *p, imp_epa3_result *out)
 	int k = imp_simplex3_nearest(p->v, p->nv < 4 ? p->nv : 3, kept, l, &v);
 	out->normal = n;
 	out->depth = 0.0;
+	// Where the descent on curved cores starts: both sides of the flat
+	// simplex (the caller reads them when the polytope lost every face).
+	out->candidate[0] = n;
+	out->candidate[1] = imp_vec3_neg(n);
+	out->candidates = 2;
 	out->n = k < 3 ? k : 3;
 	for (int i = 0; i < out->n; ++i) {
 		out->s[i] = kept[i];
@@ -276,8 +281,13 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 		if (!dup)
 			p.v[p.nv++] = s[i];
 	}
+	// Set before any return: closest3_general reads the candidates after
+	// every early one, and read an unset count past the six (issue 20,
+	// defect 2: the polytope of a needle-thin ellipsoid and a sphere lost
+	// every face).
 	out->iterations = 0;
 	out->limit = false;
+	out->candidates = 0;
 	if (p.nv == 4 && volume(p.v[0].w, p.v[1].w, p.v[2].w, p.v[3].w) == 0.0)
 		p.nv = 3;
 	if (p.nv < 4 && !complete_simplex(c, &p)) {
@@ -330,6 +340,10 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 		if (!expand(&p, fi, &w)) {
 			out->limit = true;
 			fi = nearest_face(&p);
+			if (fi < 0 || p.f[fi].d == INFINITY) {
+				flat_result(&p, out); // no face left to answer from
+				return;
+			}
 			break;
 		}
 	}
@@ -373,7 +387,14 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 				out->l[j] = l[j];
 			}
 			out->normal = f->n;
-			out->depth = f->d > 0.0 ? f->d : 0.0;
+			// The depth the witnesses hold (the nearest point's offset
+			// along the normal), not the plane's largest offset: they
+			// differ on a sliver face, whose normal is only as good as
+			// its rounding, and the answer must keep normal . (b - a) =
+			// distance (a needle across a long segment: 1.4e-7 apart;
+			// issue 20, defect 6).
+			double along = imp_vec3_dot(f->n, v);
+			out->depth = along > 0.0 ? along : 0.0;
 		}
 	}
 }

@@ -127,16 +127,6 @@ IMP_ALWAYS_INLINE void setup_pair(imp_gjk2_ctx *c, const imp_shape *a, const imp
 	c->b_small = c->b.v != NULL && !c->b.climb && c->b.n <= IMP_PRETRANSFORM_MAX;
 }
 
-/// Checks everything and sets up the pair in a's frame.
-IMP_ALWAYS_INLINE imp_status setup(imp_gjk2_ctx *c, const imp_shape *a, imp_pose2 pa, const imp_shape *b,
-				   imp_pose2 pb, const imp_query_options *o)
-{
-	imp_status st = check_pair(a, pa, b, pb, o);
-	if (st == IMP_OK)
-		setup_pair(c, a, b, imp_rot2_mul_inv(pa.q, pb.q), imp_pose2_apply_inv(pa, pb.p), o);
-	return st;
-}
-
 /// b's vertices in a's frame, b's pose there being (q, p).
 IMP_ALWAYS_INLINE void move_b(imp_vec2 *vb, const imp_shape *b, imp_rot2 q, imp_vec2 p)
 {
@@ -617,18 +607,86 @@ IMP_ALWAYS_INLINE int small_cone(vtx x, vtx m, vtx n, vtx *p, vtx *q, near *v)
 	return 1;
 }
 
+/// |d| for a lean record's direction d (an edge turned, so as long as
+/// the edge): sqrt(d . d) where d . d is well inside double's range,
+/// else without squaring (robust_length). An edge 1e-200 long squared to
+/// 0 and made the distance -inf (issue 20, defect 6).
+static inline double span(imp_vec2 d)
+{
+	double dd = imp_vec2_dot(d, d);
+	if (dd >= 0x1p-960 && dd <= 0x1p960)
+		return sqrt(dd);
+	return robust_length(d, NULL);
+}
+
+/// Scenes whose size (b's offset and both reaches) is outside [1/SCALE2_BIG,
+/// SCALE2_BIG] are answered on copies scaled by a power of two (exact):
+/// the loops square coordinates, and squares of 1e-154 leave double's
+/// range (a scene of 1e-250 gave an overlap test and a distance that
+/// disagreed; issue 20, defect 6). Copies are on the stack, so only for
+/// polygons of up to SCALE2_MAX_VERTICES vertices; larger ones and user
+/// shapes are answered unscaled.
+#define SCALE2_BIG 1e100
+#define SCALE2_MAX_VERTICES 256
+#define SCALE2_TABLE ((IMP_ANGLE_BUCKETS * (int)sizeof(int32_t) + (int)sizeof(imp_vec2) - 1) / (int)sizeof(imp_vec2))
+
+typedef struct scaled2 {
+	struct imp_shape a, b;
+	/// the vertices, then (from IMP_ANGLE_TABLE_MIN vertices) the
+	/// shape's pseudo-angle table, which imp_support_start reads after them
+	imp_vec2 va[SCALE2_MAX_VERTICES + SCALE2_TABLE], vb[SCALE2_MAX_VERTICES + SCALE2_TABLE];
+	double s; ///< the power of two the copies are scaled by
+} scaled2;
+
+static void scale_shape2(const imp_shape *from, double s, imp_vec2 *v, struct imp_shape *to)
+{
+	*to = *from;
+	for (int i = 0; i < from->count; ++i)
+		v[i] = imp_vec2_scale(s, from->v[i]);
+	if (from->count >= IMP_ANGLE_TABLE_MIN)
+		memcpy(v + from->count, from->v + from->count, IMP_ANGLE_BUCKETS * sizeof(int32_t));
+	to->v = v;
+	to->radius = s * from->radius;
+	to->center = imp_vec2_scale(s, from->center);
+	to->bound_radius = s * from->bound_radius;
+}
+
+/// Fills `x` with scaled copies of a and b (and *p with b's scaled offset)
+/// when the scene needs it and the copies fit; false otherwise.
+static IMP_NOINLINE bool scale_pair2(const imp_shape *a, const imp_shape *b, imp_vec2 *p, scaled2 *x)
+{
+	double size = fabs(p->x) + fabs(p->y) + a->bound_radius + b->bound_radius;
+	if (!(size < 1.0 / SCALE2_BIG || size > SCALE2_BIG) || !(size > 0.0) || a->v == NULL || b->v == NULL ||
+	    a->count > SCALE2_MAX_VERTICES || b->count > SCALE2_MAX_VERTICES)
+		return false;
+	int e;
+	frexp(size, &e);
+	x->s = ldexp(1.0, e < -1000 ? 1000 : -e); // 2^1000 at most: subnormal scenes stay finite
+	scale_shape2(a, x->s, x->va, &x->a);
+	scale_shape2(b, x->s, x->vb, &x->b);
+	*p = imp_vec2_scale(x->s, *p);
+	return true;
+}
+
+/// Whether scale_pair2 may apply: a cheap test before it.
+static inline bool needs_scale2(const imp_shape *a, const imp_shape *b, imp_vec2 p)
+{
+	double size = fabs(p.x) + fabs(p.y) + a->bound_radius + b->bound_radius;
+	return size < 1.0 / SCALE2_BIG || size > SCALE2_BIG;
+}
+
 /// |v_new| < |v_old|. The lengths h / |d| themselves: squared and
 /// cross-multiplied forms grow as the sixth power of the coordinates and
 /// leave the range of double from 1e51 (and 1e-51) on.
 static inline bool nearer(near a, near b)
 {
-	return a.h / sqrt(imp_vec2_dot(a.d, a.d)) < b.h / sqrt(imp_vec2_dot(b.d, b.d));
+	return a.h / span(a.d) < b.h / span(b.d);
 }
 
 /// |v| <= R (the sum of the radii; 0 for sharp shapes).
 static inline bool near_within(near v, double R)
 {
-	return R > 0.0 ? v.h <= R * sqrt(imp_vec2_dot(v.d, v.d)) : v.h == 0.0;
+	return R > 0.0 ? v.h <= R * span(v.d) : v.h == 0.0;
 }
 
 /// v.w > R |v|, given dw = d.w: every point of C is farther than R beyond
@@ -636,7 +694,7 @@ static inline bool near_within(near v, double R)
 /// by the radii).
 static inline bool near_beyond(near v, double dw, double R)
 {
-	return R > 0.0 ? dw > R * sqrt(imp_vec2_dot(v.d, v.d)) : dw > 0.0;
+	return R > 0.0 ? dw > R * span(v.d) : dw > 0.0;
 }
 
 /// The vertex of C farthest along -d, for polygon pairs.
@@ -1254,7 +1312,7 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 	lean_out l;
 	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, cache != NULL, false, 0.0, &l)) {
 		lean_write_cache(cache, &l);
-		double core = lean_overlapping(&l) ? 0.0 : l.v.h / sqrt(imp_vec2_dot(l.v.d, l.v.d));
+		double core = lean_overlapping(&l) ? 0.0 : l.v.h / span(l.v.d);
 		if (iterations != NULL)
 			*iterations = l.iterations;
 		double d = core - a->radius - b->radius;
@@ -1271,6 +1329,11 @@ static IMP_NOINLINE double distance_general(const imp_shape *a, const imp_shape 
 					    imp_simplex_cache *cache, const imp_query_options *options,
 					    int *iterations, imp_query_state *state)
 {
+	scaled2 x;
+	if (needs_scale2(a, b, p) && scale_pair2(a, b, &p, &x)) {
+		double d = distance_general(&x.a, &x.b, q, p, cache, options, iterations, state);
+		return d / x.s;
+	}
 	imp_gjk2_ctx c;
 	setup_pair(&c, a, b, q, p, options);
 	gjk2_out g;
@@ -1334,6 +1397,9 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 static IMP_NOINLINE bool overlap_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p,
 					 imp_simplex_cache *cache, const imp_query_options *options)
 {
+	scaled2 x;
+	if (needs_scale2(a, b, p) && scale_pair2(a, b, &p, &x))
+		return overlap_general(&x.a, &x.b, q, p, cache, options);
 	double R = a->radius + b->radius;
 	imp_gjk2_ctx c;
 	setup_pair(&c, a, b, q, p, options);
@@ -1572,9 +1638,9 @@ IMP_ALWAYS_INLINE bool lean_closest(const imp_shape *a, imp_pose2 pa, const imp_
 		return false;
 	// The nearest point of C is d h / |d|^2: its length h / |d|, its
 	// direction d / |d|; the normal from a to b is the opposite.
-	double len_d = sqrt(imp_vec2_dot(l->v.d, l->v.d));
-	double core = l->v.h / len_d;
-	imp_vec2 normal = imp_vec2_scale(-1.0 / len_d, l->v.d);
+	imp_vec2 normal;
+	double core = l->v.h / robust_length(l->v.d, &normal);
+	normal = imp_vec2_scale(-1.0, normal);
 	const imp_vec2 *va = a->v;
 	imp_vec2 pa_local, pb_local;
 	if (l->n == 1) {
@@ -1629,6 +1695,17 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 							    const imp_query_options *options, bool walk,
 							    const lean_out *l, imp_closest2_result *out)
 {
+	scaled2 x;
+	if (needs_scale2(a, b, p) && scale_pair2(a, b, &p, &x)) {
+		// The scaled scene with a at the origin, then back.
+		imp_pose2 at_origin = {{0.0, 0.0}, pa.q};
+		imp_status st = closest_general(&x.a, at_origin, &x.b, q, p, cache, options, walk, NULL, out);
+		double back = 1.0 / x.s;
+		out->distance *= back;
+		out->point_a = imp_vec2_add(pa.p, imp_vec2_scale(back, out->point_a));
+		out->point_b = imp_vec2_add(pa.p, imp_vec2_scale(back, out->point_b));
+		return st;
+	}
 	imp_gjk2_ctx c;
 	setup_pair(&c, a, b, q, p, options);
 	c.interior_ok = c.interior_ok && walk;

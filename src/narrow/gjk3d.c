@@ -904,6 +904,15 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 			if (d.x == 0.0 && d.y == 0.0 && d.z == 0.0)
 				d = imp_vec3_make(1.0, 0.0, 0.0);
 		}
+		// A direction only: brought to unit size, as the centres are not
+		// scaled and a cached one may be tiny (|d| of 1e-70 squared to 0
+		// and made overlapping shapes of that size separated; issue 20,
+		// defect 6).
+		double dm = imp_max3(fabs(d.x), fabs(d.y), fabs(d.z));
+		if (dm > 0.0)
+			d = imp_vec3_make(d.x / dm, d.y / dm, d.z / dm);
+		else
+			d = imp_vec3_make(1.0, 0.0, 0.0);
 		imp_svert3 w;
 		if (fast)
 			cso_support_fast(c, imp_vec3_neg(d), &w);
@@ -1077,14 +1086,29 @@ static double clamp01(double x)
 	return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 }
 
-/// |v| without squaring v (its square leaves double's range first).
+/// |v| without squaring v (its square leaves double's range first). Divided
+/// by the largest coordinate, not multiplied by its inverse: the inverse of
+/// a subnormal one is infinite (two concentric spheres 1e-310 from the
+/// origin answered NaN; issue 20, defect 6).
 static double robust_length3(imp_vec3 v)
 {
 	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
 	if (!(m > 0.0))
 		return 0.0;
-	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
+	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
 	return m * sqrt(norm2(u));
+}
+
+/// -v / |v|, the normal from a to b for C's nearest point v, by the same
+/// scaling as robust_length3; `fallback` for v = 0.
+static imp_vec3 robust_normal3(imp_vec3 v, imp_vec3 fallback)
+{
+	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
+	if (!(m > 0.0))
+		return fallback;
+	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
+	double l = sqrt(norm2(u));
+	return imp_vec3_make(-u.x / l, -u.y / l, -u.z / l);
 }
 
 /// The parameters s, t in [0, 1] of the nearest points p0 + s (p1 - p0)
@@ -1255,7 +1279,7 @@ static imp_feature segment_feature(const imp_shape3 *s, double u)
 static void segments3_closest(const segments3 *g, imp_pose3 pa, imp_closest3_result *out)
 {
 	double len = robust_length3(g->v), ra = g->a->radius, rb = g->b->radius;
-	imp_vec3 n = imp_vec3_scale(-1.0 / len, g->v);
+	imp_vec3 n = robust_normal3(g->v, imp_vec3_make(1.0, 0.0, 0.0));
 	imp_closest3_result r = {0};
 	r.distance = len - ra - rb;
 	r.point_a = imp_vec3_add(imp_vec3_add(g->P, imp_vec3_scale(ra, n)), pa.p);
@@ -1942,7 +1966,20 @@ IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_po
 		g.x.n = 0;
 		g.closed_form = true; // the cache is left as it was
 	} else {
+		bool warm = cache != NULL && (cache->count > 0 || has_cached_direction(cache));
 		run_query(&c, cache, options, &g, false, 0.0);
+		if (warm && g.state == IMP_STATE_OVERLAPPING && (c.a.v == NULL || c.b.v == NULL)) {
+			// Curved cores overlapping: EPA and the depth descent start
+			// from GJK's final simplex, and a warm one (from another
+			// pose) led them to another stop within the descent's
+			// tolerance (depths 3e-6 of the scene apart; issue 20, defect
+			// 15). The penetration starts from the cold simplex, so the
+			// cache changes no penetration answer.
+			int warm_iterations = g.iterations;
+			c.a.last = c.b.last = -1;
+			run_query(&c, NULL, options, &g, false, 0.0);
+			g.iterations += warm_iterations;
+		}
 	}
 	write_cache(cache, &g);
 
@@ -2019,7 +2056,7 @@ IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_po
 	} else {
 		double len = robust_length3(g.x.v);
 		core = len;
-		normal = len > 0.0 ? imp_vec3_scale(-1.0 / len, g.x.v) : imp_vec3_make(1.0, 0.0, 0.0);
+		normal = robust_normal3(g.x.v, imp_vec3_make(1.0, 0.0, 0.0));
 		ws = g.x.s;
 		wl = g.x.l;
 		wn = g.x.n;

@@ -120,8 +120,7 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
 			j0 = 1 - j0;
 	}
-	const imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
-	imp_vec2 u = u0;
+	imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
@@ -139,19 +138,36 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	for (int k = 0, i = i0; k < ea; ++k) {
 		int i1 = i + 1 == na ? 0 : i + 1;
 		e[k] = imp_vec2_sub(va[i1], va[i]);
-		len2[k] = imp_vec2_dot(e[k], e[k]);
-		if (by_angle)
-			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
 		i = i1;
 	}
 	for (int k = 0, j = j0; k < eb; ++k) {
 		int j1 = j + 1 == nb ? 0 : j + 1;
 		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
-		len2[ea + k] = imp_vec2_dot(e[ea + k], e[ea + k]);
-		if (by_angle)
-			ang[ea + k] = imp_pseudo_angle(imp_vec2_make(-e[ea + k].y, e[ea + k].x));
 		j = j1;
 	}
+	// The squares below leave double's range for edges shorter than 1e-154
+	// or longer than 1e154 (a 1e-200 segment gave a depth of -inf, issue
+	// 20, defect 6): such scenes are scaled by a power of two (exact) to
+	// unit size, and back at the end. An edge whose square still vanishes
+	// against the others' has no line to speak of and is never the nearest.
+	double m = imp_max(fabs(u0.x), fabs(u0.y));
+	for (int k = 0; k < ea + eb; ++k)
+		m = imp_max(m, imp_max(fabs(e[k].x), fabs(e[k].y)));
+	double scale = 1.0;
+	if (m > 0.0 && (m < 0x1p-400 || m > 0x1p400)) {
+		int ex;
+		frexp(m, &ex);
+		scale = ldexp(1.0, -ex);
+		u0 = imp_vec2_scale(scale, u0);
+		for (int k = 0; k < ea + eb; ++k)
+			e[k] = imp_vec2_scale(scale, e[k]);
+	}
+	for (int k = 0; k < ea + eb; ++k) {
+		len2[k] = imp_vec2_dot(e[k], e[k]);
+		if (by_angle)
+			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
+	}
+	imp_vec2 u = u0;
 
 	double best = INFINITY;
 	int best_k = 0, best_i = 0, best_j = 0;
@@ -166,7 +182,7 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		// each other, and no square root is taken until the end.
 		double hk = u.x * ek.y - u.y * ek.x;
 		double h = hk / len2[k] * (hk < 0.0 ? -hk : hk); // in this order: no overflow
-		bool better = h < best;
+		bool better = h < best && len2[k] > 0.0;
 		best = better ? h : best;
 		best_k = better ? k : best_k;
 		best_i = better ? i : best_i;
@@ -180,10 +196,11 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 
 	out->iterations = 1; // one pass, not an iteration that can be cut short
 	out->limit = false;
-	if (ea + eb == 0) {
-		// Two points on each other: C is the origin alone.
+	if (ea + eb == 0 || best == INFINITY) {
+		// Two points on each other (or edges too short for a line): C is
+		// the origin alone.
 		int ia = i0, ib = j0;
-		out->e0 = out->e1 = (imp_svert2){u0, va[ia], ia, ib};
+		out->e0 = out->e1 = (imp_svert2){imp_vec2_scale(1.0 / scale, u0), va[ia], ia, ib};
 		out->normal = imp_vec2_make(1.0, 0.0);
 		out->depth = 0.0;
 		out->t = 0.0;
@@ -200,7 +217,7 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		walk_step nb_step = walk_neighbour(e, ang, ea, eb, by_angle, u0, at, t > 1.0);
 		imp_vec2 ne = e[nb_step.k];
 		double nt = -imp_vec2_dot(nb_step.u, ne) / len2[nb_step.k];
-		if (nt >= 0.0 && nt <= 1.0) {
+		if (nt >= 0.0 && nt <= 1.0 && len2[nb_step.k] > 0.0) {
 			at = nb_step;
 			be = ne;
 			t = nt;
@@ -216,11 +233,12 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	e0->ia = e1->ia = ia;
 	e0->ib = e1->ib = ib;
 	e0->a = e1->a = va[ia];
-	e0->w = at.u;
+	double back = 1.0 / scale;
+	e0->w = imp_vec2_scale(back, at.u);
 	double il = 1.0 / sqrt(len2[at.k]);
 	out->normal = imp_vec2_make(be.y * il, -be.x * il);
-	out->depth = best > 0.0 ? sqrt(best) : 0.0;
-	e1->w = imp_vec2_add(at.u, be);
+	out->depth = best > 0.0 ? sqrt(best) * back : 0.0;
+	e1->w = imp_vec2_scale(back, imp_vec2_add(at.u, be));
 	if (at.k < ea) {
 		e1->ia = ia + 1 == na ? 0 : ia + 1;
 		e1->a = va[e1->ia];
