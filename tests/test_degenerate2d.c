@@ -1280,6 +1280,71 @@ static void test_sliver_property(void **state)
 	assert_int_equal(st.failures, 0);
 }
 
+// The edge walk on a segment (or capsule) crossing a sliver box nearly
+// parallel to it: the box's short edge at its tip lies within rounding of
+// the walk's start tangent, and the walk, which merges a segment's edges
+// by angle, started the box's ring at it and ordered every edge after it
+// wrong (depth 0 and a witness at the box's end). Found by test_finite
+// (a capsule across a box 1e-94 thin at scale 1e-208); here the box is
+// 1.3e-14 to 1e-11 thin at scales 1, 1e-60 and 1e60, turned 1e-7 to 1e-3 off the
+// segment, against the oracle both ways.
+static void test_sliver_walk(void **state)
+{
+	(void)state;
+	chk_stats st;
+	chk_stats_init(&st, "segment across a nearly parallel sliver box");
+	orc_rng rng = {0x3a1c};
+	for (int i = 0; i < 2000; i++) {
+		double s = orc_int(&rng, 2) ? 1.0 : orc_int(&rng, 2) ? 1e-60 : 1e60;
+		double h = pow(10.0, orc_range(&rng, -13.9, -11.0));
+		imp_vec2 box[4] = {V(-s, -h * s), V(s, -h * s), V(s, h * s), V(-s, h * s)};
+		double len = orc_range(&rng, 0.2, 2.0) * s;
+		imp_vec2 sg[2] = {V(-len, 0.0), V(len, 0.0)};
+		double rb = orc_int(&rng, 2) ? 0.0 : 0.01 * s;
+		chk_body A, B;
+		chk_body_make(&A, sg, 2, orc_int(&rng, 2) ? 0.0 : 0.05 * s);
+		chk_body_make(&B, box, 4, rb);
+		double phi = orc_range(&rng, -PI, PI);
+		double tilt = (orc_int(&rng, 2) ? 1 : -1) * pow(10.0, orc_range(&rng, -7.0, -3.0));
+		if (orc_int(&rng, 2))
+			tilt += PI;
+		imp_pose2 pa = imp_pose2_make(orc_range(&rng, -1, 1) * s, orc_range(&rng, -1, 1) * s, phi);
+		imp_vec2 off = imp_rot2_apply(pa.q, V(orc_range(&rng, -0.5, 0.5) * s, orc_range(&rng, -1e-4, 1e-4) * s));
+		imp_pose2 pb = imp_pose2_make(pa.p.x + off.x, pa.p.y + off.y, phi + tilt);
+		chk_body_place(&A, pa);
+		chk_body_place(&B, pb);
+		orc_result o;
+		chk_oracle(&A, &B, &o);
+		double sc = 0.0;
+		for (int j = 0; j < A.nh; j++)
+			sc = fmax(sc, fmax(fabs(A.world[j].x), fabs(A.world[j].y)));
+		for (int j = 0; j < B.nh; j++)
+			sc = fmax(sc, fmax(fabs(B.world[j].x), fabs(B.world[j].y)));
+		o.scene = sc + fmax(A.radius, B.radius);
+		o.unique_normal = o.unique_normal && fabs(o.core_sd) > 1e-6 * o.scene;
+		o.unique_points = o.unique_points && o.unique_normal;
+		st.pairs++;
+		for (int swap = 0; swap < 2; swap++) {
+			const chk_body *X = swap ? &B : &A, *Y = swap ? &A : &B;
+			orc_result ox = o;
+			if (swap) {
+				imp_vec2 t = ox.pa;
+				ox.pa = ox.pb, ox.pb = t;
+				ox.normal = imp_vec2_scale(-1.0, ox.normal);
+			}
+			imp_closest2_result r;
+			char why[512];
+			imp_status stt = imp_closest2(X->shape, X->pose, Y->shape, Y->pose, NULL, &r);
+			if (stt != IMP_OK || !chk_closest(X, Y, &r, &ox, false, &st, why, sizeof why))
+				chk_fail(&st, X, Y, "pair %d swap %d: %s", i, swap, stt != IMP_OK ? "status" : why);
+		}
+		chk_body_free(&A);
+		chk_body_free(&B);
+	}
+	chk_stats_print(&st);
+	assert_int_equal(st.failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1301,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(test_user_curved),
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
+		cmocka_unit_test(test_sliver_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

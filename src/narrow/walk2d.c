@@ -29,6 +29,22 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 	return i;
 }
 
+/// The first of the n edges e[0..n) whose pseudo-angle from the walk's
+/// start tangent (0, -1) is least: where a ring's walk must start.
+static int least_angle(const imp_vec2 *e, int n)
+{
+	int k0 = 0;
+	double best = INFINITY;
+	for (int k = 0; k < n; ++k) {
+		double a = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
+		if (a < best) {
+			best = a;
+			k0 = k;
+		}
+	}
+	return k0;
+}
+
 /// Whether the walk's next edge of C, with i of a's ea edges and j of -b's
 /// eb edges taken, is a's: the edge that turns least comes first. With a
 /// segment, by angle: a cross product alone cannot order edges half a turn
@@ -120,7 +136,6 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
 			j0 = 1 - j0;
 	}
-	imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
@@ -145,6 +160,38 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
 		j = j1;
 	}
+	if (by_angle) {
+		// Merged by angle, each ring must start at its edge of least angle
+		// from the tangent. The support's tie test decides the start by dot
+		// products, which round: on a sliver the short edge at the tip can
+		// lie a hair before the tangent and still be taken first; its angle
+		// is then nearly 4, and every edge of the ring waited behind it (a
+		// capsule across a box 1e-94 thin: depth 0, a witness at the box's
+		// end). Start such a ring at its least angle instead.
+		if (ea >= 3) {
+			int k0 = least_angle(e, ea);
+			if (k0 != 0) {
+				i0 = (i0 + k0) % na;
+				for (int k = 0, i = i0; k < ea; ++k) {
+					int i1 = i + 1 == na ? 0 : i + 1;
+					e[k] = imp_vec2_sub(va[i1], va[i]);
+					i = i1;
+				}
+			}
+		}
+		if (eb >= 3) {
+			int k0 = least_angle(e + ea, eb);
+			if (k0 != 0) {
+				j0 = (j0 + k0) % nb;
+				for (int k = 0, j = j0; k < eb; ++k) {
+					int j1 = j + 1 == nb ? 0 : j + 1;
+					e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
+					j = j1;
+				}
+			}
+		}
+	}
+	imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
 	// The squares below leave double's range for edges shorter than 1e-154
 	// or longer than 1e154 (a 1e-200 segment gave a depth of -inf, issue
 	// 20, defect 6): such scenes are scaled by a power of two (exact) to
