@@ -29,20 +29,31 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 	return i;
 }
 
-/// The first of the n edges e[0..n) whose pseudo-angle from the walk's
-/// start tangent (0, -1) is least: where a ring's walk must start.
-static int least_angle(const imp_vec2 *e, int n)
+/// The first of a ring's n edge angles ang[0..n) that is least: where the
+/// ring's walk must start.
+static int least_angle(const double *ang, int n)
 {
 	int k0 = 0;
-	double best = INFINITY;
-	for (int k = 0; k < n; ++k) {
-		double a = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
-		if (a < best) {
-			best = a;
-			k0 = k;
-		}
-	}
+	for (int k = 1; k < n; ++k)
+		k0 = ang[k] < ang[k0] ? k : k0;
 	return k0;
+}
+
+/// Turns a ring's n edges and their angles to start at edge k0 (rare: a
+/// sliver's tip; see imp_walk2_rings).
+static IMP_NOINLINE void rotate_ring(imp_vec2 *e, double *ang, int n, int k0)
+{
+	imp_vec2 te[IMP_WALK_MAX_EDGES];
+	double ta[IMP_WALK_MAX_EDGES];
+	for (int k = 0; k < n; ++k) {
+		int from = k + k0 < n ? k + k0 : k + k0 - n;
+		te[k] = e[from];
+		ta[k] = ang[from];
+	}
+	for (int k = 0; k < n; ++k) {
+		e[k] = te[k];
+		ang[k] = ta[k];
+	}
 }
 
 /// Whether the walk's next edge of C, with i of a's ea edges and j of -b's
@@ -167,28 +178,18 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		// lie a hair before the tangent and still be taken first; its angle
 		// is then nearly 4, and every edge of the ring waited behind it (a
 		// capsule across a box 1e-94 thin: depth 0, a witness at the box's
-		// end). Start such a ring at its least angle instead.
-		if (ea >= 3) {
-			int k0 = least_angle(e, ea);
-			if (k0 != 0) {
-				i0 = (i0 + k0) % na;
-				for (int k = 0, i = i0; k < ea; ++k) {
-					int i1 = i + 1 == na ? 0 : i + 1;
-					e[k] = imp_vec2_sub(va[i1], va[i]);
-					i = i1;
-				}
-			}
+		// end). Such a ring is turned to start at its least angle. (The
+		// angles do not change under the power-of-two scaling below.)
+		for (int k = 0; k < ea + eb; ++k)
+			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
+		int ka = ea >= 3 ? least_angle(ang, ea) : 0, kb = eb >= 3 ? least_angle(ang + ea, eb) : 0;
+		if (ka != 0) {
+			rotate_ring(e, ang, ea, ka);
+			i0 = (i0 + ka) % na;
 		}
-		if (eb >= 3) {
-			int k0 = least_angle(e + ea, eb);
-			if (k0 != 0) {
-				j0 = (j0 + k0) % nb;
-				for (int k = 0, j = j0; k < eb; ++k) {
-					int j1 = j + 1 == nb ? 0 : j + 1;
-					e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
-					j = j1;
-				}
-			}
+		if (kb != 0) {
+			rotate_ring(e + ea, ang + ea, eb, kb);
+			j0 = (j0 + kb) % nb;
 		}
 	}
 	imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
@@ -209,11 +210,8 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		for (int k = 0; k < ea + eb; ++k)
 			e[k] = imp_vec2_scale(scale, e[k]);
 	}
-	for (int k = 0; k < ea + eb; ++k) {
+	for (int k = 0; k < ea + eb; ++k)
 		len2[k] = imp_vec2_dot(e[k], e[k]);
-		if (by_angle)
-			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
-	}
 	imp_vec2 u = u0;
 
 	double best = INFINITY;
