@@ -1445,20 +1445,27 @@ static double point_segment_distance2(imp_vec2 p, imp_vec2 a, imp_vec2 b)
 	return imp_vec2_dot(d, d);
 }
 
-/// The edge next to vertex i0 or i1 nearest to p, for two indices that are
-/// not neighbours (slivers: see feature_of).
+/// The edge of the core nearest to p, for two simplex indices i0 and i1
+/// that are not neighbours (slivers: see feature_of). Every edge is tried,
+/// not only those next to i0 and i1: on a thin ring of many vertices the
+/// simplex's two vertices can be several edges apart, all of them along
+/// one line to rounding, and the witness then lies on an edge between
+/// (a 36-gon 1e-13 thin: witness 2e-2 of its size from the edge next to
+/// either). Rare, so the O(n) scan costs nothing on ordinary pairs.
 static int nearest_edge_of(const imp_gjk2_ctx *c, int which, int n, int i0, int i1, imp_vec2 p)
 {
-	int cand[4] = {(i0 + n - 1) % n, i0, (i1 + n - 1) % n, i1};
+	(void)i1;
 	double best = INFINITY;
 	int index = i0;
-	for (int k = 0; k < 4; ++k) {
-		int e = cand[k];
-		double d = point_segment_distance2(p, vertex_in_a(c, which, e), vertex_in_a(c, which, (e + 1) % n));
+	imp_vec2 v0 = vertex_in_a(c, which, 0);
+	for (int e = 0; e < n; ++e) {
+		imp_vec2 v1 = vertex_in_a(c, which, e + 1 == n ? 0 : e + 1);
+		double d = point_segment_distance2(p, v0, v1);
 		if (d < best) {
 			best = d;
 			index = e;
 		}
+		v0 = v1;
 	}
 	return index;
 }

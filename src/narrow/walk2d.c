@@ -29,6 +29,33 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 	return i;
 }
 
+/// The first of a ring's n edge angles ang[0..n) that is least: where the
+/// ring's walk must start.
+static int least_angle(const double *ang, int n)
+{
+	int k0 = 0;
+	for (int k = 1; k < n; ++k)
+		k0 = ang[k] < ang[k0] ? k : k0;
+	return k0;
+}
+
+/// Turns a ring's n edges and their angles to start at edge k0 (rare: a
+/// sliver's tip; see imp_walk2_rings).
+static IMP_NOINLINE void rotate_ring(imp_vec2 *e, double *ang, int n, int k0)
+{
+	imp_vec2 te[IMP_WALK_MAX_EDGES];
+	double ta[IMP_WALK_MAX_EDGES];
+	for (int k = 0; k < n; ++k) {
+		int from = k + k0 < n ? k + k0 : k + k0 - n;
+		te[k] = e[from];
+		ta[k] = ang[from];
+	}
+	for (int k = 0; k < n; ++k) {
+		e[k] = te[k];
+		ang[k] = ta[k];
+	}
+}
+
 /// Whether the walk's next edge of C, with i of a's ea edges and j of -b's
 /// eb edges taken, is a's: the edge that turns least comes first. With a
 /// segment, by angle: a cross product alone cannot order edges half a turn
@@ -120,7 +147,6 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
 			j0 = 1 - j0;
 	}
-	imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
 
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
@@ -145,6 +171,28 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		e[ea + k] = imp_rot2_apply(q, imp_vec2_sub(vb[j], vb[j1]));
 		j = j1;
 	}
+	if (by_angle) {
+		// Merged by angle, each ring must start at its edge of least angle
+		// from the tangent. The support's tie test decides the start by dot
+		// products, which round: on a sliver the short edge at the tip can
+		// lie a hair before the tangent and still be taken first; its angle
+		// is then nearly 4, and every edge of the ring waited behind it (a
+		// capsule across a box 1e-94 thin: depth 0, a witness at the box's
+		// end). Such a ring is turned to start at its least angle. (The
+		// angles do not change under the power-of-two scaling below.)
+		for (int k = 0; k < ea + eb; ++k)
+			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
+		int ka = ea >= 3 ? least_angle(ang, ea) : 0, kb = eb >= 3 ? least_angle(ang + ea, eb) : 0;
+		if (ka != 0) {
+			rotate_ring(e, ang, ea, ka);
+			i0 = (i0 + ka) % na;
+		}
+		if (kb != 0) {
+			rotate_ring(e + ea, ang + ea, eb, kb);
+			j0 = (j0 + kb) % nb;
+		}
+	}
+	imp_vec2 u0 = imp_vec2_sub(va[i0], imp_vec2_add(imp_rot2_apply(q, vb[j0]), p_b));
 	// The squares below leave double's range for edges shorter than 1e-154
 	// or longer than 1e154 (a 1e-200 segment gave a depth of -inf, issue
 	// 20, defect 6): such scenes are scaled by a power of two (exact) to
@@ -162,11 +210,8 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		for (int k = 0; k < ea + eb; ++k)
 			e[k] = imp_vec2_scale(scale, e[k]);
 	}
-	for (int k = 0; k < ea + eb; ++k) {
+	for (int k = 0; k < ea + eb; ++k)
 		len2[k] = imp_vec2_dot(e[k], e[k]);
-		if (by_angle)
-			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
-	}
 	imp_vec2 u = u0;
 
 	double best = INFINITY;
