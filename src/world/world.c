@@ -1077,8 +1077,9 @@ IMP_DEFINE_SORT(u64_sort, uint64_t, U64_LESS)
 /// phase's cells and counters and the neighbours' records at random, a
 /// cache and TLB miss each (the first update of a 1M-body world). The
 /// order changes no result: the pairs are a set, the events are sorted.
-/// Without memory for the keys (8 bytes a body, freed before returning),
-/// the bodies go in slot order.
+/// Out of memory for the keys (8 bytes a body, freed before returning),
+/// nothing is inserted: every body is left for the next update, as when
+/// its insert fails.
 static imp_status insert_pass(imp_world *w, int32_t n, int *moves)
 {
 	imp_status result = IMP_OK;
@@ -1101,8 +1102,18 @@ static imp_status insert_pass(imp_world *w, int32_t n, int *moves)
 		}
 		m++;
 	}
-	uint64_t *keys = m >= ORDER_MIN ? imp_alloc(&w->alloc, (size_t)m * sizeof *keys) : NULL;
-	if (keys != NULL) {
+	uint64_t *keys = NULL;
+	if (m >= ORDER_MIN) {
+		keys = imp_alloc(&w->alloc, (size_t)m * sizeof *keys);
+		if (keys == NULL) {
+			// As if every insert had failed: left for the next update.
+			for (int32_t i = 0; i < n; i++) {
+				body *b = &w->bodies[w->moved[i]];
+				if (b->alive && b->moved && !b->in_broad)
+					b->inserting = 0;
+			}
+			return IMP_ERR_OUT_OF_MEMORY;
+		}
 		int32_t j = 0;
 		for (int32_t i = 0; i < n && j < m; i++) {
 			int32_t s = w->moved[i];
