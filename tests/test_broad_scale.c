@@ -2,7 +2,8 @@
 // The broad phases at the edges of their options and at scale (issue 20,
 // defects 13 and 14): memory bounded by a small multiple of the bodies for
 // every accepted hash_alpha and hash_beta, and pairs equal to the naive
-// broad phase's, also when many bodies are inserted at once.
+// broad phase's, also when many bodies are inserted at once (in the
+// spatial order of imp_broad_morton, which changes no result).
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <impact/impact.h>
 
+#include "broad/broad.h"
 #include "counting_alloc.h"
 
 /* ---- an allocator that counts bytes and refuses past a budget ---- */
@@ -459,12 +461,188 @@ static void test_batch_inserts(void **state)
 		}
 }
 
+/// imp_broad_morton against two oracles. Cells: on bounds [0, 2^bits - 1]
+/// a centre at i + 1/2 is in cell i (the last past the bound), so the code's bit
+/// dim * i + k is bit i of the centre's k-th coordinate (built here bit by
+/// bit, output bit by output bit); off the grid or NaN clamps, a flat
+/// extent is cell 0. Order: two codes compare as their cells compare
+/// along the axis whose coordinates differ in the highest bit (the
+/// Z-order's definition, without interleaving).
+static void test_morton_code(void **state)
+{
+	(void)state;
+	g_rng = 1966;
+	for (int dim = 2; dim <= 3; dim++) {
+		int bits = dim == 2 ? 15 : 10;
+		uint32_t top = (1u << bits) - 1;
+		imp_box bounds = {{0.0, 0.0, 0.0}, {top, top, dim == 3 ? top : 0.0}};
+		uint32_t prev_cell[3] = {0}, prev = 0;
+		for (int t = 0; t < 20000; t++) {
+			uint32_t cell[3] = {0};
+			imp_box box;
+			for (int k = 0; k < 3; k++) {
+				cell[k] = k < dim ? (uint32_t)(rnd() * (top + 1)) : 0;
+				// Any half size (a multiple of 1/8: the centre exact), the
+				// centre in the middle of its cell (the top one past the bound).
+				double h = (1.0 + floor(64.0 * rnd())) / 8.0;
+				box.lo[k] = cell[k] + 0.5 - h;
+				box.hi[k] = cell[k] + 0.5 + h;
+			}
+			uint32_t code = imp_broad_morton(dim, &box, &bounds), want = 0;
+			for (int o = 0; o < dim * bits; o++)
+				want |= ((cell[o % dim] >> (o / dim)) & 1u) << o;
+			if (code != want)
+				fail_msg("%dD cell (%u, %u, %u): code %#x, want %#x", dim, cell[0], cell[1], cell[2], code,
+					 want);
+			// Against the previous cell: the axis whose xor has the highest bit
+			// (the later axis on a tie: axis k is bit k of each group).
+			int axis = 0;
+			uint32_t best = 0;
+			for (int k = 0; k < dim; k++) {
+				uint32_t x = cell[k] ^ prev_cell[k];
+				if (x != 0 && !(x < best && x < (x ^ best))) { // x's highest bit not below best's
+					best = x;
+					axis = k;
+				}
+			}
+			if (best != 0 && (code < prev) != (cell[axis] < prev_cell[axis]))
+				fail_msg("%dD: order of codes %#x, %#x against cells", dim, code, prev);
+			memcpy(prev_cell, cell, sizeof cell);
+			prev = code;
+		}
+		// Clamps: far below, far above, NaN; a flat extent.
+		imp_box lowb = {{-1e300, -1e300, -1e300}, {-1e299, -1e299, -1e299}};
+		imp_box highb = {{1e300, 1e300, 1e300}, {1e300, 1e300, 1e300}};
+		imp_box nanb = {{NAN, NAN, NAN}, {NAN, NAN, NAN}};
+		uint32_t all = 0x3fffffffu; // 30 bits in 2D and 3D
+		assert_int_equal(imp_broad_morton(dim, &lowb, &bounds), 0);
+		assert_int_equal(imp_broad_morton(dim, &highb, &bounds), all);
+		assert_int_equal(imp_broad_morton(dim, &nanb, &bounds), 0);
+		imp_box flat = {{5.0, 5.0, 5.0}, {5.0, 5.0, 5.0}}, wide = {{-1e308, -1e308, -1e308}, {1e308, 1e308, 1e308}};
+		assert_int_equal(imp_broad_morton(dim, &highb, &flat), 0);
+		// The widest finite bounds (their extent overflows a double): the
+		// centre is half way, cell 2^(bits-1) - 1 (0.5 * top, exact, floored)
+		// on each axis.
+		imp_box mid = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+		assert_int_equal(imp_broad_morton(dim, &mid, &wide), (1u << (dim * (bits - 1))) - 1);
+	}
+}
+
+typedef struct event_set {
+	uint64_t *key;
+	int count;
+} event_set;
+
+/// The events of the last update as sorted keys (lower index << 32 | higher).
+static void begins_of(const imp_world *w, event_set *es)
+{
+	imp_pair_events ev = imp_world_get_events(w);
+	es->count = ev.begin_count;
+	es->key = malloc((size_t)(ev.begin_count + 1) * sizeof *es->key);
+	assert_non_null(es->key);
+	for (int i = 0; i < ev.begin_count; i++) {
+		uint64_t a = ev.begin[i].a.index, b = ev.begin[i].b.index;
+		es->key[i] = a < b ? a << 32 | b : b << 32 | a;
+		if (i > 0 && ev.begin[i - 1].a.index == ev.begin[i].a.index &&
+		    ev.begin[i - 1].b.index == ev.begin[i].b.index)
+			fail_msg("a begin event twice");
+	}
+	qsort(es->key, (size_t)es->count, sizeof *es->key, cmp_u64);
+}
+
+/// The first update inserts its bodies in spatial order (from 32 of them):
+/// 3,000 bodies added at once give the pairs, the begin events (in the
+/// same order) and the state hash of the same bodies inserted 31 at a time
+/// (in slot order, an update after each batch), and the pairs of the naive
+/// broad phase, in 2D and 3D, for the sweep, the hash and the naive kind
+/// itself; static bodies and bodies on one spot among them.
+static void test_insert_order_changes_nothing(void **state)
+{
+	(void)state;
+	enum { N = 3000, BATCH = 31 };
+	for (int dim = 2; dim <= 3; dim++)
+		for (int kind = 0; kind < 3; kind++) {
+			g_rng = 40 + (uint64_t)dim * 3 + (uint64_t)kind;
+			imp_world_def def = imp_default_world_def();
+			def.dim = dim;
+			def.narrow_phase = false;
+			def.broad_phase = kind == 0 ? IMP_BROAD_SWEEP : kind == 1 ? IMP_BROAD_HASH : IMP_BROAD_NAIVE;
+			imp_world *w = NULL, *inc = NULL;
+			assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+			assert_int_equal(imp_world_create(&def, &inc), IMP_OK);
+			imp_shape **shapes = calloc(2 * N, sizeof *shapes);
+			assert_non_null(shapes);
+			double side = dim == 2 ? 80.0 : 18.0;
+			for (int i = 0; i < N; i++) {
+				double ctr[3] = {side * rnd(), side * rnd(), dim == 3 ? side * rnd() : 0.0};
+				if (i % 97 == 5)
+					ctr[0] = ctr[1] = ctr[2] = 7.0; // same centre: same code
+				double h[3] = {0.1 + rnd(), 0.1 + rnd(), 0.1 + rnd()};
+				imp_body_type type = rnd() < 0.2 ? IMP_BODY_STATIC : IMP_BODY_DYNAMIC;
+				add_box(w, dim, ctr, h, type, &shapes[2 * i]);
+				add_box(inc, dim, ctr, h, type, &shapes[2 * i + 1]);
+				if (i % BATCH == BATCH - 1)
+					assert_int_equal(imp_world_update(inc), IMP_OK);
+			}
+			assert_int_equal(imp_world_update(inc), IMP_OK);
+			assert_int_equal(imp_world_update(w), IMP_OK);
+			char what[64];
+			snprintf(what, sizeof what, "%dD kind %d, at once against 31 at a time", dim, kind);
+			expect_same_pairs(w, inc, what);
+			assert_true(imp_world_state_hash(w) == imp_world_state_hash(inc));
+			// Every pair began in the one update; the events are sorted.
+			event_set eb;
+			begins_of(w, &eb);
+			pair_set ps = {0};
+			pairs_of(w, &ps);
+			assert_int_equal(eb.count, ps.count);
+			assert_true(ps.count > N / 2);
+			assert_memory_equal(eb.key, ps.key, (size_t)ps.count * sizeof *ps.key);
+			imp_pair_events ev = imp_world_get_events(w);
+			for (int i = 1; i < ev.begin_count; i++) {
+				const imp_pair_event *x = &ev.begin[i - 1], *y = &ev.begin[i];
+				uint64_t kx = (uint64_t)x->a.index << 32 | x->b.index, ky = (uint64_t)y->a.index << 32 | y->b.index;
+				assert_true(kx < ky);
+			}
+			free(eb.key);
+			free(ps.key);
+			// The naive kind's pairs (brute force over all boxes).
+			imp_world_def ndef = def;
+			ndef.broad_phase = IMP_BROAD_NAIVE;
+			imp_world *ref = NULL;
+			assert_int_equal(imp_world_create(&ndef, &ref), IMP_OK);
+			g_rng = 40 + (uint64_t)dim * 3 + (uint64_t)kind;
+			for (int i = 0; i < N; i++) {
+				double ctr[3] = {side * rnd(), side * rnd(), dim == 3 ? side * rnd() : 0.0};
+				if (i % 97 == 5)
+					ctr[0] = ctr[1] = ctr[2] = 7.0;
+				double h[3] = {0.1 + rnd(), 0.1 + rnd(), 0.1 + rnd()};
+				imp_body_type type = rnd() < 0.2 ? IMP_BODY_STATIC : IMP_BODY_DYNAMIC;
+				imp_shape *sh;
+				add_box(ref, dim, ctr, h, type, &sh);
+				imp_shape_destroy(sh);
+				if (i % BATCH == BATCH - 1)
+					assert_int_equal(imp_world_update(ref), IMP_OK);
+			}
+			assert_int_equal(imp_world_update(ref), IMP_OK);
+			expect_same_pairs(w, ref, what);
+			imp_world_destroy(ref);
+			imp_world_destroy(w);
+			imp_world_destroy(inc);
+			for (int i = 0; i < 2 * N; i++)
+				imp_shape_destroy(shapes[i]);
+			free(shapes);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hash_extreme_options),
 		cmocka_unit_test(test_first_update_work),
 		cmocka_unit_test(test_batch_inserts),
+		cmocka_unit_test(test_morton_code),
+		cmocka_unit_test(test_insert_order_changes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,3 +192,31 @@ void imp_broad_flush(imp_broad *b)
 	if (b->kind == IMP_BROAD_SWEEP)
 		imp_sweep_flush(b);
 }
+
+/// x's low `bits` bits spread `stride` apart (bit i to bit stride * i).
+static uint32_t spread_bits(uint32_t x, int bits, int stride)
+{
+	uint32_t r = 0;
+	for (int i = 0; i < bits; i++)
+		r |= ((x >> i) & 1u) << (stride * i);
+	return r;
+}
+
+uint32_t imp_broad_morton(int dim, const imp_box *box, const imp_box *bounds)
+{
+	int bits = dim == 2 ? 15 : 10;
+	double top = (double)((1u << bits) - 1);
+	uint32_t code = 0;
+	for (int k = 0; k < dim; k++) {
+		// Halves: the centre and the extent cannot overflow.
+		double c = 0.5 * box->lo[k] + 0.5 * box->hi[k];
+		double lo = bounds->lo[k], ext = 0.5 * bounds->hi[k] - 0.5 * lo;
+		double t = ext > 0.0 && ext < INFINITY ? (0.5 * c - 0.5 * lo) / ext * top : 0.0;
+		if (!(t > 0.0))
+			t = 0.0;
+		if (t > top)
+			t = top;
+		code |= spread_bits((uint32_t)t, bits, dim) << k;
+	}
+	return code;
+}

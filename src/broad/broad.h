@@ -164,4 +164,14 @@ typedef struct imp_broad_counters {
 
 imp_broad_counters imp_broad_get_counters(const imp_broad *b);
 
+/// The Morton code (Morton 1966: the Z-order curve) of box's centre on a
+/// grid over `bounds` (the bounds of a batch's box centres): 2^10 cells an
+/// axis in 3D, 2^15 in 2D, the axes' bits interleaved, x lowest. Inserting
+/// a batch in the order of these codes makes the boxes that meet follow one
+/// another, so the structures they share (cells, counters, end-points,
+/// body records) are touched while they are in cache. Centres off the grid
+/// (or NaN) are clamped to it; a flat or non-finite extent puts every
+/// centre at cell 0 along that axis.
+uint32_t imp_broad_morton(int dim, const imp_box *box, const imp_box *bounds);
+
 #endif
