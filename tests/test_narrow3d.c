@@ -1350,6 +1350,144 @@ static void test_degenerate(void **state)
 	imp_shape_destroy(c2);
 }
 
+/// normal . (point_b - point_a) = distance, to 1e-8 of the scene's size.
+static void check_identity3(const imp_closest3_result *r, double scene, const char *what)
+{
+	if (!(isfinite(r->distance) && isfinite(r->point_a.x) && isfinite(r->point_a.y) && isfinite(r->point_a.z) &&
+	      isfinite(r->point_b.x) && isfinite(r->point_b.y) && isfinite(r->point_b.z) && isfinite(r->normal.x) &&
+	      isfinite(r->normal.y) && isfinite(r->normal.z)))
+		fail_msg("%s: not finite: distance %g, a (%g %g %g), b (%g %g %g), normal (%g %g %g)", what, r->distance,
+			 r->point_a.x, r->point_a.y, r->point_a.z, r->point_b.x, r->point_b.y, r->point_b.z, r->normal.x,
+			 r->normal.y, r->normal.z);
+	if (!(fabs(imp_vec3_length(r->normal) - 1.0) <= 1e-12))
+		fail_msg("%s: normal not unit", what);
+	double id = imp_vec3_dot(r->normal, imp_vec3_sub(r->point_b, r->point_a));
+	if (!(fabs(id - r->distance) <= 1e-8 * scene))
+		fail_msg("%s: normal . (b - a) = %.17g, distance %.17g", what, id, r->distance);
+}
+
+/// Issue 20, defect 6 (finding-capsule3-polytope-toi-nan): a capsule whose
+/// core is a segment 1e-284 long, and a one-point polytope on that core,
+/// answered IMP_OK with NaN witnesses and normal. The cores meet, so the
+/// distance is minus the capsule's radius, exactly.
+static void test_tiny_core_capsule(void **state)
+{
+	(void)state;
+	const double lengths[] = {1.3449746190494519e-284, 1e-300, 4.9406564584124654e-324, 1e-200, 1e-100, 1e-20};
+	const double radii[] = {1.0, 1e-3, 1e3};
+	for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; ++i) {
+		for (size_t j = 0; j < sizeof radii / sizeof radii[0]; ++j) {
+			for (int k = 0; k < 3; ++k) {
+				imp_shape *cap, *pt;
+				double len = lengths[i], rad = radii[j];
+				imp_vec3 p0 = {len, 0, 0}, p1 = {0, 0, 0};
+				// The point at the segment's end, its middle, its other end.
+				imp_vec3 q = {0.5 * k * len, 0, 0};
+				assert_int_equal(imp_shape_capsule3(p0, p1, rad, &cap), IMP_OK);
+				assert_int_equal(imp_shape_polytope(&q, 1, 0.0, &pt), IMP_OK);
+				imp_pose3 id = imp_pose3_identity();
+				for (int swap = 0; swap < 2; ++swap) {
+					imp_closest3_result r;
+					char what[96];
+					snprintf(what, sizeof what, "core %g, radius %g, point %d, swap %d", len, rad, k, swap);
+					assert_int_equal(swap ? imp_closest3(pt, id, cap, id, NULL, &r)
+							      : imp_closest3(cap, id, pt, id, NULL, &r),
+							 IMP_OK);
+					check_identity3(&r, rad, what);
+					if (!(fabs(r.distance + rad) <= 1e-12 * rad))
+						fail_msg("%s: distance %.17g", what, r.distance);
+					assert_int_equal(r.state, IMP_STATE_OVERLAPPING);
+				}
+				imp_shape_destroy(cap);
+				imp_shape_destroy(pt);
+			}
+		}
+	}
+}
+
+/// Issue 20, defect 6 (finding-tiny-points-witness): two points 1.3e-284
+/// apart (one a polytope of three equal points) answered distance -0 with
+/// normal . (b - a) = -1.3e-284. The distance is their separation.
+static void test_tiny_points(void **state)
+{
+	(void)state;
+	const double sizes[] = {1.3449746190494519e-284, 1e-300, 1e-250, 1e-200, 1e-150};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+		for (int axis = 0; axis < 3; ++axis) {
+			double s = sizes[i];
+			imp_vec3 p = {axis == 0 ? s : 0.0, axis == 1 ? s : 0.0, axis == 2 ? s : 0.0};
+			imp_vec3 three[3] = {p, p, p}, o = {0, 0, 0};
+			imp_shape *a, *b;
+			assert_int_equal(imp_shape_polytope(three, 3, 0.0, &a), IMP_OK);
+			assert_int_equal(imp_shape_polytope(&o, 1, 0.0, &b), IMP_OK);
+			imp_pose3 id = imp_pose3_identity();
+			for (int swap = 0; swap < 2; ++swap) {
+				imp_closest3_result r;
+				char what[96];
+				snprintf(what, sizeof what, "points %g apart along %d, swap %d", s, axis, swap);
+				assert_int_equal(swap ? imp_closest3(b, id, a, id, NULL, &r) : imp_closest3(a, id, b, id, NULL, &r),
+						 IMP_OK);
+				check_identity3(&r, s, what);
+				if (!(fabs(r.distance - s) <= 1e-12 * s))
+					fail_msg("%s: distance %.17g", what, r.distance);
+				assert_int_equal(r.state, IMP_STATE_SEPARATED);
+				double d = imp_distance3(a, id, b, id, NULL);
+				if (!(fabs(d - s) <= 1e-12 * s))
+					fail_msg("%s: imp_distance3 %.17g", what, d);
+			}
+			imp_shape_destroy(a);
+			imp_shape_destroy(b);
+		}
+	}
+}
+
+/// Issue 20, defect 16 (finding-cylinders-epa-limit): a small cylinder
+/// inside a large one, EPA limited to one iteration, answered
+/// IMP_STATE_OVERLAPPING with depth 252.9 where the depth is 214.0625. An
+/// answer is either IMP_STATE_ITERATION_LIMIT or right. The depth is
+/// analytic: b's centre is on a's axis, b's axis is not vertical, so the
+/// least push out is sideways, a's radius plus b's radius.
+static void test_epa_limit_state(void **state)
+{
+	(void)state;
+	imp_shape *a, *b;
+	assert_int_equal(imp_shape_cylinder(420.5, 210.75, 0.0, &a), IMP_OK);
+	assert_int_equal(imp_shape_cylinder(4.125, 3.3125, 0.0, &b), IMP_OK);
+	imp_pose3 pa = imp_pose3_identity();
+	imp_pose3 pb = {{0, 0, 0.01171875},
+			{0.50159021808221671, 0.51966554125635067, 0.45640191014688192, 0.51966554125635067}};
+	const double depth = 210.75 + 3.3125;
+	imp_closest3_result r;
+	assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_STATE_OVERLAPPING);
+	assert_true(fabs(r.distance + depth) <= 1e-6 * depth);
+	int limited = 0;
+	for (int it = 1; it <= 64; ++it) {
+		for (int pen = 0; pen < 2; ++pen) {
+			imp_query_options o = imp_default_query_options();
+			o.epa_max_iterations = it;
+			o.tolerance = pen ? 3.7252902984e-09 : o.tolerance;
+			o.penetration = pen ? IMP_PENETRATION_EPA : o.penetration;
+			assert_int_equal(imp_closest3_ex(a, pa, b, pb, NULL, &o, &r), IMP_OK);
+			char what[64];
+			snprintf(what, sizeof what, "epa_max_iterations %d, mode %d", it, pen);
+			check_identity3(&r, 2 * 420.5, what);
+			if (r.state == IMP_STATE_ITERATION_LIMIT) {
+				++limited;
+				// The best found: no shallower than the true depth.
+				if (!(r.distance <= -depth * (1 - 1e-9)))
+					fail_msg("%s: limited answer %.17g shallower than %.17g", what, r.distance, -depth);
+			} else if (!(fabs(r.distance + depth) <= 1e-6 * depth)) {
+				fail_msg("%s: state %s, distance %.17g, not %.17g", what, imp_query_state_string(r.state),
+					 r.distance, -depth);
+			}
+		}
+	}
+	assert_true(limited > 0); // one iteration cannot find it
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1366,6 +1504,14 @@ int main(void)
 		cmocka_unit_test(test_box_capsule),
 		cmocka_unit_test(test_lift2d),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_tiny_core_capsule),
+		cmocka_unit_test(test_tiny_points),
+		cmocka_unit_test(test_epa_limit_state),
 	};
+	// IMPACT_TEST_FILTER: run only the tests whose names match (cmocka's
+	// pattern), to iterate on one.
+	const char *filter = getenv("IMPACT_TEST_FILTER");
+	if (filter != NULL)
+		cmocka_set_test_filter(filter);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -582,6 +582,10 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 				step *= 0.5;
 			}
 		}
+		// Stopped by the budget before the step reached its end: an
+		// iteration limit, which the caller reports (issue 20, defect 16:
+		// epa_max_iterations 1 answered a depth 18% off as exact).
+		converged = step <= tol;
 	}
 	out->normal = n;
 	out->depth = h > 0.0 ? h : 0.0;

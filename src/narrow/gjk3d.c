@@ -428,6 +428,18 @@ IMP_ALWAYS_INLINE bool quick_args(const imp_shape *a, imp_pose3 pa, const imp_sh
 	       (o == &imp_default_options || imp_options_valid(o));
 }
 
+/// A bound on the distance of a tiny shape's points from its origin, with
+/// no squares (which underflow): for scenes whose bound radii say < 1e-60.
+static double tiny_reach3(const imp_shape3 *s)
+{
+	if (s->v == NULL)
+		return s->bound_radius;
+	double m = 0.0;
+	for (int i = 0; i < s->count; ++i)
+		m = imp_max(m, imp_max3(fabs(s->v[i].x), fabs(s->v[i].y), fabs(s->v[i].z)));
+	return 2.0 * m + s->radius;
+}
+
 /// Checks everything and sets up the pair in a's frame.
 static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			const imp_query_options *o, bool boolean)
@@ -455,7 +467,14 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 	double size = sa->bound_radius + sb->bound_radius + imp_vec3_length(c->p);
 	c->scale = 1.0;
 	c->scaled = false;
-	if (size > SCALE_BIG || size < 1.0 / SCALE_BIG) {
+	if (size < 1.0 / SCALE_BIG) {
+		// The bound radii and |p| square coordinates, which underflow
+		// below 1e-154: two points 1.3e-284 apart had size 0, were left
+		// unscaled, and the squared distance of 0 called them touching
+		// (issue 20, defect 6, finding-tiny-points-witness).
+		size = tiny_reach3(sa) + tiny_reach3(sb) + fabs(c->p.x) + fabs(c->p.y) + fabs(c->p.z);
+	}
+	if (size > SCALE_BIG || (size < 1.0 / SCALE_BIG && size > 0.0)) {
 		int e;
 		frexp(size, &e);
 		c->scale = ldexp(1.0, -e);
@@ -2020,21 +2039,28 @@ IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_po
 			// h has a local minimum near each face of a box, say:
 			// descents from the normals of EPA's nearest faces, the
 			// lowest kept.
+			// A descent stopped by epa_max_iterations still gives a
+			// depth (an upper bound): when the lowest is such a one,
+			// the answer is IMP_STATE_ITERATION_LIMIT (issue 20, defect
+			// 16: one iteration answered a depth 18% off as exact).
 			imp_epa3_result best;
-			bool found = false;
+			bool found = false, stopped = false;
 			for (int k = 0; k < e.candidates && !c.bad; ++k) {
 				imp_epa3_result f = e;
 				f.limit = false;
 				f.iterations = 0;
-				if (imp_depth3_refine(&c, e.candidate[k], options->epa_max_iterations, imp_gjk3_smooth(&c) ? 1e-12 : 1e-9, &f) &&
-				    (!found || f.depth < best.depth)) {
+				bool done = imp_depth3_refine(&c, e.candidate[k], options->epa_max_iterations,
+							      imp_gjk3_smooth(&c) ? 1e-12 : 1e-9, &f);
+				if (!c.bad && (!found || f.depth < best.depth)) {
 					best = f;
 					found = true;
+					stopped = !done;
 				}
 				e.iterations += f.iterations;
 			}
 			if (found) {
 				best.iterations = e.iterations;
+				best.limit = stopped;
 				e = best;
 				// Where a core is a polytope, h is kinked and its
 				// minimum may sit on a kink, along a face normal (a box

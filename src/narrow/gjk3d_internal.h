@@ -79,7 +79,9 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 /// Newton descent on the sphere of directions from n (finite-difference
 /// Hessian, backtracking). Writes a one-vertex answer (the support along
 /// the final n), adds its iterations to out->iterations, and returns true
-/// when the gradient vanished to `tol` (relative) or no lower h was found.
+/// when the gradient vanished to `tol` (relative) or the pattern search's
+/// step fell to `tol`; false when max_iterations (4 x it for the pattern
+/// search) stopped it first.
 bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_epa3_result *out);
 
 /// The Newton step (u1, u2) on the tangent plane of the sphere of
@@ -104,7 +106,18 @@ static inline imp_vec3 imp_any_normal3(imp_vec3 e)
 				? imp_vec3_make(1.0, 0.0, 0.0)
 				: (fabs(e.y) <= fabs(e.z) ? imp_vec3_make(0.0, 1.0, 0.0) : imp_vec3_make(0.0, 0.0, 1.0));
 	imp_vec3 n = imp_vec3_cross(e, axis);
-	return imp_vec3_scale(1.0 / imp_vec3_length(n), n);
+	double l = imp_vec3_length(n);
+	if (!(l > 1e-150 && l < 1e150)) {
+		// |n|^2 underflows or overflows (an edge 1.3e-284 long gave NaN
+		// normals: issue 20, defect 6): n scaled by its largest
+		// coordinate first; any unit normal for e = 0.
+		double m = fmax(fabs(n.x), fmax(fabs(n.y), fabs(n.z)));
+		if (!(m > 0.0) || !isfinite(m))
+			return fabs(e.z) <= fabs(e.x) ? imp_vec3_make(0.0, 0.0, 1.0) : imp_vec3_make(1.0, 0.0, 0.0);
+		n = imp_vec3_make(n.x / m, n.y / m, n.z / m);
+		l = imp_vec3_length(n);
+	}
+	return imp_vec3_scale(1.0 / l, n);
 }
 
 /// x^T H y for the Hessian H of a smooth core's support function at unit

@@ -18,12 +18,6 @@ typedef struct fz_known {
 } fz_known;
 
 #define FZ_KNOWN_CHECKS {                                                                            \
-	{"closest.finite", 6}, /* a capsule and a polytope: NaN witnesses (finding-capsule3-polytope-toi-nan) */ \
-	{"closest.witness", 6}, /* polytopes 1e-284 small (finding-tiny-points-witness) */            \
-	/* 16: not in the issue's list, found by fuzz_pairwise: an EPA stopped by                      \
-	   epa_max_iterations answers IMP_STATE_OVERLAPPING, not IMP_STATE_ITERATION_LIMIT, with a       \
-	   depth 18% off (finding-cylinders-epa-limit) */                                              \
-	{"options.closest", 16},                                                                      \
 	/* 17: not in the issue's list, found by fuzz_world: imp_world_nearest2 answers -144211.9      \
 	   where the deepest imp_closest2 of the bodies is -6.56 (finding-nearest-deeper) */           \
 	{"world.nearest", 17},                                                                        \
