@@ -246,24 +246,38 @@ static bool finite_answer(double d, double a, double b)
 }
 
 /// Signed distance from the query shape to a body (Level 3), and whether it
-/// answered.
+/// answered. An answer at the iteration limit is asked again with limits up
+/// to 256 times the default, as the world does (a body it skipped would
+/// make the oracle's nearest too shallow: finding-nearest-deeper).
 static bool body_distance(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, int k, double *d, double *scale)
 {
-	if (r->dim == 2) {
-		imp_closest2_result c;
-		if (imp_closest2(s, p2, r->body[k].shape, r->body[k].pose2, NULL, &c) != IMP_OK ||
-		    c.state > IMP_STATE_OVERLAPPING)
+	for (int limit = 64; limit <= 16384; limit *= 4) {
+		imp_query_options o = imp_default_query_options();
+		o.max_iterations = limit;
+		o.epa_max_iterations = limit;
+		if (r->dim == 2) {
+			imp_closest2_result c;
+			if (imp_closest2_ex(s, p2, r->body[k].shape, r->body[k].pose2, NULL, &o, &c) != IMP_OK ||
+			    c.state == IMP_STATE_DEGENERATE)
+				return false;
+			if (c.state == IMP_STATE_ITERATION_LIMIT)
+				continue;
+			*d = c.distance;
+			*scale = fmax(fz_extent2(s, p2), fz_extent2(r->body[k].shape, r->body[k].pose2));
+			return finite_answer(*d, c.point_a.x + c.point_a.y, c.point_b.x + c.point_b.y);
+		}
+		imp_closest3_result c;
+		if (imp_closest3_ex(s, p3, r->body[k].shape, r->body[k].pose3, NULL, &o, &c) != IMP_OK ||
+		    c.state == IMP_STATE_DEGENERATE)
 			return false;
+		if (c.state == IMP_STATE_ITERATION_LIMIT)
+			continue;
 		*d = c.distance;
-		*scale = fmax(fz_extent2(s, p2), fz_extent2(r->body[k].shape, r->body[k].pose2));
-		return finite_answer(*d, c.point_a.x + c.point_a.y, c.point_b.x + c.point_b.y);
+		*scale = fmax(fz_extent3(s, p3), fz_extent3(r->body[k].shape, r->body[k].pose3));
+		return finite_answer(*d, c.point_a.x + c.point_a.y + c.point_a.z,
+				     c.point_b.x + c.point_b.y + c.point_b.z);
 	}
-	imp_closest3_result c;
-	if (imp_closest3(s, p3, r->body[k].shape, r->body[k].pose3, NULL, &c) != IMP_OK || c.state > IMP_STATE_OVERLAPPING)
-		return false;
-	*d = c.distance;
-	*scale = fmax(fz_extent3(s, p3), fz_extent3(r->body[k].shape, r->body[k].pose3));
-	return finite_answer(*d, c.point_a.x + c.point_a.y + c.point_a.z, c.point_b.x + c.point_b.y + c.point_b.z);
+	return false;
 }
 
 static bool seen_by(const run *r, const imp_query_filter *qf, int k)

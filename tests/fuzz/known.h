@@ -24,9 +24,6 @@ typedef struct fz_known {
 	   epa_max_iterations answers IMP_STATE_OVERLAPPING, not IMP_STATE_ITERATION_LIMIT, with a       \
 	   depth 18% off (finding-cylinders-epa-limit) */                                              \
 	{"options.closest", 16},                                                                      \
-	/* 17: not in the issue's list, found by fuzz_world: imp_world_nearest2 answers -144211.9      \
-	   where the deepest imp_closest2 of the bodies is -6.56 (finding-nearest-deeper) */           \
-	{"world.nearest", 17},                                                                        \
 	{NULL, 0},                                                                                    \
 }
 
