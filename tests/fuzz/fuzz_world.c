@@ -431,7 +431,8 @@ static imp_status cast(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, c
 	if (valid && !opts_ok && st == IMP_OK)
 		fz_finding("world.cast_options", "options (tolerance %g, %d iterations) accepted", o.tolerance,
 			   o.max_iterations);
-	if (valid && opts_ok && nan_pose && st != IMP_ERR_NOT_FINITE)
+	// (an ignored id that names no body may be refused first)
+	if (valid && opts_ok && nan_pose && st != IMP_ERR_NOT_FINITE && st != IMP_ERR_BAD_ID)
 		fz_finding("world.cast_nan", "a NaN pose answered %s", imp_status_string(st));
 	// The default cast, to compare motion_free with.
 	imp_cast_hit dflt = hit;
