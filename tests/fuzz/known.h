@@ -5,7 +5,7 @@
 /// is counted and printed, not fatal, so that the corpus replay tests stay
 /// green while the fixes are made; IMPACT_FUZZ_STRICT=1 makes them fatal.
 /// Remove an entry once its defect's fix is merged, and run the replay.
-/// Defects 16 and 17 are not in the issue: this campaign found them.
+/// Defects 16 to 18 are not in the issue: this campaign found them.
 ///
 /// FZ_KNOWN_FILES lists corpus inputs that crash today (a sanitizer report
 /// or an abort the check list cannot hold back): the replay skips them.
@@ -26,7 +26,9 @@ typedef struct fz_known {
 	{"options.closest", 16},                                                                      \
 	/* 18: not in the issue's list, found by fuzz_world: imp_world_cast_shape2 answers FREE for a  \
 	   motion (from (27.56, 1.79) turned 135 degrees to (-0.1875, 0)) whose end pose is 4.08 deep   \
-	   in a body: the pairwise cast (cast_one) meets nothing; motion_free says not free             \
+	   in a body: imp_time_of_impact2 of the turning user disc (radius 2^-20) against the box      \
+	   answers SEPARATED (a circle of that radius, or no turn: a hit at t = 0.8395); motion_free    \
+	   says not free                                                                                \
 	   (finding-cast-free-ends-inside) */                                                          \
 	{"world.motion_free", 18},                                                                    \
 	{NULL, 0},                                                                                    \
