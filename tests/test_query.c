@@ -1583,6 +1583,82 @@ static void test_cast_failing_support(void **state)
 	imp_shape_destroy(block);
 }
 
+
+static double count_first(const imp_query_result *hit, void *user)
+{
+	imp_query_result *first = user;
+	if (isnan(first->distance))
+		*first = *hit;
+	return INFINITY;
+}
+
+/* ---- issue 20, defect 17 (found by fuzz_world: finding-nearest-deeper) ---- */
+
+static imp_vec2 disc_support(const void *user, imp_vec2 d)
+{
+	double r = *(const double *)user, l = hypot(d.x, d.y);
+	return (imp_vec2){r * d.x / l, r * d.y / l};
+}
+
+/// A box of half size h deep inside a large disc (a user support, so that
+/// the narrow phase's expanding polygon walks the curve) next to a small
+/// box it overlaps by less: the nearest body is the disc, at minus its
+/// depth R + h - max(|c_x|, |c_y|) (the box's centre c, |c| < h: the
+/// shortest way out is along the nearer axis). The narrow phase stops at
+/// its default 64 iterations 173 short on the fuzz input's disc (radius
+/// 144384, the box at (-1.1328125, 3.0078125)): the world answered
+/// -144211.9 where the depth is 144385.2578125.
+static void test_nearest_deep_in_curved(void **state)
+{
+	(void)state;
+	static const double radii[] = {144384.0, 1e4, 1e6};
+	const double h = 4.265625;
+	static const imp_vec2 centres[] = {{-1.1328125, 3.0078125}, {0.5, -0.25}, {2.0, 1.0}, {-3.5, 0.0}};
+	for (size_t ri = 0; ri < sizeof radii / sizeof radii[0]; ri++) {
+		double radius = radii[ri];
+		imp_world_def def = imp_default_world_def();
+		def.dim = 2;
+		def.broad_phase = IMP_BROAD_HASH;
+		def.hash_beta = 4.0;
+		def.margin = 0.0;
+		imp_world *w = NULL;
+		assert_int_equal(imp_world_create(&def, &w), IMP_OK);
+		imp_shape *disc = NULL, *box = NULL;
+		assert_int_equal(imp_shape_user2(disc_support, &radius, 0.0, &disc), IMP_OK);
+		assert_int_equal(imp_shape_box2(h, h, 0.0, &box), IMP_OK);
+		imp_pose3 p3 = imp_pose3_identity();
+		imp_body_id small = add_at(w, box, imp_pose2_make(1.0, 2.0, 1.52), p3);
+		imp_body_id big = add_at(w, disc, imp_pose2_identity(), p3);
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass == 1)
+				assert_int_equal(imp_world_update(w), IMP_OK);
+			for (size_t k = 0; k < sizeof centres / sizeof centres[0]; k++) {
+				imp_vec2 c = centres[k];
+				imp_pose2 at = imp_pose2_make(c.x, c.y, 0.0);
+				double want = -(radius + h - fmax(fabs(c.x), fabs(c.y)));
+				imp_query_result r;
+				assert_int_equal(imp_world_nearest2(w, box, at, INFINITY, NULL, &r), IMP_OK);
+				if (!imp_body_id_equal(r.body, big) || fabs(r.distance - want) > 1e-9 * radius)
+					print_error("radius %g, box at (%g, %g): body %u at %.17g, want %.17g\n", radius,
+						    c.x, c.y, r.body.index, r.distance, want);
+				assert_true(imp_body_id_equal(r.body, big));
+				assert_true(fabs(r.distance - want) <= 1e-9 * radius);
+				// The same through query_distance, which lists it first.
+				imp_query_result first = {0};
+				first.distance = NAN;
+				assert_int_equal(
+					imp_world_query_distance2(w, box, at, 1.0, NULL, count_first, &first), IMP_OK);
+				assert_true(imp_body_id_equal(first.body, big));
+				assert_true(fabs(first.distance - want) <= 1e-9 * radius);
+			}
+		}
+		(void)small;
+		imp_world_destroy(w);
+		imp_shape_destroy(disc);
+		imp_shape_destroy(box);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1598,6 +1674,7 @@ int main(void)
 		cmocka_unit_test(test_motion_free_random),
 		cmocka_unit_test(test_motion_free_errors),
 		cmocka_unit_test(test_cast_failing_support),
+		cmocka_unit_test(test_nearest_deep_in_curved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -269,11 +269,61 @@ static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
 
 /// Level 3 between the query shape and body s. False when the narrow
 /// phase had no answer (a user shape's support failed).
+/// The narrow phase on the query shape and a body (imp_world_closest's
+/// answer, with the state it ended in); options NULL: the defaults.
+static bool narrow(const imp_world *w, const qshape *q, const body *b, imp_simplex_cache *cache,
+		   const imp_query_options *o, imp_query_result *r, imp_query_state *state)
+{
+	if (w->dim == 2) {
+		imp_closest2_result c;
+		if (imp_closest2_ex(q->shape, q->p2, b->shape, b->pose2, cache, o, &c) != IMP_OK ||
+		    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
+			return false;
+		r->distance = c.distance;
+		r->point = imp_vec3_make(c.point_a.x, c.point_a.y, 0.0);
+		r->body_point = imp_vec3_make(c.point_b.x, c.point_b.y, 0.0);
+		r->normal = imp_vec3_make(c.normal.x, c.normal.y, 0.0);
+		*state = c.state;
+		return true;
+	}
+	imp_closest3_result c;
+	if (imp_closest3_ex(q->shape, q->p3, b->shape, b->pose3, cache, o, &c) != IMP_OK ||
+	    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
+		return false;
+	r->distance = c.distance;
+	r->point = c.point_a;
+	r->body_point = c.point_b;
+	r->normal = c.normal;
+	*state = c.state;
+	return true;
+}
+
+/// The exact signed distance to body s. An answer that stopped at the
+/// narrow phase's iteration limit is only a bound (a penetration's
+/// expanding polygon lies inside the Minkowski difference, so its depth is
+/// too shallow), and a curved body far larger than the query shape needs
+/// more than the default 64 steps: a disc of radius 144384 about a box of
+/// half size 4.27 stopped 173 short of its depth, and the nearest query
+/// ranked the body by it (issue 20, defect 17). Such an answer is asked
+/// again with limits 4, 16, 64 and 256 times the default, up to the first
+/// that converges; the last is kept when none does (the best found).
 static bool closest(imp_world *w, const qshape *q, int32_t s, imp_simplex_cache *cache, imp_query_result *r)
 {
 	const body *b = &w->bodies[s];
 	r->body = imp_world_id_of(w, s);
-	return imp_world_closest(w, q->shape, &q->p2, &q->p3, b->shape, &b->pose2, &b->pose3, cache, r);
+	imp_query_state state;
+	if (!narrow(w, q, b, cache, NULL, r, &state))
+		return false;
+	for (int limit = 256; limit <= 16384 && state == IMP_STATE_ITERATION_LIMIT; limit *= 4) {
+		imp_query_options o = imp_default_query_options();
+		o.max_iterations = limit;
+		o.epa_max_iterations = limit;
+		imp_query_result t = *r;
+		if (!narrow(w, q, b, NULL, &o, &t, &state))
+			break;
+		*r = t;
+	}
+	return true;
 }
 
 /* ---- overlap ---- */

@@ -246,24 +246,38 @@ static bool finite_answer(double d, double a, double b)
 }
 
 /// Signed distance from the query shape to a body (Level 3), and whether it
-/// answered.
+/// answered. An answer at the iteration limit is asked again with limits up
+/// to 256 times the default, as the world does (a body it skipped would
+/// make the oracle's nearest too shallow: finding-nearest-deeper).
 static bool body_distance(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, int k, double *d, double *scale)
 {
-	if (r->dim == 2) {
-		imp_closest2_result c;
-		if (imp_closest2(s, p2, r->body[k].shape, r->body[k].pose2, NULL, &c) != IMP_OK ||
-		    c.state > IMP_STATE_OVERLAPPING)
+	for (int limit = 64; limit <= 16384; limit *= 4) {
+		imp_query_options o = imp_default_query_options();
+		o.max_iterations = limit;
+		o.epa_max_iterations = limit;
+		if (r->dim == 2) {
+			imp_closest2_result c;
+			if (imp_closest2_ex(s, p2, r->body[k].shape, r->body[k].pose2, NULL, &o, &c) != IMP_OK ||
+			    c.state == IMP_STATE_DEGENERATE)
+				return false;
+			if (c.state == IMP_STATE_ITERATION_LIMIT)
+				continue;
+			*d = c.distance;
+			*scale = fmax(fz_extent2(s, p2), fz_extent2(r->body[k].shape, r->body[k].pose2));
+			return finite_answer(*d, c.point_a.x + c.point_a.y, c.point_b.x + c.point_b.y);
+		}
+		imp_closest3_result c;
+		if (imp_closest3_ex(s, p3, r->body[k].shape, r->body[k].pose3, NULL, &o, &c) != IMP_OK ||
+		    c.state == IMP_STATE_DEGENERATE)
 			return false;
+		if (c.state == IMP_STATE_ITERATION_LIMIT)
+			continue;
 		*d = c.distance;
-		*scale = fmax(fz_extent2(s, p2), fz_extent2(r->body[k].shape, r->body[k].pose2));
-		return finite_answer(*d, c.point_a.x + c.point_a.y, c.point_b.x + c.point_b.y);
+		*scale = fmax(fz_extent3(s, p3), fz_extent3(r->body[k].shape, r->body[k].pose3));
+		return finite_answer(*d, c.point_a.x + c.point_a.y + c.point_a.z,
+				     c.point_b.x + c.point_b.y + c.point_b.z);
 	}
-	imp_closest3_result c;
-	if (imp_closest3(s, p3, r->body[k].shape, r->body[k].pose3, NULL, &c) != IMP_OK || c.state > IMP_STATE_OVERLAPPING)
-		return false;
-	*d = c.distance;
-	*scale = fmax(fz_extent3(s, p3), fz_extent3(r->body[k].shape, r->body[k].pose3));
-	return finite_answer(*d, c.point_a.x + c.point_a.y + c.point_a.z, c.point_b.x + c.point_b.y + c.point_b.z);
+	return false;
 }
 
 static bool seen_by(const run *r, const imp_query_filter *qf, int k)
@@ -312,6 +326,18 @@ static void check_ray_hit(const run *r, const imp_ray_hit *hit)
 	imp_vec3 at = {a.x + hit->t * (b.x - a.x), a.y + hit->t * (b.y - a.y), a.z + hit->t * (b.z - a.z)};
 	double scale = fmax(fmax(fmax(fabs(a.x), fabs(b.x)), fmax(fabs(a.y), fabs(b.y))), fmax(fabs(a.z), fabs(b.z)));
 	double off = fmax(fmax(fabs(hit->point.x - at.x), fabs(hit->point.y - at.y)), fabs(hit->point.z - at.z));
+	// The point is the body's witness at a contact within the time of
+	// impact's tolerance, 1e-6 x the body's reach (a cylinder rounded by 110
+	// put it 2.9e-4 off a ray of scale 252: finding-ray-point-tolerance); the
+	// reach is at most 2 x (the box's extent + the pose's offset).
+	int k = (int)hit->body.index - 1;
+	if (k >= 0 && k < r->slots && r->body[k].shape != NULL) {
+		const ow_body *bk = &r->body[k];
+		double reach = r->dim == 2 ? fz_extent2(bk->shape, bk->pose2) + fmax(fabs(bk->pose2.p.x), fabs(bk->pose2.p.y))
+					   : fz_extent3(bk->shape, bk->pose3) +
+						     fmax(fmax(fabs(bk->pose3.p.x), fabs(bk->pose3.p.y)), fabs(bk->pose3.p.z));
+		scale += 2.0 * reach;
+	}
 	if (!(off <= 1e-6 * scale + FZ_TINY))
 		fz_finding("world.ray_point", "hit at t = %.17g: point (%.17g %.17g %.17g) is %.3g off the ray", hit->t,
 			   hit->point.x, hit->point.y, hit->point.z, off);
@@ -321,6 +347,127 @@ static bool ray_fn(const imp_ray_hit *hit, void *user)
 {
 	check_ray_hit(user, hit);
 	return true;
+}
+
+/// A cast's answer: t in [0, 1]; FREE with no body at t = 1; a HIT or
+/// GAVE_UP names a body, with a finite point and normal; started_inside
+/// only on a HIT at t = 0.
+static void check_cast_hit(const imp_cast_hit *h)
+{
+	if (!(h->t >= 0.0 && h->t <= 1.0))
+		fz_finding("world.cast_t", "cast at t = %g", h->t);
+	if (h->state != IMP_CAST_FREE && h->state != IMP_CAST_HIT && h->state != IMP_CAST_GAVE_UP) {
+		fz_finding("world.cast_state", "state %d", (int)h->state);
+		return;
+	}
+	if (h->state == IMP_CAST_FREE) {
+		if (h->body.index != 0 || h->t != 1.0 || h->started_inside)
+			fz_finding("world.cast_free", "free cast with body %u at t = %g", h->body.index, h->t);
+		return;
+	}
+	if (h->body.index == 0)
+		fz_finding("world.cast_body", "a cast %s with no body", h->state == IMP_CAST_HIT ? "hit" : "gave up");
+	if (!(isfinite(h->point.x) && isfinite(h->point.y) && isfinite(h->point.z)) ||
+	    !(isfinite(h->normal.x) && isfinite(h->normal.y) && isfinite(h->normal.z)))
+		fz_finding("world.cast_finite", "point (%g %g %g) normal (%g %g %g)", h->point.x, h->point.y, h->point.z,
+			   h->normal.x, h->normal.y, h->normal.z);
+	if (h->started_inside && (h->t != 0.0 || h->state != IMP_CAST_HIT))
+		fz_finding("world.cast_inside", "started inside at t = %g, state %d", h->t, (int)h->state);
+}
+
+/// The casts: imp_world_cast_shape2/3, their _ex forms with options from
+/// the bytes (some invalid), and imp_world_motion_free2/3 on the same
+/// motion, whose answer must be the default cast's state == FREE. A failed
+/// call writes nothing and leaves the state hash as it was; a NaN pose and
+/// bad options are refused.
+static imp_status cast(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, const imp_query_filter *qf, bool valid)
+{
+	fz *f = r->f;
+	imp_pose2 t2;
+	imp_pose3 t3;
+	pick_pose(r, &t2, &t3);
+	bool ex = fz_chance(f, 96), nan_pose = false, opts_ok = true;
+	imp_cast_options o = imp_default_cast_options(), *op = &o;
+	if (ex) {
+		uint8_t sel = fz_u8(f);
+		if (sel & 1)
+			o.tolerance = (sel & 2) ? fz_num(f) : ldexp(fz_size(f), -20);
+		if (sel & 4)
+			o.max_iterations = (sel & 8) ? fz_int(f, 3) - 1 : 1 + fz_int(f, 64);
+		if (sel & 16)
+			op = NULL;
+		if (sel & 32) {
+			nan_pose = true;
+			if (sel & 64) {
+				t2.p.y = NAN;
+				t3.p.z = NAN;
+			} else {
+				p2.p.x = NAN;
+				p3.p.x = NAN;
+			}
+		}
+		opts_ok = op == NULL || (isfinite(o.tolerance) && o.tolerance >= 0.0 && o.tolerance <= IMP_MAX_COORDINATE &&
+					 o.max_iterations >= 1);
+	}
+	uint64_t hash = imp_world_state_hash(r->w);
+	imp_cast_hit hit, untouched;
+	memset(&hit, 0xA5, sizeof hit);
+	untouched = hit;
+	imp_status st;
+	if (ex)
+		st = r->dim == 2 ? imp_world_cast_shape2_ex(r->w, s, p2, t2, qf, op, &hit)
+				 : imp_world_cast_shape3_ex(r->w, s, p3, t3, qf, op, &hit);
+	else
+		st = r->dim == 2 ? imp_world_cast_shape2(r->w, s, p2, t2, qf, &hit)
+				 : imp_world_cast_shape3(r->w, s, p3, t3, qf, &hit);
+	if (st != IMP_OK) {
+		if (memcmp(&hit, &untouched, sizeof hit) != 0)
+			fz_finding("world.cast_wrote", "a failed cast (%s) wrote its hit", imp_status_string(st));
+		if (imp_world_state_hash(r->w) != hash)
+			fz_finding("world.failed_call_hash", "a failed cast (%s) changed the state hash", imp_status_string(st));
+	} else {
+		check_cast_hit(&hit);
+	}
+	if (valid && !opts_ok && st == IMP_OK)
+		fz_finding("world.cast_options", "options (tolerance %g, %d iterations) accepted", o.tolerance,
+			   o.max_iterations);
+	// (an ignored id that names no body may be refused first)
+	if (valid && opts_ok && nan_pose && st != IMP_ERR_NOT_FINITE && st != IMP_ERR_BAD_ID)
+		fz_finding("world.cast_nan", "a NaN pose answered %s", imp_status_string(st));
+	// The default cast, to compare motion_free with.
+	imp_cast_hit dflt = hit;
+	imp_status dst = st;
+	if (ex && (op != NULL || nan_pose)) {
+		dst = r->dim == 2 ? imp_world_cast_shape2(r->w, s, p2, t2, qf, &dflt)
+				  : imp_world_cast_shape3(r->w, s, p3, t3, qf, &dflt);
+		if (dst == IMP_OK)
+			check_cast_hit(&dflt);
+	}
+	bool free_motion;
+	unsigned char mark[sizeof free_motion];
+	memset(&free_motion, 0x5A, sizeof free_motion);
+	memcpy(mark, &free_motion, sizeof mark);
+	imp_status mst = r->dim == 2 ? imp_world_motion_free2(r->w, s, p2, t2, qf, &free_motion)
+				     : imp_world_motion_free3(r->w, s, p3, t3, qf, &free_motion);
+	if (mst != IMP_OK) {
+		if (memcmp(&free_motion, mark, sizeof mark) != 0)
+			fz_finding("world.motion_free_wrote", "a failed motion_free (%s) wrote its answer",
+				   imp_status_string(mst));
+		if (imp_world_state_hash(r->w) != hash)
+			fz_finding("world.failed_call_hash", "a failed motion_free (%s) changed the state hash",
+				   imp_status_string(mst));
+		if (dst == IMP_OK && mst != IMP_ERR_OUT_OF_MEMORY)
+			fz_finding("world.motion_free_status", "motion_free %s where the cast answered",
+				   imp_status_string(mst));
+	} else if (dst == IMP_OK) {
+		if (free_motion != (dflt.state == IMP_CAST_FREE))
+			fz_finding("world.motion_free", "motion_free %d, the cast's state %d at t = %g", free_motion,
+				   (int)dflt.state, dflt.t);
+	} else if (dst != IMP_ERR_OUT_OF_MEMORY) {
+		fz_finding("world.motion_free_status", "motion_free answered where the cast failed (%s)",
+			   imp_status_string(dst));
+	}
+	return st != IMP_OK ? st : mst;
 }
 
 /// A planner query from the bytes; the overlap and nearest queries checked
@@ -424,10 +571,15 @@ static imp_status query(run *r, int op)
 		if (st != IMP_OK || !valid)
 			break;
 		double best = INFINITY, scale_best = 0.0;
+		bool unknown = false; // a body the oracle has no converged distance for
 		for (int k = 0; k < r->slots; ++k) {
 			double d, scale;
-			if (!seen_by(r, &qf, k) || !body_distance(r, s, p2, p3, k, &d, &scale))
+			if (!seen_by(r, &qf, k))
 				continue;
+			if (!body_distance(r, s, p2, p3, k, &d, &scale)) {
+				unknown = true;
+				continue;
+			}
 			if (d <= max_d && d < best) {
 				best = d;
 				scale_best = scale;
@@ -438,7 +590,12 @@ static imp_status query(run *r, int op)
 		if (getenv("FZ_VERBOSE"))
 			fprintf(stderr, "nearest: body slot %d at %.17g (query shape %s)\n", (int)q.body.index - 1, got,
 				fz_kind_name(s == r->shape[0] ? r->made[0].kind : -1));
-		if (!(got == best || fabs(got - best) <= 1e-9 * scale_best + FZ_TINY))
+		// With a body unknown (its narrow phase stops at the iteration limit
+		// however high: finding-nearest-epa-stall), the world may rightly
+		// answer deeper than the bodies known, never farther.
+		bool off = unknown ? got > best + 1e-9 * scale_best + FZ_TINY
+				   : !(got == best || fabs(got - best) <= 1e-9 * scale_best + FZ_TINY);
+		if (off)
 			fz_finding("world.nearest", "distance %.17g, brute force %.17g", got, best);
 		break;
 	}
@@ -460,17 +617,9 @@ static imp_status query(run *r, int op)
 	case 13:
 		st = imp_world_clearance(r->w, fz_size(r->f), clearance_fn, r);
 		break;
-	case 14: {
-		imp_pose2 t2;
-		imp_pose3 t3;
-		pick_pose(r, &t2, &t3);
-		imp_cast_hit hit;
-		st = r->dim == 2 ? imp_world_cast_shape2(r->w, s, p2, t2, &qf, &hit)
-				 : imp_world_cast_shape3(r->w, s, p3, t3, &qf, &hit);
-		if (st == IMP_OK && !(hit.t >= 0.0 && hit.t <= 1.0))
-			fz_finding("world.cast_t", "cast hit at t = %g", hit.t);
+	case 14:
+		st = cast(r, s, p2, p3, &qf, valid);
 		break;
-	}
 	default: {
 		imp_vec3 a = fz_vec3(r->f), b = fz_vec3(r->f);
 		if (r->dim == 2)

@@ -136,6 +136,16 @@ def ray3(a, b, single=True):
 def ray2(a, b, single=True):
     return ray3((a[0], a[1], 0.0), (b[0], b[1], 0.0), single)
 
+OP_CAST = 14
+
+def cast(dim, shape, a, b, ex=None):
+    # The query's shape and from pose, no filter, no ignored id, the to pose;
+    # then the _ex form or not (ex: its option bytes, see cast() in fuzz_world.c).
+    def at(p):
+        return pose2(p[0], p[1]) + (pose3(*p) if dim == 3 else pose3())
+    out = u8(OP_CAST) + NO + u8(shape) + at(a) + NO + NO + at(b)
+    return out + (NO if ex is None else YES + ex)
+
 cube = box3(0.5, 0.5, 0.5)
 seeds.update({
     # 1: pair_capacity > 0, two overlapping boxes, an update.
@@ -154,6 +164,29 @@ seeds.update({
     # 13: hash_beta 1000 and spheres of radii 0.1 and 1.
     'world/seed-d13-hash-beta': world(3, beta=1000.0, shapes=[sphere((0, 0, 0), 0.1), sphere((0, 0, 0), 1.0)],
                                       ops=add(3, 0, (0, 0, 0)) + add(3, 1, (0.5, 0, 0)) + update()),
+    # The casts and motion_free: 2D, a unit disc and a small one cast through
+    # it (a hit), past it (free), from inside it (started_inside), with
+    # options (the defaults given, NULL, max_iterations -1 refused, a NaN
+    # from pose refused).
+    'world/seed-cast-motion-free2': world(2, shapes=[circle((0.0, 0.0), 1.0), circle((0.0, 0.0), 0.25)],
+                                          ops=add(2, 0, (0, 0, 0)) + update()
+                                          + cast(2, 1, (-5.0, 0.0), (5.0, 0.0))
+                                          + cast(2, 1, (-5.0, 3.0), (5.0, 3.0))
+                                          + cast(2, 1, (0.2, 0.0), (5.0, 0.0))
+                                          + cast(2, 1, (-5.0, 0.0), (5.0, 0.0), ex=u8(0))
+                                          + cast(2, 1, (-5.0, 0.0), (5.0, 0.0), ex=u8(16))
+                                          + cast(2, 1, (-5.0, 0.0), (5.0, 0.0), ex=u8(4 | 8, 0))
+                                          + cast(2, 1, (-5.0, 0.0), (5.0, 0.0), ex=u8(32))),
+    # 3D: a cube and a sphere cast through it, beside it, from inside it,
+    # with one query of budget (max_iterations 1), and a NaN to pose.
+    'world/seed-cast-motion-free3': world(3, shapes=[cube, sphere((0, 0, 0), 0.25)],
+                                          ops=add(3, 0, (0, 0, 0)) + add(3, 0, (3, 0, 0))
+                                          + cast(3, 1, (-5.0, 0.0, 0.0), (5.0, 0.0, 0.0))
+                                          + cast(3, 1, (-5.0, 2.0, 0.0), (5.0, 2.0, 0.0))
+                                          + cast(3, 1, (0.1, 0.0, 0.0), (0.1, 0.0, 5.0))
+                                          + cast(3, 1, (-5.0, 0.0, 0.0), (5.0, 0.0, 0.0), ex=u8(4, 0))
+                                          + cast(3, 1, (-5.0, 0.0, 0.0), (5.0, 0.0, 0.0), ex=u8(32 | 64))
+                                          + update()),
 })
 
 for name, data in seeds.items():
