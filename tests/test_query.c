@@ -1135,6 +1135,62 @@ static void test_ray_inside(void **state)
 	}
 }
 
+/// Issue 20's defect 19 (fuzz_world's finding-ray-point-off): a hit's point
+/// is on the ray at its t. The time of impact stops once the gap is within
+/// its tolerance, 1e-6 of the shapes' reach (here about 0.003, a box 3000
+/// long), so the body's witness was up to that far off the ray: 0.0015
+/// along z for this oblique ray. Oracle (analytic): the ray meets the face
+/// z = 1 (y = 1 in 2D) at t = 1/2, point (0, 0, 1), normal +z; the reported
+/// t is no later (nothing passed through) and within the tolerance of it
+/// along the ray, the point is from + t (to - from) to rounding and within
+/// the tolerance of the face. 2D and 3D, ray_cast and ray_cast_all.
+static void test_ray_point_on_ray(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= 3; dim++) {
+		imp_world *w = world_of(dim);
+		imp_shape *box = NULL;
+		if (dim == 2)
+			assert_int_equal(imp_shape_box2(3000.0, 1.0, 0.0, &box), IMP_OK);
+		else
+			assert_int_equal(imp_shape_box3(3000.0, 1.0, 1.0, 0.0, &box), IMP_OK);
+		imp_body_id id = add_at(w, box, imp_pose2_make(0, 0, 0),
+					imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_identity()));
+		// In 2D the ray runs in x, y and meets y = 1; in 3D in x, z and
+		// meets z = 1.
+		imp_vec3 from = dim == 2 ? imp_vec3_make(-5, 11, 0) : imp_vec3_make(-5, 0, 11);
+		imp_vec3 to = dim == 2 ? imp_vec3_make(5, -9, 0) : imp_vec3_make(5, 0, -9);
+		imp_vec3 up = dim == 2 ? imp_vec3_make(0, 1, 0) : imp_vec3_make(0, 0, 1);
+		imp_ray_hit h, ha;
+		memset(&ha, 0, sizeof ha);
+		if (dim == 2) {
+			imp_vec2 f2 = {from.x, from.y}, t2 = {to.x, to.y};
+			assert_int_equal(imp_world_ray_cast2(w, f2, t2, NULL, &h), IMP_OK);
+			assert_int_equal(imp_world_ray_cast_all2(w, f2, t2, NULL, collect_first_ray, &ha), IMP_OK);
+		} else {
+			assert_int_equal(imp_world_ray_cast3(w, from, to, NULL, &h), IMP_OK);
+			assert_int_equal(imp_world_ray_cast_all3(w, from, to, NULL, collect_first_ray, &ha), IMP_OK);
+		}
+		double tol = 1e-6 * sqrt(3000.0 * 3000.0 + 2.0); // 1e-6 x the box's reach (the point's is 0)
+		double len = imp_vec3_length(imp_vec3_sub(to, from));
+		const imp_ray_hit *hs[2] = {&h, &ha};
+		for (int k = 0; k < 2; k++) {
+			const imp_ray_hit *x = hs[k];
+			assert_true(imp_body_id_equal(x->body, id));
+			assert_false(x->started_inside);
+			assert_true(x->t <= 0.5 && x->t >= 0.5 - tol / len);
+			imp_vec3 at = imp_vec3_make(from.x + x->t * (to.x - from.x), from.y + x->t * (to.y - from.y),
+						    from.z + x->t * (to.z - from.z));
+			assert_true(near3(x->point, at, 1e-12 * 11.0));
+			double height = dim == 2 ? x->point.y : x->point.z;
+			assert_true(height >= 1.0 - 1e-12 && height <= 1.0 + tol);
+			assert_true(near3(x->normal, up, 1e-12));
+		}
+		imp_world_destroy(w);
+		imp_shape_destroy(box);
+	}
+}
+
 /// Defect 11 for shape casts: a cast starting in a body is a hit at t = 0
 /// with started_inside, the pose pose_from, the shape's point deepest in
 /// the body and the direction of least penetration. A ball of radius 0.25
@@ -1669,6 +1725,7 @@ int main(void)
 		cmocka_unit_test(test_query_bound_edges),
 		cmocka_unit_test(test_long_rays),
 		cmocka_unit_test(test_ray_inside),
+		cmocka_unit_test(test_ray_point_on_ray),
 		cmocka_unit_test(test_cast_inside),
 		cmocka_unit_test(test_cast_turning_box),
 		cmocka_unit_test(test_motion_free_random),

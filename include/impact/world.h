@@ -579,7 +579,8 @@ IMP_API imp_status imp_world_motion_free3(imp_world *world, const imp_shape *sha
 typedef struct imp_ray_hit {
 	imp_body_id body;  ///< zeroed: none
 	double t;          ///< fraction along the ray, from + t (to - from), in [0, 1] (1 when no hit)
-	imp_vec3 point;    ///< where the ray meets the body (z = 0 in 2D)
+	imp_vec3 point;    ///< where the ray meets the body: the ray's point at t, from + t (to - from), which
+	                   ///< is within the time-of-impact tolerance of the body (z = 0 in 2D)
 	imp_vec3 normal;   ///< the body's outward normal there (against the ray)
 	bool started_inside; ///< met at t = 0: `from` is inside the body (or within the tolerance of it); point
 	                     ///< is then `from` and normal the unit (from - to) (zero when from == to)
