@@ -178,11 +178,17 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		// lie a hair before the tangent and still be taken first; its angle
 		// is then nearly 4, and every edge of the ring waited behind it (a
 		// capsule across a box 1e-94 thin: depth 0, a witness at the box's
-		// end). Such a ring is turned to start at its least angle. (The
-		// angles do not change under the power-of-two scaling below.)
+		// end). Such a ring is turned to start at its least angle. So is a
+		// ring of two (a segment, or a box thinner than 1e-17 of its
+		// length, kept as two points): the half-turn test above sees an
+		// angle of 2 - 1e-300 rounded to 2 and starts at the other edge,
+		// of angle 4, which the merge then takes last (a segment across
+		// such a box: depth 0, normal . (b - a) = 1; issue 20, defect
+		// 18). (The angles do not change under the power-of-two scaling
+		// below.)
 		for (int k = 0; k < ea + eb; ++k)
 			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
-		int ka = ea >= 3 ? least_angle(ang, ea) : 0, kb = eb >= 3 ? least_angle(ang + ea, eb) : 0;
+		int ka = least_angle(ang, ea), kb = least_angle(ang + ea, eb);
 		if (ka != 0) {
 			rotate_ring(e, ang, ea, ka);
 			i0 = (i0 + ka) % na;
