@@ -1345,6 +1345,36 @@ static void test_sliver_walk(void **state)
 	assert_int_equal(st.failures, 0);
 }
 
+// Issue 20, defect 18 (fuzz finding finding-segment-box2-witness): a box
+// thinner than 1e-17 of its length is kept as its two long-edge ends, a
+// ring of two like a segment. The walk starts each segment at its edge of
+// least angle by a test on one edge's angle, >= 2 (a half turn); a nearly
+// vertical edge's angle 2 - 1e-300 rounds to 2, the ring started at its
+// other edge (angle 4), the merge took that edge last, and a segment across
+// the box's middle answered distance 0, touching, with normal . (b - a) = 1.
+// The analytic answer: the Minkowski difference is the rectangle
+// [-1 - h, 1 + h] x [-1, 1] around the origin, depth 1 (along y).
+static void test_segment_thin_box(void **state)
+{
+	(void)state;
+	const double hs[] = {1e-300, 1e-200, 1e-100, 1e-20, 1e-17};
+	const double phis[] = {0.0, 0.5 * PI, PI, -0.5 * PI, 0.3, 2.0};
+	imp_shape *a = seg(-1.0, 0.0, 1.0, 0.0);
+	for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++) {
+		imp_shape *b = NULL;
+		assert_int_equal(imp_shape_box2(hs[i], 1.0, 0.0, &b), IMP_OK);
+		for (size_t k = 0; k < sizeof phis / sizeof phis[0]; k++) {
+			imp_pose2 p = imp_pose2_make(0.25, -0.5, phis[k]);
+			char what[96];
+			snprintf(what, sizeof what, "segment across a box %g thin, turned %g", hs[i], phis[k]);
+			expect_sd(what, a, p, b, p, -1.0, 1e-9, false);
+			expect_sd(what, b, p, a, p, -1.0, 1e-9, false);
+		}
+		imp_shape_destroy(b);
+	}
+	imp_shape_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1367,6 +1397,7 @@ int main(void)
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
 		cmocka_unit_test(test_sliver_walk),
+		cmocka_unit_test(test_segment_thin_box),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

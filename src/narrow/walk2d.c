@@ -134,20 +134,6 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	// along +x (in b's own frame).
 	int i0 = support_first(va, na, imp_vec2_make(-1.0, 0.0));
 	int j0 = support_first(vb, nb, imp_rot2_apply_inv(q, imp_vec2_make(1.0, 0.0)));
-	// A segment's two vertices tie along an axis normal to it, and "the
-	// first of the tie" means nothing on a ring of two: start at the end
-	// whose edge leaves along the tangent (0, -1), within a half turn of it.
-	if (na == 2) {
-		imp_vec2 e0 = imp_vec2_sub(va[1 - i0], va[i0]);
-		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
-			i0 = 1 - i0;
-	}
-	if (nb == 2) {
-		imp_vec2 e0 = imp_rot2_apply(q, imp_vec2_sub(vb[j0], vb[1 - j0]));
-		if (imp_pseudo_angle(imp_vec2_make(-e0.y, e0.x)) >= 2.0)
-			j0 = 1 - j0;
-	}
-
 	// Both rings' edges in walk order in one array (a's, then -b's, in a's
 	// frame), so that each step picks its edge by index, with their squared
 	// lengths and their angles from the start's tangent (0, -1), as
@@ -178,11 +164,20 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		// lie a hair before the tangent and still be taken first; its angle
 		// is then nearly 4, and every edge of the ring waited behind it (a
 		// capsule across a box 1e-94 thin: depth 0, a witness at the box's
-		// end). Such a ring is turned to start at its least angle. (The
-		// angles do not change under the power-of-two scaling below.)
+		// end). Such a ring is turned to start at its least angle. So is a
+		// ring of two (a segment, or a box thinner than 1e-17 of its
+		// length, kept as two points), whose vertices tie along its normal,
+		// so that "the first of the tie" means nothing: it starts at the
+		// edge of the lesser angle. (A test of one edge's angle against a
+		// half turn, 2, did this before: a nearly vertical edge's angle
+		// 2 - 1e-300 rounds to 2, the ring started at its other edge, of
+		// angle 4, which the merge took last, and a segment across such a
+		// box answered depth 0 with normal . (b - a) = 1; issue 20, defect
+		// 18.) (The angles do not change under the power-of-two scaling
+		// below.)
 		for (int k = 0; k < ea + eb; ++k)
 			ang[k] = imp_pseudo_angle(imp_vec2_make(-e[k].y, e[k].x));
-		int ka = ea >= 3 ? least_angle(ang, ea) : 0, kb = eb >= 3 ? least_angle(ang + ea, eb) : 0;
+		int ka = least_angle(ang, ea), kb = least_angle(ang + ea, eb);
 		if (ka != 0) {
 			rotate_ring(e, ang, ea, ka);
 			i0 = (i0 + ka) % na;

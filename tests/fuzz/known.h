@@ -18,9 +18,6 @@ typedef struct fz_known {
 } fz_known;
 
 #define FZ_KNOWN_CHECKS {                                                                            \
-	/* 18: found by fuzz_pairwise in CI's 60 s run: a segment and a box, normal . (b - a) = 1 at   \
-	   distance 0 (finding-segment-box2-witness) */                                                \
-	{"closest.witness", 18},                                                                      \
 	/* 20: found by fuzz_world: imp_world_cast_shape2 answers FREE for a motion (from             \
 	   (27.56, 1.79) turned 67.5 degrees to (-0.1875, 0)) whose end pose is 4.08 deep in a body:    \
 	   imp_time_of_impact2 of the turning user disc (radius 2^-20) against the box answers          \
