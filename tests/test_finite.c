@@ -247,6 +247,44 @@ static void test_finite2(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/// A point at the origin against a segment or polygon whose core is a few
+/// subnormals wide and touches it (fuzz findings 22 and the CI run's): the
+/// bound radii square to 0, the pair was not scaled, and the witnesses
+/// came out NaN with IMP_OK.
+static void test_subnormal_cores2(void **state)
+{
+	(void)state;
+	const double widths[] = {8.0947715414629834e-317, 4.0317920028340174e-312, 1e-300, 1e-200, 4.9406564584124654e-324};
+	imp_vec2 o = {0.0, 0.0};
+	imp_shape *pt = NULL;
+	assert_int_equal(imp_shape_polygon(&o, 1, 0.0, &pt), IMP_OK);
+	imp_pose2 id = {{0.0, 0.0}, {1.0, 0.0}};
+	for (int i = 0; i < 5; ++i)
+		for (int kind = 0; kind < 2; ++kind) {
+			double w = widths[i];
+			imp_shape *s = NULL;
+			imp_vec2 q[4] = {{w, 0.0}, {0.0, 0.0}, {w, w}, {0.0, w}};
+			if (kind == 0)
+				assert_int_equal(imp_shape_segment2(q[0], q[1], &s), IMP_OK);
+			else
+				assert_int_equal(imp_shape_polygon(q, 4, 0.0, &s), IMP_OK);
+			for (int swap = 0; swap < 2; ++swap) {
+				imp_closest2_result r;
+				const imp_shape *a = swap ? pt : s, *b = swap ? s : pt;
+				assert_int_equal(imp_closest2(a, id, b, id, NULL, &r), IMP_OK);
+				double gap = r.normal.x * (r.point_b.x - r.point_a.x) + r.normal.y * (r.point_b.y - r.point_a.y);
+				if (!(isfinite(r.point_a.x) && isfinite(r.point_a.y) && isfinite(r.point_b.x) &&
+				      isfinite(r.point_b.y) && fabs(hypot(r.normal.x, r.normal.y) - 1.0) <= 1e-12 &&
+				      r.distance == 0.0 && fabs(gap) <= 4.0 * w))
+					fail_msg("width %g, kind %d, swap %d: distance %g, a (%g %g), b (%g %g), normal (%g %g)", w,
+						 kind, swap, r.distance, r.point_a.x, r.point_a.y, r.point_b.x, r.point_b.y,
+						 r.normal.x, r.normal.y);
+			}
+			imp_shape_destroy(s);
+		}
+	imp_shape_destroy(pt);
+}
+
 /// The cases of the issue, with their answers in closed form.
 static void test_finite2_cases(void **state)
 {
@@ -535,6 +573,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_finite2_cases),
+		cmocka_unit_test(test_subnormal_cores2),
 		cmocka_unit_test(test_finite2),
 		cmocka_unit_test(test_finite3_cases),
 		cmocka_unit_test(test_finite3),

@@ -653,9 +653,25 @@ static void scale_shape2(const imp_shape *from, double s, imp_vec2 *v, struct im
 
 /// Fills `x` with scaled copies of a and b (and *p with b's scaled offset)
 /// when the scene needs it and the copies fit; false otherwise.
+/// The largest coordinate of a polygon's core plus its radius: its size
+/// without squares (bound_radius squares, and is 0 below about 1e-154).
+static double reach_unsquared2(const imp_shape *s)
+{
+	double m = 0.0;
+	for (int i = 0; i < s->count; ++i)
+		m = fmax(m, fmax(fabs(s->v[i].x), fabs(s->v[i].y)));
+	return m + s->radius;
+}
+
 static IMP_NOINLINE bool scale_pair2(const imp_shape *a, const imp_shape *b, imp_vec2 *p, scaled2 *x)
 {
 	double size = fabs(p->x) + fabs(p->y) + a->bound_radius + b->bound_radius;
+	if (size < 1e-150 && a->v != NULL && b->v != NULL && a->count <= SCALE2_MAX_VERTICES &&
+	    b->count <= SCALE2_MAX_VERTICES)
+		// A segment 8e-317 long at the other shape's origin has bound
+		// radii and offset 0: its size from the coordinates themselves
+		// (unscaled, its witnesses came out NaN).
+		size = fabs(p->x) + fabs(p->y) + reach_unsquared2(a) + reach_unsquared2(b);
 	if (!(size < 1.0 / SCALE2_BIG || size > SCALE2_BIG) || !(size > 0.0) || a->v == NULL || b->v == NULL ||
 	    a->count > SCALE2_MAX_VERTICES || b->count > SCALE2_MAX_VERTICES)
 		return false;

@@ -24,6 +24,10 @@ typedef struct fz_known {
 	   SEPARATED (a circle of that radius, or no turn: a hit at t = 0.8395); motion_free says not    \
 	   free (finding-cast-free-ends-inside) */                                                     \
 	{"world.motion_free", 20},                                                                    \
+	/* 32, 33, 36: a time of impact that starts overlapped (t = 0) answers NaN witnesses or normal \
+	   (finding-circle-capsule2-toi, finding-spheres-toi-tiny, finding-polygon-segment2-toi, the   \
+	   last found by CI's run) */                                                                  \
+	{"toi.finite", 36},                                                                           \
 	{NULL, 0},                                                                                    \
 }
 
@@ -34,7 +38,6 @@ typedef struct fz_known {
 	   and a warm cache answering 2.5e20 where the cold query answers 0 (25: a cone and a          \
 	   polytope). The replay skips them until they are fixed. */                                   \
 	{"finding-box3-polytope-nan", 21},                                                            \
-	{"finding-polygons-nan-witness", 22},                                                         \
 	{"finding-box3-capsule3-nan", 23},                                                            \
 	{"finding-world-closest-nan", 24},                                                            \
 	{"finding-cone-polytope-cache", 25},                                                          \
@@ -55,6 +58,10 @@ typedef struct fz_known {
 	{"finding-spheres-toi-tiny", 33},                                                             \
 	{"finding-world-pair-missed", 34},                                                            \
 	{"finding-world-slow", 35},                                                                   \
+	/* found by CI's seeded run after the fixes: NaN witness of a capsule and a polygon (37), a   \
+	   touching pair the 2D naive-broad-phase world misses (38, as 34) */                          \
+	{"finding-capsule2-polygon-nan", 37},                                                         \
+	{"finding-world-pair-missed-naive", 38},                                                      \
 	{NULL, 0},                                                                                    \
 }
 
