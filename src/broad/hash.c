@@ -218,16 +218,19 @@ static bool counters_reserve(imp_broad *b, hash *h)
 static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
 {
 	uint64_t key = counter_key(p, q);
-	if (h->counter_cap > 0) {
-		counter *c = &h->counters[counter_slot(h, key)];
-		if (c->key == key) {
-			c->count++;
+	uint32_t i = 0, cap = h->counter_cap;
+	if (cap > 0) {
+		i = counter_slot(h, key);
+		if (h->counters[i].key == key) {
+			h->counters[i].count++;
 			return true;
 		}
 	}
 	if (!counters_reserve(b, h))
 		return false;
-	counter *c = &h->counters[counter_slot(h, key)];
+	if (h->counter_cap != cap) // grown: the key's empty slot has moved
+		i = counter_slot(h, key);
+	counter *c = &h->counters[i];
 	c->key = key;
 	c->count = 1;
 	h->counter_used++;
