@@ -492,6 +492,11 @@ IMP_API imp_status imp_world_query_distance3(imp_world *world, const imp_shape *
 /// The signed distance between two bodies of the world, with witness
 /// points (point on a, body_point on b, normal from a to b; body is b),
 /// warm-started from the simplex cache of the pair when the world keeps it.
+/// An answer that stops at the narrow phase's iteration limit is asked again
+/// with higher limits (up to 256 times the default), as the planner queries
+/// do. When a user shape's support returns a non-finite point (the pairwise
+/// state IMP_STATE_DEGENERATE) there is no answer: the call returns IMP_OK
+/// with distance, points and normal NaN, and body b.
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID (either id), IMP_ERR_BUSY.
 IMP_API imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest);
 

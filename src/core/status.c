@@ -19,7 +19,7 @@ const char *imp_status_string(imp_status status)
 	case IMP_ERR_BAD_SHAPE: return "not a live shape";
 	case IMP_ERR_BAD_OPTIONS: return "bad options";
 	case IMP_ERR_OUT_OF_MEMORY: return "out of memory";
-	case IMP_ERR_OUT_OF_RANGE: return "beyond IMP_MAX_COORDINATE";
+	case IMP_ERR_OUT_OF_RANGE: return "out of range (beyond IMP_MAX_COORDINATE, or a semi-axis below IMP_MIN_SEMI_AXIS)";
 	case IMP_ERR_BAD_ID: return "stale or foreign id";
 	case IMP_ERR_BUSY: return "world busy in a callback";
 	case IMP_STATUS_COUNT: break;
