@@ -675,9 +675,7 @@ static IMP_NOINLINE bool scale_pair2(const imp_shape *a, const imp_shape *b, imp
 	if (!(size < 1.0 / SCALE2_BIG || size > SCALE2_BIG) || !(size > 0.0) || a->v == NULL || b->v == NULL ||
 	    a->count > SCALE2_MAX_VERTICES || b->count > SCALE2_MAX_VERTICES)
 		return false;
-	int e;
-	frexp(size, &e);
-	x->s = ldexp(1.0, e < -1000 ? 1000 : -e); // 2^1000 at most: subnormal scenes stay finite
+	x->s = imp_unit_scale2(size);
 	scale_shape2(a, x->s, x->va, &x->a);
 	scale_shape2(b, x->s, x->vb, &x->b);
 	*p = imp_vec2_scale(x->s, *p);
