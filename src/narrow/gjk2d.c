@@ -511,6 +511,9 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
+		imp_svert2 kept[2] = {s[0], s[1]};
+		int kept_n = n;
+		imp_vec2 kept_v = v;
 		s[n] = s[n - 1];
 		if (n == 2)
 			s[1] = s[0];
@@ -523,9 +526,18 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			continue;
 		}
 		if (!(nlen < len)) {
-			// Rounding stalled the descent: v is as good as it gets.
-			len = nlen;
-			state = n == 3 || len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+			// Rounding stalled the descent: the simplex before this step
+			// is as good as it gets. Not the new one, which can be far
+			// worse: a support a rounding away from a vertex of the
+			// simplex makes a triangle without area to rounding, whose
+			// barycode names any region (a user ellipse in a polygon's
+			// margin went from a point 0.003 away to a vertex 3726 away,
+			// and the distance with it; fuzz finding 31).
+			s[0] = kept[0];
+			s[1] = kept[1];
+			n = kept_n;
+			v = kept_v;
+			state = len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			break;
 		}
 		len = nlen;
@@ -878,6 +890,8 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 			break;
 		}
 		near old = v;
+		vtx old_p = p, old_q = q;
+		int old_n = n;
 		if (n == 1) {
 			n = small_segment(w, p, &p, &q, &v);
 		} else {
@@ -918,7 +932,13 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 			}
 		}
 		if (v.h != 0.0 && !nearer(v, old)) {
-			// Rounding stalled the descent: v is as good as it gets.
+			// Rounding stalled the descent: the simplex before this step
+			// is as good as it gets (the new one can be far worse; see
+			// gjk_user).
+			p = old_p;
+			q = old_q;
+			n = old_n;
+			v = old;
 			if (drop_interior(&p, q, w, &n, &v))
 				continue;
 			state = boolean && near_within(v, R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
