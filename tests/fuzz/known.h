@@ -46,8 +46,7 @@ typedef struct fz_known {
 	   (28: a sphere and a polytope); a normal of length 1.01 (29: an ellipsoid and a capsule);   \
 	   options changing a depth of 5.56e21 in its fourth digit (30); a time of impact answering   \
 	   t = 0 at a negative distance as its state 2 (32: a circle and a capsule; 33: two tiny      \
-	   spheres); a touching pair the world misses (34: 2D, hash); an input slower than the        \
-	   fuzzer's 30 s (35). */                                                                      \
+	   spheres); an input slower than the fuzzer's 30 s (35). */                                   \
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
 	{"finding-capsule3-cone-cache", 27},                                                          \
 	{"finding-sphere-polytope-nan", 28},                                                          \
@@ -55,15 +54,10 @@ typedef struct fz_known {
 	{"finding-polytope-cone-options", 30},                                                        \
 	{"finding-circle-capsule2-toi", 32},                                                          \
 	{"finding-spheres-toi-tiny", 33},                                                             \
-	{"finding-world-pair-missed", 34},                                                            \
 	{"finding-world-slow", 35},                                                                   \
-	/* found by CI's seeded run after the fixes: a touching pair the 2D naive-broad-phase world  \
-	   misses (38, as 34) */                                                                       \
-	{"finding-world-pair-missed-naive", 38},                                                      \
 	/* found by CI's seeded run of the landing commit: two polytopes touching with NaN witnesses \
-	   (39), a touching pair the 2D hash world misses (40, as 34) */                                \
+	   (39) */                                                                                     \
 	{"finding-polytopes-touching-nan", 39},                                                       \
-	{"finding-world-pair-missed-hash", 40},                                                       \
 	{NULL, 0},                                                                                    \
 }
 
