@@ -390,6 +390,20 @@ typedef struct gjk2_out {
 	imp_query_state state; ///< SEPARATED, OVERLAPPING (origin in C), ITERATION_LIMIT, DEGENERATE
 } gjk2_out;
 
+/// The steps in a row gjk_user may take that leave |v| as it was, to
+/// rounding, while turning v, before it calls the descent stalled.
+#define GJK_LEVEL_STEPS 4
+
+/// The largest coordinate of the simplex's points of C: the scale of the
+/// rounding in the sub-distance's answer.
+static double simplex_reach(const imp_svert2 *s, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; ++i)
+		m = imp_max(m, imp_max(fabs(s[i].w.x), fabs(s[i].w.y)));
+	return m;
+}
+
 /// Alg. 1 (and, with `boolean`, Alg. 6) where a user shape takes part: the
 /// simplex as records that carry the support points (a user shape has no
 /// vertex index to find them by). The same steps and exits as gjk_polygons;
@@ -435,6 +449,7 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 	bool normalised = !has_user_shape(c);
 	imp_vec2 d_prev = v, w_prev = v;
 	int k = 0;
+	int level = 0; // steps in a row that left |v| as it was (GJK_LEVEL_STEPS)
 	for (;;) {
 		if (c->bad) {
 			state = IMP_STATE_DEGENERATE;
@@ -525,6 +540,20 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			len = nlen;
 			continue;
 		}
+		if (!(nlen < len) && n < 3 && level < GJK_LEVEL_STEPS && (v.x != kept_v.x || v.y != kept_v.y) &&
+		    nlen <= len + 8 * DBL_EPSILON * simplex_reach(s, n)) {
+			// As near as before to rounding, but v turned: the support
+			// along the new v can still gain where the gap says it must.
+			// A tiny user ellipse under a long segment's end: the step to
+			// the segment's far end brought |v| down by 5e-15 of 61, below
+			// its last bit (or a bit up, rounded), and turned v from the
+			// ellipse's flank towards its top, 2.7e-7 nearer, which the
+			// next support reaches (the cold distance stopped there and a
+			// warm one did not).
+			++level;
+			len = nlen;
+			continue;
+		}
 		if (!(nlen < len)) {
 			// Rounding stalled the descent: the simplex before this step
 			// is as good as it gets. Not the new one, which can be far
@@ -541,6 +570,7 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			break;
 		}
 		len = nlen;
+		level = 0;
 	}
 	out->n = n;
 	out->v = v;
