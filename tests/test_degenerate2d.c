@@ -1032,6 +1032,176 @@ static void test_user_curved(void **state)
 		imp_shape_destroy(all[i]);
 }
 
+/// The ellipse of a user shape as a polygon of n points, for the oracle:
+/// inscribed, within a (1 - cos(pi / n)) of the curve.
+static void ellipse_ring(const ellipse *e, imp_pose2 pose, imp_vec2 *out, int n)
+{
+	for (int i = 0; i < n; i++) {
+		double t = 2 * PI * i / n;
+		out[i] = imp_pose2_apply(pose, V(e->a * cos(t), e->b * sin(t)));
+	}
+}
+
+// A tiny user ellipse in the rounded margin of a long, thin triangle whose
+// near edge holds collinear points: GJK's support on the ellipse comes
+// back a rounding away from a vertex already in its simplex, the triangle
+// of the next step has no area to rounding and its barycode named a far
+// vertex; the descent stalled there and kept it. imp_closest2 and
+// imp_distance2 answered 3725.7 (a polygon vertex) where the pair
+// overlaps by 0.997, and imp_overlap2 said true (fuzz finding 31,
+// finding-user2-polygon-overlap, the first case here). Every answer is
+// held against brute force on the ellipse as a 4096-gon.
+static void test_user_polygon_margin(void **state)
+{
+	(void)state;
+	enum { RING = 4096 };
+	imp_vec2 *ring = malloc(RING * sizeof *ring);
+	orc_rng rng = {2031};
+	int bad = 0, cases = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 400; i++) {
+		ellipse e;
+		imp_vec2 pts[11];
+		int n;
+		double radius;
+		imp_pose2 pe, pp;
+		if (i == 0) {
+			// The fuzz input as it decodes (FZ_VERBOSE=1).
+			e = (ellipse){1.5974044799804688e-05, 9.5367431640625e-07};
+			const imp_vec2 f[11] = {V(0.0234375, 0), V(-0.3046875, 0), V(0.0234375, 0), V(0.046875, 0),
+						V(-3726.75, 0), V(0.0234375, 0), V(0.0234375, 0), V(0.0234375, 0),
+						V(0.0234375, 0), V(109.3984375, 0), V(-7502.75, -7.28125)};
+			memcpy(pts, f, sizeof f);
+			n = 11;
+			radius = 1.0;
+			pe = at(0, 0);
+			pp = (imp_pose2){V(0.0, 0.0078125), {-0.38268343236508973, 0.92387953251128674}};
+		} else {
+			// A triangle from -L2 to x1 along y = 0 with a far corner just
+			// below, collinear points on its top edge, and the ellipse
+			// near that edge, inside the margin or just outside it.
+			double l1 = orc_range(&rng, 100, 8000), x1 = orc_range(&rng, 1, 200);
+			double l2 = l1 * orc_range(&rng, 1.2, 3.0), drop = orc_range(&rng, 1, 10);
+			n = 0;
+			pts[n++] = V(-l1, 0.0);
+			pts[n++] = V(x1, 0.0);
+			pts[n++] = V(-l2, -drop);
+			for (int k = 0; k < 5; k++)
+				pts[n++] = V(orc_range(&rng, -l1, x1), 0.0);
+			radius = orc_int(&rng, 4) == 0 ? 0.0 : orc_range(&rng, 0.1, 2.0);
+			e = (ellipse){pow(10.0, orc_range(&rng, -6, -3)), 0.0};
+			e.b = e.a * pow(10.0, orc_range(&rng, -2, 0));
+			double above = orc_range(&rng, -0.5, 1.5) * (radius > 0.0 ? radius : 0.01);
+			pp = imp_pose2_make(orc_range(&rng, -3, 3), orc_range(&rng, -3, 3), orc_range(&rng, -PI, PI));
+			pe = imp_pose2_make(0.0, 0.0, orc_range(&rng, -PI, PI));
+			pe.p = imp_pose2_apply(pp, V(orc_range(&rng, -0.9, 0.9) * l1, above));
+		}
+		imp_shape *E = NULL, *P = poly(pts, n, radius);
+		assert_int_equal(imp_shape_user2(ellipse_support, &e, 0.0, &E), IMP_OK);
+		imp_vec2 world[11], hull[11];
+		orc_transform(pp, pts, n, world);
+		int nh = orc_hull(world, n, hull);
+		ellipse_ring(&e, pe, ring, RING);
+		double want = orc_signed_distance(ring, RING, 0.0, hull, nh, radius);
+		double scene = orc_scene(ring, RING, 0.0, hull, nh, radius);
+		double tol = 1e-9 * scene;
+		for (int swap = 0; swap < 2; swap++) {
+			const imp_shape *a = swap ? P : E, *b = swap ? E : P;
+			imp_pose2 pa = swap ? pp : pe, pb = swap ? pe : pp;
+			imp_closest2_result r;
+			imp_status st = imp_closest2(a, pa, b, pb, NULL, &r);
+			double d = imp_distance2(a, pa, b, pb, NULL);
+			bool ov = imp_overlap2(a, pa, b, pb, NULL);
+			double err = fabs(r.distance - want);
+			bool ok = st == IMP_OK && err <= tol && fabs(d - fmax(want, 0.0)) <= tol &&
+				  (fabs(want) <= tol || ov == (want < 0.0)) &&
+				  fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-12 &&
+				  fabs(imp_vec2_dot(r.normal, imp_vec2_sub(r.point_b, r.point_a)) - r.distance) <= tol;
+			cases++;
+			worst = fmax(worst, err / scene);
+			if (!ok && bad++ < 8)
+				print_message("FAIL case %d swap %d: want %.17g, closest2 %.17g (state %s), distance2 "
+					      "%.17g, overlap2 %d\n",
+					      i, swap, want, r.distance, imp_query_state_string(r.state), d, ov);
+		}
+		imp_shape_destroy(E);
+		imp_shape_destroy(P);
+	}
+	print_message("user ellipse in a polygon's margin: %d queries, %d wrong, worst error %.3g of the scene\n",
+		      cases, bad, worst);
+	free(ring);
+	assert_int_equal(bad, 0);
+}
+
+// A tiny user ellipse under the end of a long segment: GJK's step to the
+// segment's far end leaves |v| as it was to its last bit (a gain of 5e-15
+// of 61) while turning v towards the ellipse's top, and GJK stopped there
+// as if rounding had stalled it, 2.7e-7 short (4.4e-9 of the scene; the
+// query's tolerance is 1e-12), where a warm cache found the top (found by
+// fuzz_pairwise: the first case here). Against brute force on the ellipse
+// as a 4096-gon, cold and warm.
+static void test_user_segment_end(void **state)
+{
+	(void)state;
+	enum { RING = 4096 };
+	imp_vec2 *ring = malloc(RING * sizeof *ring);
+	orc_rng rng = {4711};
+	int bad = 0, cases = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 300; i++) {
+		ellipse e;
+		imp_vec2 p0, p1;
+		imp_pose2 pe, ps;
+		if (i == 0) {
+			e = (ellipse){1.2874603271484375e-05, 7.6055526733398438e-05};
+			p0 = V(1.0387856152602562e-13, 61.125);
+			p1 = V(61.125, 61.125);
+			pe = ps = (imp_pose2){V(61.125, 61.125), {0.073564563599667454, 0.99729045667869021}};
+		} else {
+			e.a = pow(10.0, orc_range(&rng, -6, -3));
+			e.b = pow(10.0, orc_range(&rng, -6, -3));
+			double h = orc_range(&rng, 1, 100), l = orc_range(&rng, 1, 100);
+			double x0 = orc_range(&rng, -2, 2) * e.a;
+			p0 = V(x0, h);
+			p1 = V(x0 + (orc_int(&rng, 2) ? l : -l), h);
+			pe = imp_pose2_make(orc_range(&rng, -100, 100), orc_range(&rng, -100, 100), orc_range(&rng, -PI, PI));
+			ps = orc_int(&rng, 2) ? pe : imp_pose2_make(pe.p.x, pe.p.y, atan2(pe.q.s, pe.q.c) + orc_range(&rng, -1e-3, 1e-3));
+		}
+		imp_shape *E = NULL, *S = seg(p0.x, p0.y, p1.x, p1.y);
+		assert_int_equal(imp_shape_user2(ellipse_support, &e, 0.0, &E), IMP_OK);
+		imp_vec2 ends[2] = {imp_pose2_apply(ps, p0), imp_pose2_apply(ps, p1)};
+		ellipse_ring(&e, pe, ring, RING);
+		double want = orc_signed_distance(ring, RING, 0.0, ends, 2, 0.0);
+		double scene = orc_scene(ring, RING, 0.0, ends, 2, 0.0);
+		double tol = 1e-9 * scene;
+		for (int swap = 0; swap < 2; swap++) {
+			const imp_shape *a = swap ? S : E, *b = swap ? E : S;
+			imp_pose2 pa = swap ? ps : pe, pb = swap ? pe : ps;
+			imp_simplex_cache cache;
+			memset(&cache, 0, sizeof cache);
+			imp_closest2_result r;
+			imp_status st = imp_closest2(a, pa, b, pb, NULL, &r);
+			double cold = imp_distance2(a, pa, b, pb, NULL);
+			double first = imp_distance2(a, pa, b, pb, &cache), warm = imp_distance2(a, pa, b, pb, &cache);
+			double err = fmax(fmax(fabs(r.distance - want), fabs(cold - want)), fmax(fabs(first - want), fabs(warm - want)));
+			bool ok = st == IMP_OK && err <= tol && fabs(imp_vec2_length(r.normal) - 1.0) <= 1e-12 &&
+				  fabs(imp_vec2_dot(r.normal, imp_vec2_sub(r.point_b, r.point_a)) - r.distance) <= tol;
+			cases++;
+			worst = fmax(worst, err / scene);
+			if (!ok && bad++ < 8)
+				print_message("FAIL case %d swap %d: want %.17g, closest2 %.17g (state %s), distance2 cold "
+					      "%.17g, cached %.17g then %.17g\n",
+					      i, swap, want, r.distance, imp_query_state_string(r.state), cold, first, warm);
+		}
+		imp_shape_destroy(E);
+		imp_shape_destroy(S);
+	}
+	print_message("user ellipse under a segment's end: %d pairs, %d wrong, worst error %.3g of the scene\n", cases,
+		      bad, worst);
+	free(ring);
+	assert_int_equal(bad, 0);
+}
+
 static int sentinel_object;
 #define SENTINEL_SHAPE ((imp_shape *)&sentinel_object)
 static int nan_after;
@@ -1394,6 +1564,8 @@ int main(void)
 		cmocka_unit_test(test_iteration_limits),
 		cmocka_unit_test(test_walk_iteration_limit),
 		cmocka_unit_test(test_user_curved),
+		cmocka_unit_test(test_user_polygon_margin),
+		cmocka_unit_test(test_user_segment_end),
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
 		cmocka_unit_test(test_sliver_walk),

@@ -285,6 +285,51 @@ static void test_subnormal_cores2(void **state)
 	imp_shape_destroy(pt);
 }
 
+/// A capsule whose core is a few subnormals long (down to the smallest,
+/// 2^-1074) against a point on its core: the point is 1 radius deep, its
+/// witness on the capsule a radius away. The walk scaled such a core by
+/// 2^1073, which is infinite, and answered NaN witnesses with IMP_OK (fuzz
+/// finding 37, finding-capsule2-polygon-nan).
+static void test_subnormal_capsule_point2(void **state)
+{
+	(void)state;
+	const double lengths[] = {4.9406564584124654e-324, 1.4821969375237396e-323, 1e-320, 1e-310, 1e-300};
+	const imp_vec2 dirs[] = {{1.0, 0.0}, {0.0, 1.0}, {-1.0, 0.0}, {0.0, -1.0}};
+	const double radii[] = {1.0, 0.375};
+	imp_vec2 o = {0.0, 0.0};
+	imp_shape *pt = NULL;
+	assert_int_equal(imp_shape_polygon(&o, 1, 0.0, &pt), IMP_OK);
+	imp_pose2 id = {{0.0, 0.0}, {1.0, 0.0}};
+	for (int i = 0; i < 5; ++i)
+		for (int k = 0; k < 4; ++k)
+			for (int m = 0; m < 2; ++m) {
+				imp_vec2 end = {lengths[i] * dirs[k].x, lengths[i] * dirs[k].y};
+				double radius = radii[m];
+				imp_shape *cap = NULL;
+				assert_int_equal(imp_shape_capsule2(end, o, radius, &cap), IMP_OK);
+				for (int swap = 0; swap < 2; ++swap) {
+					const imp_shape *a = swap ? pt : cap, *b = swap ? cap : pt;
+					imp_closest2_result r;
+					assert_int_equal(imp_closest2(a, id, b, id, NULL, &r), IMP_OK);
+					imp_vec2 on_cap = swap ? r.point_b : r.point_a, on_pt = swap ? r.point_a : r.point_b;
+					double gap = r.normal.x * (r.point_b.x - r.point_a.x) +
+						     r.normal.y * (r.point_b.y - r.point_a.y);
+					if (!(isfinite(r.point_a.x) && isfinite(r.point_a.y) && isfinite(r.point_b.x) &&
+					      isfinite(r.point_b.y) && fabs(hypot(r.normal.x, r.normal.y) - 1.0) <= 1e-12 &&
+					      fabs(r.distance + radius) <= 1e-12 && fabs(gap - r.distance) <= 1e-12 &&
+					      hypot(on_pt.x, on_pt.y) <= 1e-12 &&
+					      fabs(hypot(on_cap.x, on_cap.y) - radius) <= 1e-12 &&
+					      r.state == IMP_STATE_OVERLAPPING))
+						fail_msg("length %g, direction %d, radius %g, swap %d: distance %g, a (%g %g), "
+							 "b (%g %g), normal (%g %g), state %d",
+							 lengths[i], k, radius, swap, r.distance, r.point_a.x, r.point_a.y,
+							 r.point_b.x, r.point_b.y, r.normal.x, r.normal.y, (int)r.state);
+				}
+				imp_shape_destroy(cap);
+			}
+	imp_shape_destroy(pt);
+}
+
 /// The cases of the issue, with their answers in closed form.
 static void test_finite2_cases(void **state)
 {
@@ -574,6 +619,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_finite2_cases),
 		cmocka_unit_test(test_subnormal_cores2),
+		cmocka_unit_test(test_subnormal_capsule_point2),
 		cmocka_unit_test(test_finite2),
 		cmocka_unit_test(test_finite3_cases),
 		cmocka_unit_test(test_finite3),

@@ -390,6 +390,20 @@ typedef struct gjk2_out {
 	imp_query_state state; ///< SEPARATED, OVERLAPPING (origin in C), ITERATION_LIMIT, DEGENERATE
 } gjk2_out;
 
+/// The steps in a row gjk_user may take that leave |v| as it was, to
+/// rounding, while turning v, before it calls the descent stalled.
+#define GJK_LEVEL_STEPS 4
+
+/// The largest coordinate of the simplex's points of C: the scale of the
+/// rounding in the sub-distance's answer.
+static double simplex_reach(const imp_svert2 *s, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; ++i)
+		m = imp_max(m, imp_max(fabs(s[i].w.x), fabs(s[i].w.y)));
+	return m;
+}
+
 /// Alg. 1 (and, with `boolean`, Alg. 6) where a user shape takes part: the
 /// simplex as records that carry the support points (a user shape has no
 /// vertex index to find them by). The same steps and exits as gjk_polygons;
@@ -435,6 +449,7 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 	bool normalised = !has_user_shape(c);
 	imp_vec2 d_prev = v, w_prev = v;
 	int k = 0;
+	int level = 0; // steps in a row that left |v| as it was (GJK_LEVEL_STEPS)
 	for (;;) {
 		if (c->bad) {
 			state = IMP_STATE_DEGENERATE;
@@ -511,6 +526,9 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
+		imp_svert2 kept[2] = {s[0], s[1]};
+		int kept_n = n;
+		imp_vec2 kept_v = v;
 		s[n] = s[n - 1];
 		if (n == 2)
 			s[1] = s[0];
@@ -522,13 +540,37 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			len = nlen;
 			continue;
 		}
-		if (!(nlen < len)) {
-			// Rounding stalled the descent: v is as good as it gets.
+		if (!(nlen < len) && n < 3 && level < GJK_LEVEL_STEPS && (v.x != kept_v.x || v.y != kept_v.y) &&
+		    nlen <= len + 8 * DBL_EPSILON * simplex_reach(s, n)) {
+			// As near as before to rounding, but v turned: the support
+			// along the new v can still gain where the gap says it must.
+			// A tiny user ellipse under a long segment's end: the step to
+			// the segment's far end brought |v| down by 5e-15 of 61, below
+			// its last bit (or a bit up, rounded), and turned v from the
+			// ellipse's flank towards its top, 2.7e-7 nearer, which the
+			// next support reaches (the cold distance stopped there and a
+			// warm one did not).
+			++level;
 			len = nlen;
-			state = n == 3 || len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+			continue;
+		}
+		if (!(nlen < len)) {
+			// Rounding stalled the descent: the simplex before this step
+			// is as good as it gets. Not the new one, which can be far
+			// worse: a support a rounding away from a vertex of the
+			// simplex makes a triangle without area to rounding, whose
+			// barycode names any region (a user ellipse in a polygon's
+			// margin went from a point 0.003 away to a vertex 3726 away,
+			// and the distance with it; fuzz finding 31).
+			s[0] = kept[0];
+			s[1] = kept[1];
+			n = kept_n;
+			v = kept_v;
+			state = len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			break;
 		}
 		len = nlen;
+		level = 0;
 	}
 	out->n = n;
 	out->v = v;
@@ -675,9 +717,7 @@ static IMP_NOINLINE bool scale_pair2(const imp_shape *a, const imp_shape *b, imp
 	if (!(size < 1.0 / SCALE2_BIG || size > SCALE2_BIG) || !(size > 0.0) || a->v == NULL || b->v == NULL ||
 	    a->count > SCALE2_MAX_VERTICES || b->count > SCALE2_MAX_VERTICES)
 		return false;
-	int e;
-	frexp(size, &e);
-	x->s = ldexp(1.0, e < -1000 ? 1000 : -e); // 2^1000 at most: subnormal scenes stay finite
+	x->s = imp_unit_scale2(size);
 	scale_shape2(a, x->s, x->va, &x->a);
 	scale_shape2(b, x->s, x->vb, &x->b);
 	*p = imp_vec2_scale(x->s, *p);
@@ -880,6 +920,8 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 			break;
 		}
 		near old = v;
+		vtx old_p = p, old_q = q;
+		int old_n = n;
 		if (n == 1) {
 			n = small_segment(w, p, &p, &q, &v);
 		} else {
@@ -920,7 +962,13 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 			}
 		}
 		if (v.h != 0.0 && !nearer(v, old)) {
-			// Rounding stalled the descent: v is as good as it gets.
+			// Rounding stalled the descent: the simplex before this step
+			// is as good as it gets (the new one can be far worse; see
+			// gjk_user).
+			p = old_p;
+			q = old_q;
+			n = old_n;
+			v = old;
 			if (drop_interior(&p, q, w, &n, &v))
 				continue;
 			state = boolean && near_within(v, R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;

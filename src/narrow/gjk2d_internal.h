@@ -3,6 +3,7 @@
 #ifndef IMPACT_GJK2D_INTERNAL_H
 #define IMPACT_GJK2D_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -141,6 +142,21 @@ typedef struct imp_epa2_result {
 /// nearest to the origin. `tol` is absolute.
 void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
 	      imp_epa2_result *out);
+
+/// The power of two that brings a magnitude m > 0 to about 1, clamped to
+/// [2^-1000, 2^1000] so that it and its inverse are finite. Unclamped, the
+/// smallest subnormal (2^-1074) asks for 2^1073, which is infinite: a
+/// capsule whose core is that short, touching a point, came out of the
+/// walk with NaN witnesses (fuzz finding 37). Scaling by a power of two is
+/// exact; a scene the clamp leaves off unit size is still far inside the
+/// range whose squares the solvers form.
+static inline double imp_unit_scale2(double m)
+{
+	int e;
+	frexp(m, &e);
+	e = e < -1000 ? -1000 : (e > 1000 ? 1000 : e);
+	return ldexp(1.0, -e);
+}
 
 /// The walk holds both rings' edges on the stack: polygon pairs with more
 /// vertices between them go to EPA.

@@ -198,9 +198,7 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 		m = imp_max(m, imp_max(fabs(e[k].x), fabs(e[k].y)));
 	double scale = 1.0;
 	if (m > 0.0 && (m < 0x1p-400 || m > 0x1p400)) {
-		int ex;
-		frexp(m, &ex);
-		scale = ldexp(1.0, -ex);
+		scale = imp_unit_scale2(m);
 		u0 = imp_vec2_scale(scale, u0);
 		for (int k = 0; k < ea + eb; ++k)
 			e[k] = imp_vec2_scale(scale, e[k]);

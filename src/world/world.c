@@ -2621,14 +2621,23 @@ static void step_commit(imp_world *w, const step_ctx *c)
 		} else {
 			pose_at(w, s, c->dt, &p2, &p3);
 		}
-		bool turned = !vec3_is_zero(m->sw) || target;
+		// Turned: the rotation is not the one b->rel was made for (the
+		// step's start), bit for bit. Not "the step's angular velocity is
+		// not 0, or a target": a callback that stopped a turning body at a
+		// contact (imp_body_set_velocity2 inside the step) left sw at 0
+		// with the body turned up to then, and its box stayed that of the
+		// old rotation, so the next update missed pairs it touched (fuzz
+		// findings 34, 38 and 40). A pose that did not turn keeps its
+		// rotation exactly (imp_motion2_at, imp_motion3_at).
+		bool turned = !same_rotation(w, b, &p2, &p3);
 		// A computed rotation renormalised, so that rounding cannot pile
-		// up over many steps; a target is the user's, bit for bit.
-		if (w->dim == 2 && !target) {
+		// up over many steps; a target is the user's, bit for bit, and so
+		// is a rotation the step did not turn.
+		if (w->dim == 2 && turned && !target) {
 			double l = sqrt(p2.q.c * p2.q.c + p2.q.s * p2.q.s);
 			p2.q.c /= l;
 			p2.q.s /= l;
-		} else if (!target) {
+		} else if (turned && !target) {
 			p3.q = imp_quat_normalize(p3.q);
 		}
 		if (w->dim == 2)

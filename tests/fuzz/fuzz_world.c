@@ -200,6 +200,51 @@ static int cmp_pair(const void *x, const void *y)
 	return a->a != b->a ? (a->a > b->a) - (a->a < b->a) : (a->b > b->b) - (a->b < b->b);
 }
 
+/// A body's shape as FZ_VERBOSE prints it: its constructor and input.
+static void describe_body(const run *r, int slot)
+{
+	const ow_body *b = &r->body[slot];
+	int k = 0;
+	while (k < r->shapes && r->shape[k] != b->shape)
+		++k;
+	const fz_made *m = k < r->shapes ? &r->made[k] : NULL;
+	fprintf(stderr, "body %d: type %d, %s radius %.17g h (%.17g %.17g %.17g) points", slot, (int)b->type,
+		m ? fz_kind_name(m->kind) : "?", m ? m->radius : NAN, m ? m->h[0] : NAN, m ? m->h[1] : NAN,
+		m ? m->h[2] : NAN);
+	for (int i = 0; m && i < m->n; ++i)
+		fprintf(stderr, " (%.17g %.17g %.17g)", m->pts[i].x, m->pts[i].y, m->pts[i].z);
+	if (r->dim == 2)
+		fprintf(stderr, "; pose (%.17g %.17g; %.17g %.17g)\n", b->pose2.p.x, b->pose2.p.y, b->pose2.q.c,
+			b->pose2.q.s);
+	else
+		fprintf(stderr, "; pose (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g)\n", b->pose3.p.x, b->pose3.p.y,
+			b->pose3.p.z, b->pose3.q.x, b->pose3.q.y, b->pose3.q.z, b->pose3.q.w);
+}
+
+/// A pair the world and brute force disagree on, for FZ_VERBOSE: both
+/// bodies and the pairwise answers between them.
+static void describe_pair(const run *r, ow_pair p)
+{
+	describe_body(r, p.a);
+	describe_body(r, p.b);
+	const ow_body *a = &r->body[p.a], *b = &r->body[p.b];
+	if (r->dim == 2) {
+		imp_closest2_result c;
+		imp_status st = imp_closest2(a->shape, a->pose2, b->shape, b->pose2, NULL, &c);
+		fprintf(stderr, "overlap2 %d, distance2 %.17g, closest2 %s %.17g (%s)\n",
+			imp_overlap2(a->shape, a->pose2, b->shape, b->pose2, NULL),
+			imp_distance2(a->shape, a->pose2, b->shape, b->pose2, NULL), imp_status_string(st), c.distance,
+			imp_query_state_string(c.state));
+	} else {
+		imp_closest3_result c;
+		imp_status st = imp_closest3(a->shape, a->pose3, b->shape, b->pose3, NULL, &c);
+		fprintf(stderr, "overlap3 %d, distance3 %.17g, closest3 %s %.17g (%s)\n",
+			imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, NULL),
+			imp_distance3(a->shape, a->pose3, b->shape, b->pose3, NULL), imp_status_string(st), c.distance,
+			imp_query_state_string(c.state));
+	}
+}
+
 /// The touching pairs after an update, against every pair tested.
 static void check_pairs(run *r)
 {
@@ -223,6 +268,8 @@ static void check_pairs(run *r)
 		ow_pair p = c <= 0 ? got.p[i] : want[j];
 		if (c != 0) {
 			bool bad = p.a < 0 || p.b >= r->slots || p.a >= MAX_SLOTS || p.b >= MAX_SLOTS;
+			if (!bad && getenv("FZ_VERBOSE"))
+				describe_pair(r, p);
 			if (bad || !ow_on_edge(&r->body[p.a], &r->body[p.b], r->rule))
 				fz_finding("world.pairs", "pair (%d, %d) %s by the world, %s by brute force", p.a, p.b,
 					   c < 0 ? "touching" : "not touching", c < 0 ? "not touching" : "touching");
@@ -822,6 +869,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (op == 0 && live >= MAX_SLOTS - 8)
 			continue;
 		st = operate(&r, op);
+		if (getenv("FZ_VERBOSE"))
+			fprintf(stderr, "op %d: %s: %s\n", n, op_names[op], imp_status_string(st));
 		r.c.fail_at = -1;
 		if (st != IMP_OK && !(op == 7 && st == IMP_ERR_OUT_OF_MEMORY && r.velocity_in_callback)) {
 			uint64_t after = imp_world_state_hash(r.w);

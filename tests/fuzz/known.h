@@ -44,28 +44,20 @@ typedef struct fz_known {
 	/* the same run, also not analysed yet: a warm cache against a cold query (26: a polygon and \
 	   a box, depth 41 against -2e21; 27: a capsule and a cone, 2.4e12 against 0); NaN witnesses \
 	   (28: a sphere and a polytope); a normal of length 1.01 (29: an ellipsoid and a capsule);   \
-	   options changing a depth of 5.56e21 in its fourth digit (30); overlap true at distance     \
-	   3725.7 (31: a user shape and a polygon); a time of impact answering t = 0 at a negative    \
-	   distance as its state 2 (32: a circle and a capsule; 33: two tiny spheres); a touching     \
-	   pair the world misses (34: 2D, hash); an input slower than the fuzzer's 30 s (35). */       \
+	   options changing a depth of 5.56e21 in its fourth digit (30); a time of impact answering   \
+	   t = 0 at a negative distance as its state 2 (32: a circle and a capsule; 33: two tiny      \
+	   spheres); an input slower than the fuzzer's 30 s (35). */                                   \
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
 	{"finding-capsule3-cone-cache", 27},                                                          \
 	{"finding-sphere-polytope-nan", 28},                                                          \
 	{"finding-ellipsoid-capsule3-normal", 29},                                                    \
 	{"finding-polytope-cone-options", 30},                                                        \
-	{"finding-user2-polygon-overlap", 31},                                                        \
 	{"finding-circle-capsule2-toi", 32},                                                          \
 	{"finding-spheres-toi-tiny", 33},                                                             \
-	{"finding-world-pair-missed", 34},                                                            \
 	{"finding-world-slow", 35},                                                                   \
-	/* found by CI's seeded run after the fixes: NaN witness of a capsule and a polygon (37), a   \
-	   touching pair the 2D naive-broad-phase world misses (38, as 34) */                          \
-	{"finding-capsule2-polygon-nan", 37},                                                         \
-	{"finding-world-pair-missed-naive", 38},                                                      \
 	/* found by CI's seeded run of the landing commit: two polytopes touching with NaN witnesses \
-	   (39), a touching pair the 2D hash world misses (40, as 34) */                                \
+	   (39) */                                                                                     \
 	{"finding-polytopes-touching-nan", 39},                                                       \
-	{"finding-world-pair-missed-hash", 40},                                                       \
 	{NULL, 0},                                                                                    \
 }
 
