@@ -221,8 +221,23 @@ static ball_answer ball_gap(imp_vec3 pa, imp_vec3 va, double ra, imp_vec3 pb, im
 	ball_answer r;
 	imp_vec3 ca = imp_vec3_add(pa, imp_vec3_scale(t, va)), cb = imp_vec3_add(pb, imp_vec3_scale(t, vb));
 	imp_vec3 d = imp_vec3_sub(cb, ca);
-	double len = imp_vec3_length(d);
-	r.normal = imp_vec3_scale(1.0 / len, d);
+	// The length and direction of d divided by its largest coordinate
+	// first: squares of coordinates below 1e-154 are subnormal or 0 (balls
+	// 1e-160 apart answered a normal of length 1.00001 and a distance
+	// 6e-6 short; at 1e-320 the inverse length is infinite). The centres
+	// are apart here (the balls never meet), so m > 0; (1, 0, 0) if not.
+	double dd = imp_vec3_dot(d, d), len = 0.0;
+	double m = imp_max(fabs(d.x), imp_max(fabs(d.y), fabs(d.z)));
+	r.normal = imp_vec3_make(1.0, 0.0, 0.0);
+	if (dd >= 0x1p-960 && dd <= 0x1p960) {
+		len = sqrt(dd);
+		r.normal = imp_vec3_scale(1.0 / len, d);
+	} else if (m > 0.0) {
+		imp_vec3 u = imp_vec3_make(d.x / m, d.y / m, d.z / m);
+		double lu = imp_vec3_length(u);
+		len = m * lu;
+		r.normal = imp_vec3_make(u.x / lu, u.y / lu, u.z / lu);
+	}
 	r.distance = len - ra - rb;
 	r.point_a = imp_vec3_add(ca, imp_vec3_scale(ra, r.normal));
 	r.point_b = imp_vec3_sub(cb, imp_vec3_scale(rb, r.normal));

@@ -200,7 +200,10 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	if (m > 0.0 && (m < 0x1p-400 || m > 0x1p400)) {
 		int ex;
 		frexp(m, &ex);
-		scale = ldexp(1.0, -ex);
+		// 2^1000 at most: 2^-ex is infinite for a scene a few
+		// subnormals across (a capsule core 1e-310 long under a disc:
+		// 2^1030), and made the witnesses NaN (issue 20, findings 32, 37).
+		scale = ldexp(1.0, ex < -1000 ? 1000 : -ex);
 		u0 = imp_vec2_scale(scale, u0);
 		for (int k = 0; k < ea + eb; ++k)
 			e[k] = imp_vec2_scale(scale, e[k]);

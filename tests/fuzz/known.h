@@ -24,10 +24,6 @@ typedef struct fz_known {
 	   SEPARATED (a circle of that radius, or no turn: a hit at t = 0.8395); motion_free says not    \
 	   free (finding-cast-free-ends-inside) */                                                     \
 	{"world.motion_free", 20},                                                                    \
-	/* 32, 33, 36: a time of impact that starts overlapped (t = 0) answers NaN witnesses or normal \
-	   (finding-circle-capsule2-toi, finding-spheres-toi-tiny, finding-polygon-segment2-toi, the   \
-	   last found by CI's run) */                                                                  \
-	{"toi.finite", 36},                                                                           \
 	{NULL, 0},                                                                                    \
 }
 
@@ -45,17 +41,15 @@ typedef struct fz_known {
 	   a box, depth 41 against -2e21; 27: a capsule and a cone, 2.4e12 against 0); NaN witnesses \
 	   (28: a sphere and a polytope); a normal of length 1.01 (29: an ellipsoid and a capsule);   \
 	   options changing a depth of 5.56e21 in its fourth digit (30); overlap true at distance     \
-	   3725.7 (31: a user shape and a polygon); a time of impact answering t = 0 at a negative    \
-	   distance as its state 2 (32: a circle and a capsule; 33: two tiny spheres); a touching     \
-	   pair the world misses (34: 2D, hash); an input slower than the fuzzer's 30 s (35). */       \
+	   3725.7 (31: a user shape and a polygon); a touching pair the world misses (34: 2D, hash);   \
+	   an input slower than the fuzzer's 30 s (35). (32 and 33, times of impact at t = 0 with NaN \
+	   witnesses, are fixed.) */                                                                   \
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
 	{"finding-capsule3-cone-cache", 27},                                                          \
 	{"finding-sphere-polytope-nan", 28},                                                          \
 	{"finding-ellipsoid-capsule3-normal", 29},                                                    \
 	{"finding-polytope-cone-options", 30},                                                        \
 	{"finding-user2-polygon-overlap", 31},                                                        \
-	{"finding-circle-capsule2-toi", 32},                                                          \
-	{"finding-spheres-toi-tiny", 33},                                                             \
 	{"finding-world-pair-missed", 34},                                                            \
 	{"finding-world-slow", 35},                                                                   \
 	/* found by CI's seeded run after the fixes: NaN witness of a capsule and a polygon (37), a   \
