@@ -449,6 +449,136 @@ static void test_separated_tiny_gap(void **state)
 	imp_shape_destroy(p3);
 }
 
+/// A disc's support, written as the fuzz target's user ellipse
+/// (tests/fuzz/fuzz.c) with both semi-axes `*user`: d scaled by its largest
+/// coordinate first.
+static imp_vec2 disc_support(const void *user, imp_vec2 d)
+{
+	double h = *(const double *)user;
+	double m = fmax(fabs(d.x), fabs(d.y));
+	double x = d.x / m * h, y = d.y / m * h;
+	double l = sqrt(x * x + y * y);
+	return imp_vec2_make(x * h / l, y * h / l);
+}
+
+/// The distance from a disc of radius r centred at c to the box [-hx, hx]
+/// x [-hy, hy]: the analytic oracle.
+static double disc_box_distance(imp_vec2 c, double r, double hx, double hy)
+{
+	double dx = fabs(c.x) - hx, dy = fabs(c.y) - hy;
+	if (dx <= 0.0 && dy <= 0.0)
+		return fmax(dx, dy) - r;
+	return hypot(fmax(dx, 0.0), fmax(dy, 0.0)) - r;
+}
+
+/// The first time in [0, 1] the disc of radius r on motion m meets the box:
+/// 20,000 samples of the analytic distance, then bisection; INFINITY if
+/// none meets.
+static double disc_box_first(imp_motion2 m, double r, double hx, double hy)
+{
+	enum { N = 20000 };
+	double prev = 0.0;
+	for (int i = 0; i <= N; i++) {
+		double t = (double)i / N;
+		if (disc_box_distance(imp_motion2_at(m, t).p, r, hx, hy) <= 0.0) {
+			double lo = prev, hi = t;
+			for (int k = 0; k < 60 && i > 0; k++) {
+				double mid = 0.5 * (lo + hi);
+				if (disc_box_distance(imp_motion2_at(m, mid).p, r, hx, hy) <= 0.0)
+					hi = mid;
+				else
+					lo = mid;
+			}
+			return i == 0 ? 0.0 : hi;
+		}
+		prev = t;
+	}
+	return INFINITY;
+}
+
+/// Issue 20, defect 20 (fuzz_world's finding-cast-free-ends-inside): a user
+/// disc of radius 2^-20 turning 67.5 degrees from (27.5625, 1.78515625) to
+/// (-0.1875, 0), through the box of half sizes 4.265625 x 4.25 at the
+/// origin, was answered SEPARATED. The motion bound was right: the
+/// distance query at the eighth step, 3.1e-6 from the box, answered 3.96
+/// with the step's warm cache. Its GJK had the nearest point 3.1e-6 from
+/// the origin on an edge of C 8 long; the next support lay 1e-16 from the
+/// edge's end, the edge with it was solved to that end alone, 3.96 away,
+/// and the stall exit kept that simplex instead of the one before. The
+/// time of impact must hit, no later than the first contact of a dense
+/// scan of the analytic distance; the same for the disc's motion turned
+/// through other angles and radii, and the warm query at the step itself.
+static void test_turning_user_disc(void **state)
+{
+	(void)state;
+	double hx = 4.265625, hy = 4.25;
+	imp_shape *box = NULL;
+	assert_int_equal(imp_shape_box2(hx, hy, 0.0, &box), IMP_OK);
+	imp_motion2 still = {imp_pose2_make(0, 0, 0), {0, 0}, 0.0};
+	// The finding's motion, bit for bit as fuzz_world made it.
+	double h = 0x1p-20;
+	imp_shape *disc = NULL;
+	assert_int_equal(imp_shape_user2(disc_support, &h, 0.0, &disc), IMP_OK);
+	imp_motion2 m = {{{27.5625, 1.78515625}, {0x1.87de2a6aea964p-2, 0x1.d906bcf328d46p-1}},
+			 {-27.75, -1.78515625},
+			 -0x1.2d97c7f3321d2p+0};
+	double first = disc_box_first(m, h, hx, hy);
+	assert_true(first > 0.83 && first < 0.85);
+	imp_toi2_result r;
+	assert_int_equal(imp_time_of_impact2(disc, m, box, still, 1.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_HIT);
+	assert_true(r.t <= first);
+	// Within the tolerance (1e-6 of the reaches) of the contact: the disc
+	// moves 27.8 a unit of time.
+	assert_true(r.t >= first - 1e-5 / 27.0);
+	check_answer2(&r, 30.0);
+	// The warm query of the step that went wrong, against the cold one
+	// and the analytic distance.
+	double t0 = 0.7767291876925535, t1 = 0.83952688056982605;
+	imp_simplex_cache cache;
+	memset(&cache, 0, sizeof cache);
+	imp_closest2_result c;
+	assert_int_equal(imp_closest2(disc, imp_motion2_at(m, t0), box, still.pose, &cache, &c), IMP_OK);
+	assert_int_equal(imp_closest2(disc, imp_motion2_at(m, t1), box, still.pose, &cache, &c), IMP_OK);
+	double exact = disc_box_distance(imp_motion2_at(m, t1).p, h, hx, hy);
+	assert_true(exact > 3e-6 && exact < 3.2e-6);
+	assert_true(fabs(c.distance - exact) <= 1e-12);
+	// The family: discs of radius 2^-24 to 2^-2 on the finding's path,
+	// turning through -2 pi to 2 pi, some missing the box: the answer is
+	// a hit exactly when the scan meets the box, and never after it.
+	uint64_t s = 0x20;
+	int hits = 0;
+	for (int i = 0; i < 300; i++) {
+		double hr = ldexp(1.0, -2 - (int)(rng_next(&s) % 23));
+		imp_shape *u = NULL;
+		assert_int_equal(imp_shape_user2(disc_support, &hr, 0.0, &u), IMP_OK);
+		imp_vec2 from = {rng_range(&s, 10, 30), rng_range(&s, -8, 8)};
+		imp_vec2 to = {rng_range(&s, -10, 10), rng_range(&s, -8, 8)};
+		imp_motion2 mu = {imp_pose2_make(from.x, from.y, rng_range(&s, -3.2, 3.2)),
+				  {to.x - from.x, to.y - from.y},
+				  rng_range(&s, -6.3, 6.3)};
+		double tf = disc_box_first(mu, hr, hx, hy);
+		imp_toi_options o = imp_default_toi_options();
+		o.max_iterations = 1000;
+		assert_int_equal(imp_time_of_impact2_ex(u, mu, box, still, 1.0, &o, &r), IMP_OK);
+		if (isfinite(tf)) {
+			assert_true(r.state == IMP_TOI_HIT || r.state == IMP_TOI_OVERLAPPED);
+			assert_true(r.t <= tf);
+			hits++;
+		} else if (r.state == IMP_TOI_HIT) {
+			// A graze within the tolerance (1e-6 of the reaches, under 1e-5).
+			assert_true(disc_box_distance(imp_motion2_at(mu, r.t).p, hr, hx, hy) <= 1e-5);
+		} else {
+			assert_int_equal(r.state, IMP_TOI_SEPARATED);
+		}
+		imp_shape_destroy(u);
+	}
+	print_message("turning user discs: %d of 300 meet the box\n", hits);
+	assert_true(hits > 100 && hits < 300);
+	imp_shape_destroy(disc);
+	imp_shape_destroy(box);
+}
+
 static void test_separated_parallel_and_touching(void **state)
 {
 	(void)state;
@@ -631,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_separated_parallel_and_touching),
 		cmocka_unit_test(test_overlapped_start_finite),
 		cmocka_unit_test(test_separated_tiny_gap),
+		cmocka_unit_test(test_turning_user_disc),
 		cmocka_unit_test(test_motion_poses),
 		cmocka_unit_test(test_errors),
 	};

@@ -511,6 +511,10 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
+		// The simplex before w, kept for a stalled step (below).
+		imp_svert2 kept[2] = {s[0], s[1]};
+		int kept_n = n;
+		imp_vec2 kept_v = v;
 		s[n] = s[n - 1];
 		if (n == 2)
 			s[1] = s[0];
@@ -523,9 +527,17 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			continue;
 		}
 		if (!(nlen < len)) {
-			// Rounding stalled the descent: v is as good as it gets.
-			len = nlen;
-			state = n == 3 || len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
+			// Rounding stalled the descent: the simplex before w is as
+			// good as it gets. Not the one with w: its nearest point can
+			// be far worse (an edge 8 long 3.1e-6 from the origin, and a w
+			// 1e-16 from its end, solved to that end alone: the distance
+			// answered was 3.96, and a time of impact called a motion
+			// that hits free; issue 20, defect 20).
+			s[0] = kept[0];
+			s[1] = kept[1];
+			n = kept_n;
+			v = kept_v;
+			state = len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
 			break;
 		}
 		len = nlen;

@@ -18,12 +18,6 @@ typedef struct fz_known {
 } fz_known;
 
 #define FZ_KNOWN_CHECKS {                                                                            \
-	/* 20: found by fuzz_world: imp_world_cast_shape2 answers FREE for a motion (from             \
-	   (27.56, 1.79) turned 67.5 degrees to (-0.1875, 0)) whose end pose is 4.08 deep in a body:    \
-	   imp_time_of_impact2 of the turning user disc (radius 2^-20) against the box answers          \
-	   SEPARATED (a circle of that radius, or no turn: a hit at t = 0.8395); motion_free says not    \
-	   free (finding-cast-free-ends-inside) */                                                     \
-	{"world.motion_free", 20},                                                                    \
 	{NULL, 0},                                                                                    \
 }
 
