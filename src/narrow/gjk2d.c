@@ -511,14 +511,15 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			state = IMP_STATE_OVERLAPPING;
 			break;
 		}
-		// The simplex before w, kept for a stalled step (below).
-		imp_svert2 kept[2] = {s[0], s[1]};
-		int kept_n = n;
-		imp_vec2 kept_v = v;
 		s[n] = s[n - 1];
 		if (n == 2)
 			s[1] = s[0];
 		s[0] = w;
+		// The simplex before w is now s[1..n]; solve writes s[0] and s[1]
+		// only, so s[1] is kept for a stalled step (below).
+		imp_svert2 kept = s[1];
+		int kept_n = n;
+		imp_vec2 kept_v = v;
 		n = solve(s, n + 1, &v);
 		double nlen = robust_length(v, NULL);
 		if (!(nlen < len) && accel) {
@@ -533,8 +534,8 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			// 1e-16 from its end, solved to that end alone: the distance
 			// answered was 3.96, and a time of impact called a motion
 			// that hits free; issue 20, defect 20).
-			s[0] = kept[0];
-			s[1] = kept[1];
+			s[0] = kept;
+			s[1] = s[2];
 			n = kept_n;
 			v = kept_v;
 			state = len == 0.0 || (boolean && len <= R) ? IMP_STATE_OVERLAPPING : IMP_STATE_SEPARATED;
