@@ -1277,6 +1277,106 @@ static double sampled_clearance(int dim, const imp_shape *a, double angle, const
 	return m;
 }
 
+/// A disc's support, as the fuzz target's user ellipse (tests/fuzz/fuzz.c)
+/// with both semi-axes `*user`.
+static imp_vec2 user_disc_support(const void *user, imp_vec2 d)
+{
+	double h = *(const double *)user;
+	double m = fmax(fabs(d.x), fabs(d.y));
+	double x = d.x / m * h, y = d.y / m * h;
+	double l = sqrt(x * x + y * y);
+	return imp_vec2_make(x * h / l, y * h / l);
+}
+
+/// The first of 20,000 evenly spaced times in [0, 1] at which the disc of
+/// radius r, its centre moving from `from` to `to`, meets the box [-hx, hx]
+/// x [-hy, hy] (the analytic distance; the disc's turn does not change
+/// it); INFINITY if none.
+static double disc_meets_box(imp_vec2 from, imp_vec2 to, double r, double hx, double hy)
+{
+	for (int i = 0; i <= 20000; i++) {
+		double t = i / 20000.0;
+		double dx = fabs(from.x + t * (to.x - from.x)) - hx, dy = fabs(from.y + t * (to.y - from.y)) - hy;
+		double d = dx <= 0.0 && dy <= 0.0 ? fmax(dx, dy) : hypot(fmax(dx, 0.0), fmax(dy, 0.0));
+		if (d - r <= 0.0)
+			return t;
+	}
+	return INFINITY;
+}
+
+/// Issue 20, defect 20 (fuzz_world's finding-cast-free-ends-inside): a user
+/// disc of radius 2^-20 cast from (27.5625, 1.78515625) turned 67.5 degrees
+/// to (-0.1875, 0), 4.08 deep in a box of half sizes 4.265625 x 4.25, was
+/// called free: the pairwise time of impact's distance query at its eighth
+/// step answered 3.96 for 3.1e-6 with its warm cache (test_toi's
+/// test_turning_user_disc says why). The cast must hit the box no later
+/// than a scan of the analytic distance meets it, and motion_free must say
+/// not free; so for discs of other radii on other turning motions, each
+/// cast hitting exactly when the scan meets the box.
+static void test_cast_turning_user_disc(void **state)
+{
+	(void)state;
+	double hx = 4.265625, hy = 4.25;
+	imp_world *w = world_of(2);
+	imp_shape *box = NULL;
+	assert_int_equal(imp_shape_box2(hx, hy, 0.0, &box), IMP_OK);
+	imp_body_id id = add_at(w, box, imp_pose2_make(0, 0, 0), imp_pose3_identity());
+	double h = 0x1p-20;
+	imp_shape *disc = NULL;
+	assert_int_equal(imp_shape_user2(user_disc_support, &h, 0.0, &disc), IMP_OK);
+	imp_pose2 from = {{27.5625, 1.78515625}, {0x1.87de2a6aea964p-2, 0x1.d906bcf328d46p-1}};
+	imp_pose2 to = imp_pose2_make(-0.1875, 0.0, 0.0);
+	double first = disc_meets_box(from.p, to.p, h, hx, hy);
+	assert_true(first > 0.83 && first < 0.85);
+	imp_cast_hit hit;
+	bool free_motion = true;
+	assert_int_equal(imp_world_cast_shape2(w, disc, from, to, NULL, &hit), IMP_OK);
+	assert_int_equal(hit.state, IMP_CAST_HIT);
+	assert_true(imp_body_id_equal(hit.body, id));
+	assert_true(hit.t <= first && hit.t >= first - 1e-4);
+	assert_false(hit.started_inside);
+	assert_int_equal(imp_world_motion_free2(w, disc, from, to, NULL, &free_motion), IMP_OK);
+	assert_false(free_motion);
+	uint64_t s = 0x2020;
+	int hits = 0;
+	for (int i = 0; i < 200; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		double hr = ldexp(1.0, -2 - (int)(s % 23));
+		imp_shape *u = NULL;
+		assert_int_equal(imp_shape_user2(user_disc_support, &hr, 0.0, &u), IMP_OK);
+		double x[5];
+		for (int k = 0; k < 5; k++) {
+			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+			x[k] = (double)(s >> 11) * 0x1p-53;
+		}
+		imp_pose2 f = imp_pose2_make(10 + 20 * x[0], -8 + 16 * x[1], -3.1 + 6.2 * x[4]);
+		imp_pose2 t = imp_pose2_make(-10 + 20 * x[2], -8 + 16 * x[3], 3.1 - 6.2 * x[0]);
+		double tf = disc_meets_box(f.p, t.p, hr, hx, hy);
+		assert_int_equal(imp_world_cast_shape2(w, u, f, t, NULL, &hit), IMP_OK);
+		assert_int_equal(imp_world_motion_free2(w, u, f, t, NULL, &free_motion), IMP_OK);
+		assert_true(free_motion == (hit.state == IMP_CAST_FREE));
+		if (isfinite(tf)) {
+			assert_int_equal(hit.state, IMP_CAST_HIT);
+			assert_true(hit.t <= tf);
+			hits++;
+		} else if (hit.state == IMP_CAST_HIT) {
+			// A graze within the tolerance (1e-6 of the reaches, under 1e-5):
+			// the scan at the hit's time.
+			double px = f.p.x + hit.t * (t.p.x - f.p.x), py = f.p.y + hit.t * (t.p.y - f.p.y);
+			double dx = fabs(px) - hx, dy = fabs(py) - hy;
+			assert_true(hypot(fmax(dx, 0.0), fmax(dy, 0.0)) - hr <= 1e-5);
+		} else {
+			assert_int_equal(hit.state, IMP_CAST_FREE);
+		}
+		imp_shape_destroy(u);
+	}
+	print_message("turning user discs cast: %d of 200 meet the box\n", hits);
+	assert_true(hits > 50 && hits < 200);
+	imp_world_destroy(w);
+	imp_shape_destroy(disc);
+	imp_shape_destroy(box);
+}
+
 /// Defect 12: a bar (a box 1 x 0.1 (x 0.1)) turning 1.5 rad about its
 /// centre past a block whose near face is `gap` beyond the circle of the
 /// bar's corners. At gap 2 mm the pairwise time of impact needs about 100
@@ -1728,6 +1828,7 @@ int main(void)
 		cmocka_unit_test(test_ray_point_on_ray),
 		cmocka_unit_test(test_cast_inside),
 		cmocka_unit_test(test_cast_turning_box),
+		cmocka_unit_test(test_cast_turning_user_disc),
 		cmocka_unit_test(test_motion_free_random),
 		cmocka_unit_test(test_motion_free_errors),
 		cmocka_unit_test(test_cast_failing_support),

@@ -292,6 +292,293 @@ static void test_random_motions_against_scan(void **state)
 	assert_true(hits[1] > 40);
 }
 
+/// The rule of issue 20's defect 6 on a time of impact's answer: every
+/// coordinate finite, the normal unit, normal . (point_b - point_a) =
+/// distance within 1e-9 of the scene's size `size`.
+static void check_answer2(const imp_toi2_result *r, double size)
+{
+	assert_true(isfinite(r->t) && isfinite(r->distance));
+	assert_true(isfinite(r->point_a.x) && isfinite(r->point_a.y) && isfinite(r->point_b.x) &&
+		    isfinite(r->point_b.y) && isfinite(r->normal.x) && isfinite(r->normal.y));
+	assert_true(fabs(hypot(r->normal.x, r->normal.y) - 1.0) <= 1e-9);
+	double along = r->normal.x * (r->point_b.x - r->point_a.x) + r->normal.y * (r->point_b.y - r->point_a.y);
+	assert_true(fabs(along - r->distance) <= 1e-9 * size);
+}
+
+static void check_answer3(const imp_toi3_result *r, double size)
+{
+	assert_true(isfinite(r->t) && isfinite(r->distance));
+	assert_true(isfinite(r->point_a.x) && isfinite(r->point_a.y) && isfinite(r->point_a.z) &&
+		    isfinite(r->point_b.x) && isfinite(r->point_b.y) && isfinite(r->point_b.z) &&
+		    isfinite(r->normal.x) && isfinite(r->normal.y) && isfinite(r->normal.z));
+	// The length without squares, which underflow at these scales.
+	imp_vec3 n = r->normal;
+	assert_true(fabs(sqrt(n.x * n.x + n.y * n.y + n.z * n.z) - 1.0) <= 1e-9);
+	imp_vec3 d = imp_vec3_sub(r->point_b, r->point_a);
+	double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z)));
+	double along = m > 0.0 ? m * (n.x * (d.x / m) + n.y * (d.y / m) + n.z * (d.z / m)) : 0.0;
+	assert_true(fabs(along - r->distance) <= 1e-9 * size);
+}
+
+/// Issue 20's fuzz findings 32, 33 and 36 (toi.finite): a time of impact
+/// whose shapes overlap at t = 0 answered NaN witnesses, because the
+/// closest-point query it ends with scaled a scene a few subnormals across
+/// by 2^1030 = inf (the 2D walk over a capsule whose core is 1e-310 long;
+/// the 3D set-up for two spheres of radius 1e-310). The answer at an
+/// overlapping start is the penetration at t = 0, finite with a unit
+/// normal, at every scale: the findings' pairs, then pairs of known depth
+/// from 1e-310 to 1e100 across.
+static void test_overlapped_start_finite(void **state)
+{
+	(void)state;
+	imp_motion2 still2 = {imp_pose2_make(0, 0, 0), {0, 0}, 0.0};
+	imp_motion3 still3 = {imp_pose3_identity(), {0, 0, 0}, {0, 0, 0}};
+	imp_toi2_result r2;
+	imp_toi3_result r3;
+	// Finding 32: a circle of radius 1.3125 on a capsule of radius 1 whose
+	// core, from its centre, is 1e-310 long: depth 2.3125.
+	imp_shape *circle = NULL, *capsule = NULL;
+	assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 1.3125, &circle), IMP_OK);
+	assert_int_equal(imp_shape_capsule2(imp_vec2_make(0, 0), imp_vec2_make(-1e-310, 0), 1.0, &capsule), IMP_OK);
+	assert_int_equal(imp_time_of_impact2(circle, still2, capsule, still2, 1.0, &r2), IMP_OK);
+	assert_int_equal(r2.state, IMP_TOI_OVERLAPPED);
+	assert_true(r2.t == 0.0);
+	assert_true(fabs(r2.distance + 2.3125) <= 1e-12);
+	check_answer2(&r2, 2.3125);
+	imp_shape_destroy(circle);
+	imp_shape_destroy(capsule);
+	// Finding 33: two spheres of radius 1e-310 on the same centre
+	// (-1e-310, -1e-310, -1e-310): depth 2e-310.
+	imp_shape *s1 = NULL, *s2 = NULL;
+	imp_vec3 c = {-1e-310, -1e-310, -1e-310};
+	assert_int_equal(imp_shape_sphere(c, 1e-310, &s1), IMP_OK);
+	assert_int_equal(imp_shape_sphere(c, 1e-310, &s2), IMP_OK);
+	assert_int_equal(imp_time_of_impact3(s1, still3, s2, still3, 1.0, &r3), IMP_OK);
+	assert_int_equal(r3.state, IMP_TOI_OVERLAPPED);
+	assert_true(r3.t == 0.0);
+	assert_true(fabs(r3.distance + 2e-310) <= 1e-320);
+	check_answer3(&r3, 2e-310);
+	imp_shape_destroy(s1);
+	imp_shape_destroy(s2);
+	// Scale sweep: a disc (sphere) of radius 1.25 s on a capsule of radius
+	// s whose core is 1e-310 long (or s / 2 when that is longer) along x,
+	// both at the origin, moving together: depth 2.25 s.
+	for (double size = 1e-310; size <= 1e100; size *= 1e10) {
+		double len = fmax(1e-310, 0.5 * size);
+		imp_shape *a = NULL, *b = NULL;
+		assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 1.25 * size, &a), IMP_OK);
+		assert_int_equal(imp_shape_capsule2(imp_vec2_make(0, 0), imp_vec2_make(-len, 0), size, &b), IMP_OK);
+		imp_motion2 m2 = {imp_pose2_make(0, 0, 0.5), {size, -size}, 1.0};
+		assert_int_equal(imp_time_of_impact2(a, m2, b, m2, 1.0, &r2), IMP_OK);
+		assert_int_equal(r2.state, IMP_TOI_OVERLAPPED);
+		assert_true(r2.t == 0.0);
+		assert_true(fabs(r2.distance + 2.25 * size) <= 1e-9 * size);
+		check_answer2(&r2, 2.25 * size);
+		assert_int_equal(imp_time_of_impact2(b, m2, a, m2, 1.0, &r2), IMP_OK);
+		assert_int_equal(r2.state, IMP_TOI_OVERLAPPED);
+		check_answer2(&r2, 2.25 * size);
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+		imp_shape *a3 = NULL, *b3 = NULL;
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1.25 * size, &a3), IMP_OK);
+		assert_int_equal(imp_shape_capsule3(imp_vec3_make(0, 0, 0), imp_vec3_make(-len, 0, 0), size, &b3), IMP_OK);
+		imp_motion3 m3 = {imp_pose3_identity(), {size, 0, -size}, {0, 1, 0}};
+		assert_int_equal(imp_time_of_impact3(a3, m3, b3, m3, 1.0, &r3), IMP_OK);
+		assert_int_equal(r3.state, IMP_TOI_OVERLAPPED);
+		assert_true(r3.t == 0.0);
+		assert_true(fabs(r3.distance + 2.25 * size) <= 1e-9 * size);
+		check_answer3(&r3, 2.25 * size);
+		assert_int_equal(imp_time_of_impact3(b3, m3, a3, m3, 1.0, &r3), IMP_OK);
+		assert_int_equal(r3.state, IMP_TOI_OVERLAPPED);
+		check_answer3(&r3, 2.25 * size);
+		imp_shape_destroy(a3);
+		imp_shape_destroy(b3);
+	}
+}
+
+/// Shapes whose balls never meet are answered SEPARATED without a query,
+/// from the gap of the balls where their centres come closest. That gap's
+/// length and normal came from squared coordinates: two points 1e-160
+/// apart answered a normal of length 1.00001 and a distance 6e-6 short (at
+/// 1e-320 the inverse length is infinite). Points d apart, from 1e-200 to
+/// 1e100, and the same moving past each other (closest at t = 0.5): the
+/// balls' answer (no query) is the distance d, a query's (below 1e-154,
+/// where the balls' squared gap vanishes and the loop runs) the distance
+/// at its time, from d to d sqrt 2; the normal unit either way.
+static void test_separated_tiny_gap(void **state)
+{
+	(void)state;
+	imp_shape *p2 = NULL, *p3 = NULL;
+	imp_vec2 o2 = {0, 0};
+	imp_vec3 o3 = {0, 0, 0};
+	assert_int_equal(imp_shape_polygon(&o2, 1, 0.0, &p2), IMP_OK);
+	assert_int_equal(imp_shape_polytope(&o3, 1, 0.0, &p3), IMP_OK);
+	int by_balls = 0;
+	for (double d = 1e-200; d <= 1e100; d *= 7.3) {
+		// b at (d, 0) still, then moving along y from -d to d (closest at
+		// t = 0.5): the gap is d either way.
+		for (int moving = 0; moving < 2; moving++) {
+			imp_motion2 ma = {imp_pose2_make(0, 0, 0), {0, 0}, 0.0};
+			imp_motion2 mb = {imp_pose2_make(d, moving ? -d : 0.0, 0), {0, moving ? 2 * d : 0.0}, 0.0};
+			imp_toi2_result r2;
+			assert_int_equal(imp_time_of_impact2(p2, ma, p2, mb, 1.0, &r2), IMP_OK);
+			assert_int_equal(r2.state, IMP_TOI_SEPARATED);
+			if (r2.iterations == 0 || !moving)
+				assert_true(fabs(r2.distance - d) <= 1e-9 * d);
+			else
+				assert_true(r2.distance >= d * (1 - 1e-9) && r2.distance <= d * sqrt(2.0) * (1 + 1e-9));
+			by_balls += r2.iterations == 0;
+			check_answer2(&r2, d);
+			imp_motion3 na = {imp_pose3_identity(), {0, 0, 0}, {0, 0, 0}};
+			imp_motion3 nb = {imp_pose3_make(imp_vec3_make(d, 0, moving ? -d : 0.0), imp_quat_identity()),
+					  {0, 0, moving ? 2 * d : 0.0}, {0, 0, 0}};
+			imp_toi3_result r3;
+			assert_int_equal(imp_time_of_impact3(p3, na, p3, nb, 1.0, &r3), IMP_OK);
+			assert_int_equal(r3.state, IMP_TOI_SEPARATED);
+			if (r3.iterations == 0 || !moving)
+				assert_true(fabs(r3.distance - d) <= 1e-9 * d);
+			else
+				assert_true(r3.distance >= d * (1 - 1e-9) && r3.distance <= d * sqrt(2.0) * (1 + 1e-9));
+			by_balls += r3.iterations == 0;
+			check_answer3(&r3, d);
+		}
+	}
+	// Most scales are answered by the balls, the path under test.
+	assert_true(by_balls >= 100);
+	imp_shape_destroy(p2);
+	imp_shape_destroy(p3);
+}
+
+/// A disc's support, written as the fuzz target's user ellipse
+/// (tests/fuzz/fuzz.c) with both semi-axes `*user`: d scaled by its largest
+/// coordinate first.
+static imp_vec2 disc_support(const void *user, imp_vec2 d)
+{
+	double h = *(const double *)user;
+	double m = fmax(fabs(d.x), fabs(d.y));
+	double x = d.x / m * h, y = d.y / m * h;
+	double l = sqrt(x * x + y * y);
+	return imp_vec2_make(x * h / l, y * h / l);
+}
+
+/// The distance from a disc of radius r centred at c to the box [-hx, hx]
+/// x [-hy, hy]: the analytic oracle.
+static double disc_box_distance(imp_vec2 c, double r, double hx, double hy)
+{
+	double dx = fabs(c.x) - hx, dy = fabs(c.y) - hy;
+	if (dx <= 0.0 && dy <= 0.0)
+		return fmax(dx, dy) - r;
+	return hypot(fmax(dx, 0.0), fmax(dy, 0.0)) - r;
+}
+
+/// The first time in [0, 1] the disc of radius r on motion m meets the box:
+/// 20,000 samples of the analytic distance, then bisection; INFINITY if
+/// none meets.
+static double disc_box_first(imp_motion2 m, double r, double hx, double hy)
+{
+	enum { N = 20000 };
+	double prev = 0.0;
+	for (int i = 0; i <= N; i++) {
+		double t = (double)i / N;
+		if (disc_box_distance(imp_motion2_at(m, t).p, r, hx, hy) <= 0.0) {
+			double lo = prev, hi = t;
+			for (int k = 0; k < 60 && i > 0; k++) {
+				double mid = 0.5 * (lo + hi);
+				if (disc_box_distance(imp_motion2_at(m, mid).p, r, hx, hy) <= 0.0)
+					hi = mid;
+				else
+					lo = mid;
+			}
+			return i == 0 ? 0.0 : hi;
+		}
+		prev = t;
+	}
+	return INFINITY;
+}
+
+/// Issue 20, defect 20 (fuzz_world's finding-cast-free-ends-inside): a user
+/// disc of radius 2^-20 turning 67.5 degrees from (27.5625, 1.78515625) to
+/// (-0.1875, 0), through the box of half sizes 4.265625 x 4.25 at the
+/// origin, was answered SEPARATED. The motion bound was right: the
+/// distance query at the eighth step, 3.1e-6 from the box, answered 3.96
+/// with the step's warm cache. Its GJK had the nearest point 3.1e-6 from
+/// the origin on an edge of C 8 long; the next support lay 1e-16 from the
+/// edge's end, the edge with it was solved to that end alone, 3.96 away,
+/// and the stall exit kept that simplex instead of the one before. The
+/// time of impact must hit, no later than the first contact of a dense
+/// scan of the analytic distance; the same for the disc's motion turned
+/// through other angles and radii, and the warm query at the step itself.
+static void test_turning_user_disc(void **state)
+{
+	(void)state;
+	double hx = 4.265625, hy = 4.25;
+	imp_shape *box = NULL;
+	assert_int_equal(imp_shape_box2(hx, hy, 0.0, &box), IMP_OK);
+	imp_motion2 still = {imp_pose2_make(0, 0, 0), {0, 0}, 0.0};
+	// The finding's motion, bit for bit as fuzz_world made it.
+	double h = 0x1p-20;
+	imp_shape *disc = NULL;
+	assert_int_equal(imp_shape_user2(disc_support, &h, 0.0, &disc), IMP_OK);
+	imp_motion2 m = {{{27.5625, 1.78515625}, {0x1.87de2a6aea964p-2, 0x1.d906bcf328d46p-1}},
+			 {-27.75, -1.78515625},
+			 -0x1.2d97c7f3321d2p+0};
+	double first = disc_box_first(m, h, hx, hy);
+	assert_true(first > 0.83 && first < 0.85);
+	imp_toi2_result r;
+	assert_int_equal(imp_time_of_impact2(disc, m, box, still, 1.0, &r), IMP_OK);
+	assert_int_equal(r.state, IMP_TOI_HIT);
+	assert_true(r.t <= first);
+	// Within the tolerance (1e-6 of the reaches) of the contact: the disc
+	// moves 27.8 a unit of time.
+	assert_true(r.t >= first - 1e-5 / 27.0);
+	check_answer2(&r, 30.0);
+	// The warm query of the step that went wrong, against the cold one
+	// and the analytic distance.
+	double t0 = 0.7767291876925535, t1 = 0.83952688056982605;
+	imp_simplex_cache cache;
+	memset(&cache, 0, sizeof cache);
+	imp_closest2_result c;
+	assert_int_equal(imp_closest2(disc, imp_motion2_at(m, t0), box, still.pose, &cache, &c), IMP_OK);
+	assert_int_equal(imp_closest2(disc, imp_motion2_at(m, t1), box, still.pose, &cache, &c), IMP_OK);
+	double exact = disc_box_distance(imp_motion2_at(m, t1).p, h, hx, hy);
+	assert_true(exact > 3e-6 && exact < 3.2e-6);
+	assert_true(fabs(c.distance - exact) <= 1e-12);
+	// The family: discs of radius 2^-24 to 2^-2 on the finding's path,
+	// turning through -2 pi to 2 pi, some missing the box: the answer is
+	// a hit exactly when the scan meets the box, and never after it.
+	uint64_t s = 0x20;
+	int hits = 0;
+	for (int i = 0; i < 300; i++) {
+		double hr = ldexp(1.0, -2 - (int)(rng_next(&s) % 23));
+		imp_shape *u = NULL;
+		assert_int_equal(imp_shape_user2(disc_support, &hr, 0.0, &u), IMP_OK);
+		imp_vec2 from = {rng_range(&s, 10, 30), rng_range(&s, -8, 8)};
+		imp_vec2 to = {rng_range(&s, -10, 10), rng_range(&s, -8, 8)};
+		imp_motion2 mu = {imp_pose2_make(from.x, from.y, rng_range(&s, -3.2, 3.2)),
+				  {to.x - from.x, to.y - from.y},
+				  rng_range(&s, -6.3, 6.3)};
+		double tf = disc_box_first(mu, hr, hx, hy);
+		imp_toi_options o = imp_default_toi_options();
+		o.max_iterations = 1000;
+		assert_int_equal(imp_time_of_impact2_ex(u, mu, box, still, 1.0, &o, &r), IMP_OK);
+		if (isfinite(tf)) {
+			assert_true(r.state == IMP_TOI_HIT || r.state == IMP_TOI_OVERLAPPED);
+			assert_true(r.t <= tf);
+			hits++;
+		} else if (r.state == IMP_TOI_HIT) {
+			// A graze within the tolerance (1e-6 of the reaches, under 1e-5).
+			assert_true(disc_box_distance(imp_motion2_at(mu, r.t).p, hr, hx, hy) <= 1e-5);
+		} else {
+			assert_int_equal(r.state, IMP_TOI_SEPARATED);
+		}
+		imp_shape_destroy(u);
+	}
+	print_message("turning user discs: %d of 300 meet the box\n", hits);
+	assert_true(hits > 100 && hits < 300);
+	imp_shape_destroy(disc);
+	imp_shape_destroy(box);
+}
+
 static void test_separated_parallel_and_touching(void **state)
 {
 	(void)state;
@@ -472,6 +759,9 @@ int main(void)
 		cmocka_unit_test(test_thin_wall_no_tunnelling),
 		cmocka_unit_test(test_random_motions_against_scan),
 		cmocka_unit_test(test_separated_parallel_and_touching),
+		cmocka_unit_test(test_overlapped_start_finite),
+		cmocka_unit_test(test_separated_tiny_gap),
+		cmocka_unit_test(test_turning_user_disc),
 		cmocka_unit_test(test_motion_poses),
 		cmocka_unit_test(test_errors),
 	};

@@ -477,7 +477,10 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 	if (size > SCALE_BIG || (size < 1.0 / SCALE_BIG && size > 0.0)) {
 		int e;
 		frexp(size, &e);
-		c->scale = ldexp(1.0, -e);
+		// 2^1000 at most: 2^-e is infinite for a scene a few subnormals
+		// across (two spheres of radius 1e-310: 2^1030), and made the
+		// witnesses NaN (issue 20, finding 33).
+		c->scale = ldexp(1.0, e < -1000 ? 1000 : -e);
 		c->scaled = true;
 	}
 	c->reach = size * c->scale;

@@ -314,6 +314,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/// Issue 20's defect 6 rule on a finite time-of-impact answer, as
+/// check_answer's on a closest answer: a unit normal, normal . (point_b -
+/// point_a) = distance within 1e-9 of the shapes' extent at its time or
+/// of the witnesses' coordinates (the balls' answer, SEPARATED with no
+/// query, has its points where the balls pass closest, not at t).
+static void toi_answer_check(double distance, imp_vec3 a, imp_vec3 b, imp_vec3 n, int state, double extent)
+{
+	extent = fmax(extent, fmax(fmax(fabs(a.x), fabs(a.y)), fmax(fabs(a.z), fmax(fabs(b.x), fmax(fabs(b.y), fabs(b.z))))));
+	double len = sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
+	if (fabs(len - 1.0) > 1e-9)
+		fz_finding("toi.normal_unit", "|normal| = %.17g, state %d", len, state);
+	double along = (b.x - a.x) * n.x + (b.y - a.y) * n.y + (b.z - a.z) * n.z;
+	double tol = 1e-9 * extent + FZ_TINY;
+	if (fabs(along - distance) > tol)
+		fz_finding("toi.witness", "normal.(b - a) = %.17g, distance %.17g (tolerance %g), state %d", along,
+			   distance, tol, state);
+}
+
 /// The time of impact of the two shapes on motions from the bytes: the
 /// status contract, and no contact before the time it answers (the shapes
 /// checked at eight times before it).
@@ -349,6 +367,9 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 		    !isfinite(r.point_a.y) || !isfinite(r.point_b.x) || !isfinite(r.point_b.y) || !isfinite(r.normal.x) ||
 		    !isfinite(r.normal.y))
 			fz_finding("toi.finite", "t %g of %g, distance %g, state %d", r.t, t_max, r.distance, r.state);
+		else
+			toi_answer_check(r.distance, v3(r.point_a), v3(r.point_b), v3(r.normal), r.state,
+					 fmax(fz_extent2(a, imp_motion2_at(ma, r.t)), fz_extent2(b, imp_motion2_at(mb, r.t))));
 		for (int k = 0; k < 8 && r.t > 0.0; ++k) {
 			double s = r.t * k / 8.0;
 			imp_pose2 qa = imp_motion2_at(ma, s), qb = imp_motion2_at(mb, s);
@@ -389,6 +410,9 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 	if (!(r.t >= 0.0 && r.t <= t_max) || !isfinite(r.distance) || !finite3(r.point_a) || !finite3(r.point_b) ||
 	    !finite3(r.normal))
 		fz_finding("toi.finite", "t %g of %g, distance %g, state %d", r.t, t_max, r.distance, r.state);
+	else
+		toi_answer_check(r.distance, r.point_a, r.point_b, r.normal, r.state,
+				 fmax(fz_extent3(a, imp_motion3_at(ma, r.t)), fz_extent3(b, imp_motion3_at(mb, r.t))));
 	for (int k = 0; k < 8 && r.t > 0.0; ++k) {
 		double s = r.t * k / 8.0;
 		imp_pose3 qa = imp_motion3_at(ma, s), qb = imp_motion3_at(mb, s);

@@ -18,16 +18,6 @@ typedef struct fz_known {
 } fz_known;
 
 #define FZ_KNOWN_CHECKS {                                                                            \
-	/* 20: found by fuzz_world: imp_world_cast_shape2 answers FREE for a motion (from             \
-	   (27.56, 1.79) turned 67.5 degrees to (-0.1875, 0)) whose end pose is 4.08 deep in a body:    \
-	   imp_time_of_impact2 of the turning user disc (radius 2^-20) against the box answers          \
-	   SEPARATED (a circle of that radius, or no turn: a hit at t = 0.8395); motion_free says not    \
-	   free (finding-cast-free-ends-inside) */                                                     \
-	{"world.motion_free", 20},                                                                    \
-	/* 32, 33, 36: a time of impact that starts overlapped (t = 0) answers NaN witnesses or normal \
-	   (finding-circle-capsule2-toi, finding-spheres-toi-tiny, finding-polygon-segment2-toi, the   \
-	   last found by CI's run) */                                                                  \
-	{"toi.finite", 36},                                                                           \
 	{NULL, 0},                                                                                    \
 }
 
@@ -44,16 +34,13 @@ typedef struct fz_known {
 	/* the same run, also not analysed yet: a warm cache against a cold query (26: a polygon and \
 	   a box, depth 41 against -2e21; 27: a capsule and a cone, 2.4e12 against 0); NaN witnesses \
 	   (28: a sphere and a polytope); a normal of length 1.01 (29: an ellipsoid and a capsule);   \
-	   options changing a depth of 5.56e21 in its fourth digit (30); a time of impact answering   \
-	   t = 0 at a negative distance as its state 2 (32: a circle and a capsule; 33: two tiny      \
-	   spheres); an input slower than the fuzzer's 30 s (35). */                                   \
+	   options changing a depth of 5.56e21 in its fourth digit (30); an input slower than the   \
+	   fuzzer's 30 s (35). */                                                                      \
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
 	{"finding-capsule3-cone-cache", 27},                                                          \
 	{"finding-sphere-polytope-nan", 28},                                                          \
 	{"finding-ellipsoid-capsule3-normal", 29},                                                    \
 	{"finding-polytope-cone-options", 30},                                                        \
-	{"finding-circle-capsule2-toi", 32},                                                          \
-	{"finding-spheres-toi-tiny", 33},                                                             \
 	{"finding-world-slow", 35},                                                                   \
 	/* found by CI's seeded run of the landing commit: two polytopes touching with NaN witnesses \
 	   (39) */                                                                                     \
