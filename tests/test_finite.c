@@ -417,7 +417,9 @@ static void check3(const char *family, int i, const imp_shape *a, imp_pose3 pa, 
 {
 	imp_closest3_result c;
 	imp_status st = imp_closest3(a, pa, b, pb, NULL, &c);
-	double tol = FINITE_TOL * scene3(a, pa, b, pb);
+	// A few subnormals at least: on a scene of 1e-318 the tolerance
+	// relative to its size rounds to 0.
+	double tol = fmax(FINITE_TOL * scene3(a, pa, b, pb), 8 * DBL_TRUE_MIN);
 	if (st != IMP_OK) {
 		report("imp_closest3 status", family, i, st, IMP_OK);
 		return;
@@ -506,6 +508,164 @@ static void test_finite3_cases(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/// |q - p| of points a few subnormals apart, exactly scaled by 2^600 first
+/// (their squares underflow): the oracle of test_subnormal_scenes3.
+static double tiny_distance3(imp_vec3 p, imp_vec3 q)
+{
+	double x = ldexp(q.x - p.x, 600), y = ldexp(q.y - p.y, 600), z = ldexp(q.z - p.z, 600);
+	return ldexp(sqrt(x * x + y * y + z * z), -600);
+}
+
+/// Scenes smaller than 2^-1023 (fuzz findings 39, 24 and 28): GJK scales a
+/// tiny scene by 2^-e for its size 2^e, which is infinite below 2^-1023,
+/// and two points 1.9e-318 apart (or one point at poses 1e-310 apart, a
+/// sphere of radius 5e-324 on a point) answered NaN witnesses with IMP_OK,
+/// and a distance of 0 for the points. Each pair against its distance in
+/// closed form, both ways round, with the identities of check3.
+static void test_subnormal_scenes3(void **state)
+{
+	(void)state;
+	failures = 0;
+	scene_text[0] = 0;
+	imp_pose3 id = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}};
+	imp_vec3 o = {0.0, 0.0, 0.0};
+	imp_shape *pt = NULL, *a = NULL, *ball = NULL;
+	assert_int_equal(imp_shape_polytope(&o, 1, 0.0, &pt), IMP_OK);
+	// Finding 39: the points of two polytopes.
+	imp_vec3 p39 = {0.0, 1.942745169951116e-318, 6.1975594614325967e-320};
+	assert_int_equal(imp_shape_polytope(&p39, 1, 0.0, &a), IMP_OK);
+	check3("finding 39", 0, a, id, pt, id, tiny_distance3(o, p39));
+	check3("finding 39", 1, pt, id, a, id, tiny_distance3(o, p39));
+	imp_shape_destroy(a);
+	// Finding 24: one point at poses 1e-310 apart (a world's oracle).
+	imp_pose3 near = {{9.9999999999999694e-311, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}};
+	check3("finding 24", 0, pt, near, pt, id, 9.9999999999999694e-311);
+	check3("finding 24", 1, pt, id, pt, near, 9.9999999999999694e-311);
+	// Finding 28: a sphere of the smallest subnormal radius on a point.
+	assert_int_equal(imp_shape_sphere(o, DBL_TRUE_MIN, &ball), IMP_OK);
+	check3("finding 28", 0, ball, id, pt, id, -DBL_TRUE_MIN);
+	check3("finding 28", 1, pt, id, ball, id, -DBL_TRUE_MIN);
+	// Every pair of coordinates of a few subnormal sizes, in the shape or
+	// in the pose, and a ball of subnormal radius.
+	static const double c[] = {0.0, DBL_TRUE_MIN, 6.1975594614325967e-320, 1.942745169951116e-318, 1e-310,
+				   DBL_MIN};
+	int n = 0;
+	for (int i = 0; i < 6; ++i)
+		for (int j = 0; j < 6; ++j)
+			for (int k = 0; k < 4; ++k) {
+				imp_vec3 p = {c[i], k & 1 ? -c[j] : c[j], k & 2 ? c[(i + j) % 6] : 0.0};
+				imp_pose3 pp = {p, {0.0, 0.0, 0.0, 1.0}};
+				assert_int_equal(imp_shape_polytope(&p, 1, 0.0, &a), IMP_OK);
+				double want = tiny_distance3(o, p);
+				check3("subnormal points", n, a, id, pt, id, want);
+				check3("subnormal points", n, pt, id, a, id, want);
+				check3("subnormal poses", n, pt, pp, pt, id, want);
+				check3("subnormal ball", n, ball, pp, pt, id, want - DBL_TRUE_MIN);
+				check3("subnormal ball", n, a, id, ball, id, want - DBL_TRUE_MIN);
+				imp_shape_destroy(a);
+				++n;
+			}
+	imp_shape_destroy(ball);
+	imp_shape_destroy(pt);
+	assert_int_equal(failures, 0);
+}
+
+/// A box with a subnormal half size and a point or a capsule's segment
+/// beyond that face by a subnormal gap (fuzz findings 21 and 23): the closed
+/// form's normal was the gap's vector times 1 / gap, which is infinite, and
+/// the witnesses and normal came out NaN (a box 8e-320 thin and a point
+/// 5.4e-312 off it; a box 2e-314 thin and a capsule of radius 1.8e-40 whose
+/// segment passes 5.3e-312 from it). Against the distance in closed form:
+/// the gap less the radius.
+static void test_box_subnormal_gap3(void **state)
+{
+	(void)state;
+	failures = 0;
+	scene_text[0] = 0;
+	imp_pose3 id = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}};
+	imp_shape *box = NULL, *other = NULL;
+	// Finding 21, as the fuzzer made it.
+	assert_int_equal(imp_shape_box3(8.0947715414629834e-320, 1.5, 1.0, 0.0, &box), IMP_OK);
+	imp_vec3 q = {5.4323092236062891e-312, 0.0, 5.4323092236062891e-312};
+	assert_int_equal(imp_shape_polytope(&q, 1, 0.0, &other), IMP_OK);
+	check3("finding 21", 0, box, id, other, id, 5.4323092236062891e-312 - 8.0947715414629834e-320);
+	check3("finding 21", 1, other, id, box, id, 5.4323092236062891e-312 - 8.0947715414629834e-320);
+	imp_shape_destroy(box);
+	imp_shape_destroy(other);
+	// Finding 23, as the fuzzer made it.
+	assert_int_equal(imp_shape_box3(128.0, 2.0537980709574712e-314, 2.2767317412223711e+21, 0.0, &box), IMP_OK);
+	assert_int_equal(imp_shape_capsule3(imp_vec3_make(-2.1390495956674609e-38, 6.0018794466373183e-304, 0.0),
+					    imp_vec3_make(0.0, -0.0, 0.0234375), 1.8295352750224812e-40, &other),
+			 IMP_OK);
+	imp_pose3 pb = {{0.0, 5.3049940092352579e-312, -47.5}, {0.0, 0.0, 0.0, 1.0}};
+	double want = (5.3049940092352579e-312 - 2.0537980709574712e-314) - 1.8295352750224812e-40;
+	check3("finding 23", 0, box, id, other, pb, want);
+	check3("finding 23", 1, other, pb, box, id, want);
+	imp_shape_destroy(box);
+	imp_shape_destroy(other);
+	// Boxes w thin, a point or a segment along y (a capsule of radius r)
+	// at x = w + g, for subnormal and tiny w, g and r.
+	static const double ws[] = {DBL_TRUE_MIN, 8.0947715414629834e-320, 2.0537980709574712e-314, 1e-310, 1e-200};
+	static const double gs[] = {3 * DBL_TRUE_MIN, 1e-318, 5.4323092236062891e-312, 1e-305, 1e-250};
+	static const double rs[] = {0.0, DBL_TRUE_MIN, 1.8295352750224812e-40};
+	int n = 0;
+	for (int i = 0; i < 5; ++i) {
+		assert_int_equal(imp_shape_box3(ws[i], 1.5, 1.0, 0.0, &box), IMP_OK);
+		for (int j = 0; j < 5; ++j)
+			for (int k = 0; k < 3; ++k) {
+				double x = ws[i] + gs[j];
+				imp_vec3 p0 = {x, -0.25, 0.5}, p1 = {x, 0.75, 0.5};
+				if (rs[k] == 0.0)
+					assert_int_equal(imp_shape_polytope(&p0, 1, 0.0, &other), IMP_OK);
+				else
+					assert_int_equal(imp_shape_capsule3(p0, p1, rs[k], &other), IMP_OK);
+				double g = x - ws[i]; // the gap as the shapes hold it
+				check3("thin box and a point or capsule", n, box, id, other, id, g - rs[k]);
+				check3("thin box and a point or capsule", n, other, id, box, id, g - rs[k]);
+				imp_shape_destroy(other);
+				++n;
+			}
+		imp_shape_destroy(box);
+	}
+	assert_int_equal(failures, 0);
+}
+
+/// An ellipsoid 88.25 long and 1e-100 thick and a capsule whose segment
+/// runs 2.75e19 along it (fuzz finding 29): EPA's sliver faces have cross
+/// products near 1e-162, whose squares are a few subnormals, and the
+/// face normal, divided by the square root of that, came out 1.0108 long.
+/// The answer's normal must be unit, and the identities of check3 hold.
+/// Around the finding: needles of other thicknesses and segments of other
+/// lengths and heights.
+static void test_needle_sliver3(void **state)
+{
+	(void)state;
+	failures = 0;
+	scene_text[0] = 0;
+	imp_pose3 id = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}};
+	static const double ts[] = {1e-100, 1e-90, 1e-110, 1e-120};
+	static const double ls[] = {2.7548017887429001e+19, 1e19, 1e20, 5e18};
+	static const double hs[] = {0.0234375, 0.01, 0.05};
+	int n = 0;
+	for (int i = 0; i < 4; ++i) {
+		imp_shape *needle = NULL;
+		assert_int_equal(imp_shape_ellipsoid(88.25, ts[i], ts[i], 0.0, &needle), IMP_OK);
+		for (int j = 0; j < 4; ++j)
+			for (int k = 0; k < 3; ++k) {
+				imp_shape *cap = NULL;
+				assert_int_equal(imp_shape_capsule3(imp_vec3_make(-15.625, -0.0, hs[k]),
+								    imp_vec3_make(-ls[j], 0.0, 0.0), 1.0, &cap),
+						 IMP_OK);
+				check3("needle and a long capsule", n, needle, id, cap, id, NAN);
+				check3("needle and a long capsule", n, cap, id, needle, id, NAN);
+				imp_shape_destroy(cap);
+				++n;
+			}
+		imp_shape_destroy(needle);
+	}
+	assert_int_equal(failures, 0);
+}
+
 /// Writes over the stack below the caller, so that what a query leaves
 /// unset reads as garbage (0x7f7f7f7f as a count), not as the zeros of a
 /// fresh stack.
@@ -577,6 +737,9 @@ int main(void)
 		cmocka_unit_test(test_finite2),
 		cmocka_unit_test(test_finite3_cases),
 		cmocka_unit_test(test_finite3),
+		cmocka_unit_test(test_subnormal_scenes3),
+		cmocka_unit_test(test_box_subnormal_gap3),
+		cmocka_unit_test(test_needle_sliver3),
 		cmocka_unit_test(test_epa_no_face),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

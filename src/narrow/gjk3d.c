@@ -477,7 +477,11 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 	if (size > SCALE_BIG || (size < 1.0 / SCALE_BIG && size > 0.0)) {
 		int e;
 		frexp(size, &e);
-		c->scale = ldexp(1.0, -e);
+		// 2^1000 at most: 2^-e overflows for scenes below 2^-1023 (a
+		// point 1.9e-318 from another was scaled by infinity, and its
+		// witnesses came out NaN; issue 20, finding 39). Such a scene
+		// stays at least 2^-74 across, whose cubes are well in range.
+		c->scale = ldexp(1.0, e < -1000 ? 1000 : -e);
 		c->scaled = true;
 	}
 	c->reach = size * c->scale;
@@ -1105,29 +1109,17 @@ static double clamp01(double x)
 	return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 }
 
-/// |v| without squaring v (its square leaves double's range first). Divided
-/// by the largest coordinate, not multiplied by its inverse: the inverse of
-/// a subnormal one is infinite (two concentric spheres 1e-310 from the
-/// origin answered NaN; issue 20, defect 6).
+/// |v| without squaring v (imp_robust_length3).
 static double robust_length3(imp_vec3 v)
 {
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return 0.0;
-	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
-	return m * sqrt(norm2(u));
+	return imp_robust_length3(v);
 }
 
-/// -v / |v|, the normal from a to b for C's nearest point v, by the same
-/// scaling as robust_length3; `fallback` for v = 0.
+/// -v / |v|, the normal from a to b for C's nearest point v, unit at any
+/// length (imp_robust_unit3); `fallback` for v = 0.
 static imp_vec3 robust_normal3(imp_vec3 v, imp_vec3 fallback)
 {
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return fallback;
-	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
-	double l = sqrt(norm2(u));
-	return imp_vec3_make(-u.x / l, -u.y / l, -u.z / l);
+	return imp_robust_unit3(imp_vec3_neg(v), fallback);
 }
 
 /// The parameters s, t in [0, 1] of the nearest points p0 + s (p1 - p0)
@@ -1658,7 +1650,9 @@ static void box_point(imp_vec3 h, imp_vec3 q, imp_vec3 *on_box, imp_vec3 *normal
 	double l = robust_length3(d);
 	if (l > 0.0) {
 		*on_box = x;
-		*normal = imp_vec3_scale(1.0 / l, d);
+		// Not d times 1 / l: a point 5.4e-312 off a box's face had a
+		// normal of infinities (issue 20, finding 21).
+		*normal = imp_robust_unit3(d, imp_vec3_make(1.0, 0.0, 0.0));
 		*depth = -l;
 		return;
 	}
@@ -1779,7 +1773,7 @@ static bool closed_form3(const imp_gjk3_ctx *c, box_depth *bd, imp_feature *fa, 
 		double t = 0.0, dist = box_segment(box->size, e[0], e[1], &on_box, &on_other, &t);
 		if (!(dist > 0.0))
 			return false; // they meet: GJK and EPA
-		n = imp_vec3_scale(1.0 / dist, imp_vec3_sub(on_other, on_box));
+		n = imp_robust_unit3(imp_vec3_sub(on_other, on_box), imp_vec3_make(1.0, 0.0, 0.0));
 		bd->depth = -dist;
 		fo = segment_feature(other, t);
 	}
