@@ -723,6 +723,91 @@ static void test_sliver_face_depth3(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/// The distance from an ellipsoid (semi-axes e, rotation q) to the plane
+/// through point o with unit normal n, on n's side: the offset of its
+/// centre c less its support along -n.
+static double ellipsoid_plane_gap(imp_vec3 e, imp_quat q, imp_vec3 c, imp_vec3 o, imp_vec3 n)
+{
+	imp_vec3 m = imp_quat_rotate_inv(q, n);
+	double h = sqrt(e.x * m.x * e.x * m.x + e.y * m.y * e.y * m.y + e.z * m.z * e.z * m.z);
+	return n.x * (c.x - o.x) + n.y * (c.y - o.y) + n.z * (c.z - o.z) - h;
+}
+
+/// An ellipsoid above the middle of a long box plate's face (fuzz run of
+/// fuzz_pairwise, finding-ellipsoid-box3-swap): the finish for a vertex
+/// core against an ellipsoid took the face's nearest point from barycentric
+/// weights made of 3D cross products of corner vectors 3e14 long, whose
+/// rounding put the point 1.3e10 off; the distance 138.65 came out as
+/// 1.3e10 with the ellipsoid first (138.65 with the box first). Against the
+/// distance to the face's plane in closed form, within 1e-9 of the scene:
+/// that pair, and plates 1e8 to 1e15 long at random turns with the
+/// ellipsoid placed a known gap above a point of the face.
+static void test_plate_face_weights3(void **state)
+{
+	(void)state;
+	rng r = {0x6A09E667F3BCC909ULL};
+	failures = 0;
+	int made = 0;
+	for (int i = 0; i < 300; ++i) {
+		imp_vec3 h, e;
+		imp_pose3 pe, pb;
+		double want;
+		if (i == 0) {
+			h = imp_vec3_make(317398083174400.0, 72.375, 2.1241550261343367e-37);
+			e = imp_vec3_make(0.015625, 3.9453125, 3.1015625);
+			pe = (imp_pose3){{2.25, -1.5, 1.1796875}, {0.0, 0.0, 0.0, 1.0}};
+			pb = (imp_pose3){{53.625, 145.25, -3.1015625},
+					 {0.38117332112655172, -0.54959874208944659, 0.63824370049097034, 0.38117332112655172}};
+			// The face toward the ellipsoid, at hz along its normal.
+			imp_vec3 n = imp_quat_rotate(pb.q, imp_vec3_make(0.0, 0.0, 1.0));
+			if (n.x * (pe.p.x - pb.p.x) + n.y * (pe.p.y - pb.p.y) + n.z * (pe.p.z - pb.p.z) < 0.0)
+				n = imp_vec3_neg(n);
+			imp_vec3 o = imp_vec3_add(pb.p, imp_vec3_scale(h.z, n));
+			want = ellipsoid_plane_gap(e, pe.q, pe.p, o, n);
+		} else {
+			double len = decade(&r, 8, 15), w = 10.0 + 90.0 * uniform(&r);
+			h = imp_vec3_make(len, w, uniform(&r) < 0.5 ? 2.1241550261343367e-37 : w * decade(&r, -6, -1));
+			e = imp_vec3_make(decade(&r, -2, 0.6), decade(&r, -2, 0.6), decade(&r, -2, 0.6));
+			pe.q = random_quat(&r);
+			pb.q = random_quat(&r);
+			pb.p = imp_vec3_make(100.0 * (uniform(&r) - 0.5), 100.0 * (uniform(&r) - 0.5), 100.0 * (uniform(&r) - 0.5));
+			double side = uniform(&r) < 0.5 ? -1.0 : 1.0, gap = decade(&r, 0, 3);
+			imp_vec3 n = imp_quat_rotate(pb.q, imp_vec3_make(0.0, 0.0, side));
+			// Above a point of the face at least 4 (the largest semi-axis)
+			// inside its long sides.
+			imp_vec3 at = imp_vec3_make(len * (uniform(&r) - 0.5), (w - 4.0) * (uniform(&r) - 0.5), side * h.z);
+			imp_vec3 o = imp_vec3_add(pb.p, imp_quat_rotate(pb.q, at));
+			imp_vec3 m = imp_quat_rotate_inv(pe.q, n);
+			double he = sqrt(e.x * m.x * e.x * m.x + e.y * m.y * e.y * m.y + e.z * m.z * e.z * m.z);
+			pe.p = imp_vec3_add(o, imp_vec3_scale(gap + he, n));
+			want = ellipsoid_plane_gap(e, pe.q, pe.p, o, n); // gap, as the rounded centre holds it
+		}
+		imp_shape *box = NULL, *ell = NULL;
+		assert_int_equal(imp_shape_box3(h.x, h.y, h.z, 0.0, &box), IMP_OK);
+		assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, 0.0, &ell), IMP_OK);
+		++made;
+		double tol = 1e-9 * scene3(ell, pe, box, pb);
+		double d[4];
+		imp_closest3_result c1, c2;
+		d[0] = imp_distance3(ell, pe, box, pb, NULL);
+		d[1] = imp_distance3(box, pb, ell, pe, NULL);
+		assert_int_equal(imp_closest3(ell, pe, box, pb, NULL, &c1), IMP_OK);
+		assert_int_equal(imp_closest3(box, pb, ell, pe, NULL, &c2), IMP_OK);
+		d[2] = c1.distance;
+		d[3] = c2.distance;
+		for (int k = 0; k < 4; ++k)
+			if (!(fabs(d[k] - want) <= tol)) {
+				snprintf(scene_text, sizeof scene_text, "%s, plate %.17g x %.17g", k % 2 ? "box first" : "ellipsoid first",
+					 h.x, h.y);
+				report(k < 2 ? "imp_distance3" : "imp_closest3", "ellipsoid over a plate", i, d[k], want);
+			}
+		imp_shape_destroy(box);
+		imp_shape_destroy(ell);
+	}
+	print_message("%d pairs made\n", made);
+	assert_int_equal(failures, 0);
+}
+
 /// Writes over the stack below the caller, so that what a query leaves
 /// unset reads as garbage (0x7f7f7f7f as a count), not as the zeros of a
 /// fresh stack.
@@ -798,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_box_subnormal_gap3),
 		cmocka_unit_test(test_needle_sliver3),
 		cmocka_unit_test(test_sliver_face_depth3),
+		cmocka_unit_test(test_plate_face_weights3),
 		cmocka_unit_test(test_epa_no_face),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -750,15 +750,30 @@ static void feature_answer(const imp_gjk3_ctx *c, bool p_is_a, const int *idx, c
 }
 
 /// Barycentric weights of point y in triangle (a, b, d) seen along unit
-/// normal n; false when y is outside it.
+/// normal n; false when y is outside it. In the triangle's own plane, on
+/// axes along its longest edge and across it: a face 6e14 long and 145
+/// wide (a box plate) had weights from 3D cross products of its 3e14-long
+/// corner vectors, whose rounding (products of 1e29) is 1e-4 of its area,
+/// and the point they made was 1.3e10 off the face's nearest point, the
+/// distance with it (a distance of 138.6 answered as 1.3e10). Along and
+/// across the longest edge the products are only length times width, and
+/// the rounding of the across coordinates moves the point by no more than
+/// itself.
 static bool triangle_weights(imp_vec3 a, imp_vec3 b, imp_vec3 d, imp_vec3 n, imp_vec3 y, double *l)
 {
-	double area = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(d, a)), n);
+	imp_vec3 ab = imp_vec3_sub(b, a), ad = imp_vec3_sub(d, a), bd = imp_vec3_sub(d, b), ay = imp_vec3_sub(y, a);
+	double lab = norm2(ab), lad = norm2(ad), lbd = norm2(bd);
+	imp_vec3 e = lab >= lad && lab >= lbd ? ab : (lad >= lbd ? ad : bd);
+	imp_vec3 e1 = imp_robust_unit3(e, imp_vec3_make(0.0, 0.0, 0.0));
+	imp_vec3 e2 = imp_vec3_cross(n, e1); // e1 x e2 = n: areas below are n . (x x y)
+	double bx = imp_vec3_dot(ab, e1), by = imp_vec3_dot(ab, e2), dx = imp_vec3_dot(ad, e1), dy = imp_vec3_dot(ad, e2);
+	double yx = imp_vec3_dot(ay, e1), yy = imp_vec3_dot(ay, e2);
+	double area = bx * dy - by * dx;
 	if (!(area > 0.0))
 		return false;
-	l[0] = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, y), imp_vec3_sub(d, y)), n) / area;
-	l[1] = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(d, y), imp_vec3_sub(a, y)), n) / area;
-	l[2] = 1.0 - l[0] - l[1];
+	l[1] = (yx * dy - yy * dx) / area;
+	l[2] = (bx * yy - by * yx) / area;
+	l[0] = 1.0 - l[1] - l[2];
 	if (!(l[0] >= 0.0 && l[1] >= 0.0 && l[2] >= 0.0))
 		return false;
 	for (int j = 0; j < 3; ++j)
