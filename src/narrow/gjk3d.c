@@ -1116,6 +1116,33 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	}
 	if (x != &out->x)
 		copy_simplex(&out->x, x);
+	if (!boolean && state != IMP_STATE_OVERLAPPING && out->x.n == 3) {
+		// On a sliver triangle (a cone 1e-26 thin against a polytope; an
+		// ellipsoid against a box plate 2.5e13 long) S2D's v, the
+		// origin's projection on the plane, is off along the normal (good
+		// to 1e-6 there: v came out 4.5e-7 nearer than any point of C, so
+		// 4.5e-7 below normal . (b - a)), and its weights, from areas on a
+		// coordinate plane, put their point off along the triangle (6e7
+		// off on the plate). The answer is then the point of the weights
+		// taken again on axes along the longest edge (triangle_weights),
+		// where their rounding moves it by no more than the coordinates':
+		// a point of C, which the witnesses are made of. Slivers only: the
+		// test costs a fraction of the recomputation.
+		simplex3 *f = &out->x;
+		imp_vec3 a = f->s[0].w, b = f->s[1].w, d = f->s[2].w;
+		imp_vec3 ab = imp_vec3_sub(b, a), ad = imp_vec3_sub(d, a), n = imp_vec3_cross(ab, ad);
+		double e2 = imp_max3(norm2(ab), norm2(ad), norm2(imp_vec3_sub(d, b)));
+		double l[3];
+		if (!(norm2(n) >= 1e-6 * e2 * e2) &&
+		    triangle_weights(a, b, d, imp_robust_unit3(n, imp_vec3_make(0.0, 0.0, 0.0)), imp_vec3_make(0.0, 0.0, 0.0),
+				     l)) {
+			f->v = imp_vec3_make(0.0, 0.0, 0.0);
+			for (int i = 0; i < 3; ++i) {
+				f->l[i] = l[i];
+				f->v = imp_vec3_add(f->v, imp_vec3_scale(l[i], f->s[i].w));
+			}
+		}
+	}
 	out->state = state;
 }
 
