@@ -35,15 +35,19 @@ static void face_plane(const poly3 *p, face3 *f)
 {
 	imp_vec3 a = p->v[f->v[0]].w, b = p->v[f->v[1]].w, c = p->v[f->v[2]].w;
 	imp_vec3 n = imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(c, a));
-	double l = imp_vec3_length(n);
-	if (!(l > 0.0)) {
-		// No area: never the nearest face, but kept so the polytope stays
-		// closed.
+	double nn = imp_vec3_dot(n, n);
+	if (!(nn > 0.0)) {
+		// No area (or less than rounding makes of it): never the nearest
+		// face, but kept so the polytope stays closed.
 		f->n = imp_vec3_make(0.0, 0.0, 0.0);
 		f->d = INFINITY;
 		return;
 	}
-	f->n = imp_vec3_scale(1.0 / l, n);
+	// sqrt(nn) is |n| only inside double's normal range: a sliver face of
+	// a needle had a cross product near 1e-162, whose square is a few
+	// subnormals, and its normal came out 1.0108 long (issue 20, finding
+	// 29).
+	f->n = imp_square_in_range(nn) ? imp_vec3_scale(1.0 / sqrt(nn), n) : imp_robust_unit3(n, n);
 	// The largest of the three offsets: the plane as far out as rounding
 	// allows, so the origin is never judged outside a face it lies on.
 	f->d = fmax(fmax(imp_vec3_dot(f->n, a), imp_vec3_dot(f->n, b)), imp_vec3_dot(f->n, c));
@@ -135,9 +139,7 @@ static void flat_result(const poly3 *p, imp_epa3_result *out)
 	imp_vec3 n = imp_vec3_make(1.0, 0.0, 0.0);
 	if (p->nv >= 3) {
 		imp_vec3 m = imp_vec3_cross(imp_vec3_sub(p->v[1].w, p->v[0].w), imp_vec3_sub(p->v[2].w, p->v[0].w));
-		double l = imp_vec3_length(m);
-		if (l > 0.0)
-			n = imp_vec3_scale(1.0 / l, m);
+		n = imp_robust_unit3(m, n);
 	} else if (p->nv == 2) {
 		n = imp_any_normal3(imp_vec3_sub(p->v[1].w, p->v[0].w));
 	}
@@ -393,7 +395,17 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 			// its rounding, and the answer must keep normal . (b - a) =
 			// distance (a needle across a long segment: 1.4e-7 apart;
 			// issue 20, defect 6).
-			double along = imp_vec3_dot(f->n, v);
+			//
+			// That point is the weights' sum, not v: v is the origin's
+			// projection on the triangle's plane, and on a sliver face
+			// (a segment through a box 1e-10 thin) the plane's normal is
+			// good to 1e-6 only, so v and the weighted point differ by
+			// far more than rounding along it (depth 3e-59 against the
+			// witnesses' 1.1e-60 in a scene of 1e-50).
+			imp_vec3 held = imp_vec3_make(0.0, 0.0, 0.0);
+			for (int j = 0; j < out->n; ++j)
+				held = imp_vec3_add(held, imp_vec3_scale(l[j], kept[j].w));
+			double along = imp_vec3_dot(f->n, held);
 			out->depth = along > 0.0 ? along : 0.0;
 		}
 	}

@@ -477,9 +477,10 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 	if (size > SCALE_BIG || (size < 1.0 / SCALE_BIG && size > 0.0)) {
 		int e;
 		frexp(size, &e);
-		// 2^1000 at most: 2^-e is infinite for a scene a few subnormals
-		// across (two spheres of radius 1e-310: 2^1030), and made the
-		// witnesses NaN (issue 20, finding 33).
+		// 2^1000 at most: 2^-e overflows for scenes below 2^-1023 (a
+		// point 1.9e-318 from another was scaled by infinity, and its
+		// witnesses came out NaN; issue 20, finding 39). Such a scene
+		// stays at least 2^-74 across, whose cubes are well in range.
 		c->scale = ldexp(1.0, e < -1000 ? 1000 : -e);
 		c->scaled = true;
 	}
@@ -749,15 +750,30 @@ static void feature_answer(const imp_gjk3_ctx *c, bool p_is_a, const int *idx, c
 }
 
 /// Barycentric weights of point y in triangle (a, b, d) seen along unit
-/// normal n; false when y is outside it.
+/// normal n; false when y is outside it. In the triangle's own plane, on
+/// axes along its longest edge and across it: a face 6e14 long and 145
+/// wide (a box plate) had weights from 3D cross products of its 3e14-long
+/// corner vectors, whose rounding (products of 1e29) is 1e-4 of its area,
+/// and the point they made was 1.3e10 off the face's nearest point, the
+/// distance with it (a distance of 138.6 answered as 1.3e10). Along and
+/// across the longest edge the products are only length times width, and
+/// the rounding of the across coordinates moves the point by no more than
+/// itself.
 static bool triangle_weights(imp_vec3 a, imp_vec3 b, imp_vec3 d, imp_vec3 n, imp_vec3 y, double *l)
 {
-	double area = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(d, a)), n);
+	imp_vec3 ab = imp_vec3_sub(b, a), ad = imp_vec3_sub(d, a), bd = imp_vec3_sub(d, b), ay = imp_vec3_sub(y, a);
+	double lab = norm2(ab), lad = norm2(ad), lbd = norm2(bd);
+	imp_vec3 e = lab >= lad && lab >= lbd ? ab : (lad >= lbd ? ad : bd);
+	imp_vec3 e1 = imp_robust_unit3(e, imp_vec3_make(0.0, 0.0, 0.0));
+	imp_vec3 e2 = imp_vec3_cross(n, e1); // e1 x e2 = n: areas below are n . (x x y)
+	double bx = imp_vec3_dot(ab, e1), by = imp_vec3_dot(ab, e2), dx = imp_vec3_dot(ad, e1), dy = imp_vec3_dot(ad, e2);
+	double yx = imp_vec3_dot(ay, e1), yy = imp_vec3_dot(ay, e2);
+	double area = bx * dy - by * dx;
 	if (!(area > 0.0))
 		return false;
-	l[0] = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(b, y), imp_vec3_sub(d, y)), n) / area;
-	l[1] = imp_vec3_dot(imp_vec3_cross(imp_vec3_sub(d, y), imp_vec3_sub(a, y)), n) / area;
-	l[2] = 1.0 - l[0] - l[1];
+	l[1] = (yx * dy - yy * dx) / area;
+	l[2] = (bx * yy - by * yx) / area;
+	l[0] = 1.0 - l[1] - l[2];
 	if (!(l[0] >= 0.0 && l[1] >= 0.0 && l[2] >= 0.0))
 		return false;
 	for (int j = 0; j < 3; ++j)
@@ -1100,6 +1116,33 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	}
 	if (x != &out->x)
 		copy_simplex(&out->x, x);
+	if (!boolean && state != IMP_STATE_OVERLAPPING && out->x.n == 3) {
+		// On a sliver triangle (a cone 1e-26 thin against a polytope; an
+		// ellipsoid against a box plate 2.5e13 long) S2D's v, the
+		// origin's projection on the plane, is off along the normal (good
+		// to 1e-6 there: v came out 4.5e-7 nearer than any point of C, so
+		// 4.5e-7 below normal . (b - a)), and its weights, from areas on a
+		// coordinate plane, put their point off along the triangle (6e7
+		// off on the plate). The answer is then the point of the weights
+		// taken again on axes along the longest edge (triangle_weights),
+		// where their rounding moves it by no more than the coordinates':
+		// a point of C, which the witnesses are made of. Slivers only: the
+		// test costs a fraction of the recomputation.
+		simplex3 *f = &out->x;
+		imp_vec3 a = f->s[0].w, b = f->s[1].w, d = f->s[2].w;
+		imp_vec3 ab = imp_vec3_sub(b, a), ad = imp_vec3_sub(d, a), n = imp_vec3_cross(ab, ad);
+		double e2 = imp_max3(norm2(ab), norm2(ad), norm2(imp_vec3_sub(d, b)));
+		double l[3];
+		if (!(norm2(n) >= 1e-6 * e2 * e2) &&
+		    triangle_weights(a, b, d, imp_robust_unit3(n, imp_vec3_make(0.0, 0.0, 0.0)), imp_vec3_make(0.0, 0.0, 0.0),
+				     l)) {
+			f->v = imp_vec3_make(0.0, 0.0, 0.0);
+			for (int i = 0; i < 3; ++i) {
+				f->l[i] = l[i];
+				f->v = imp_vec3_add(f->v, imp_vec3_scale(l[i], f->s[i].w));
+			}
+		}
+	}
 	out->state = state;
 }
 
@@ -1108,29 +1151,17 @@ static double clamp01(double x)
 	return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 }
 
-/// |v| without squaring v (its square leaves double's range first). Divided
-/// by the largest coordinate, not multiplied by its inverse: the inverse of
-/// a subnormal one is infinite (two concentric spheres 1e-310 from the
-/// origin answered NaN; issue 20, defect 6).
+/// |v| without squaring v (imp_robust_length3).
 static double robust_length3(imp_vec3 v)
 {
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return 0.0;
-	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
-	return m * sqrt(norm2(u));
+	return imp_robust_length3(v);
 }
 
-/// -v / |v|, the normal from a to b for C's nearest point v, by the same
-/// scaling as robust_length3; `fallback` for v = 0.
+/// -v / |v|, the normal from a to b for C's nearest point v, unit at any
+/// length (imp_robust_unit3); `fallback` for v = 0.
 static imp_vec3 robust_normal3(imp_vec3 v, imp_vec3 fallback)
 {
-	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
-	if (!(m > 0.0))
-		return fallback;
-	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
-	double l = sqrt(norm2(u));
-	return imp_vec3_make(-u.x / l, -u.y / l, -u.z / l);
+	return imp_robust_unit3(imp_vec3_neg(v), fallback);
 }
 
 /// The parameters s, t in [0, 1] of the nearest points p0 + s (p1 - p0)
@@ -1661,7 +1692,9 @@ static void box_point(imp_vec3 h, imp_vec3 q, imp_vec3 *on_box, imp_vec3 *normal
 	double l = robust_length3(d);
 	if (l > 0.0) {
 		*on_box = x;
-		*normal = imp_vec3_scale(1.0 / l, d);
+		// Not d times 1 / l: a point 5.4e-312 off a box's face had a
+		// normal of infinities (issue 20, finding 21).
+		*normal = imp_robust_unit3(d, imp_vec3_make(1.0, 0.0, 0.0));
 		*depth = -l;
 		return;
 	}
@@ -1782,7 +1815,7 @@ static bool closed_form3(const imp_gjk3_ctx *c, box_depth *bd, imp_feature *fa, 
 		double t = 0.0, dist = box_segment(box->size, e[0], e[1], &on_box, &on_other, &t);
 		if (!(dist > 0.0))
 			return false; // they meet: GJK and EPA
-		n = imp_vec3_scale(1.0 / dist, imp_vec3_sub(on_other, on_box));
+		n = imp_robust_unit3(imp_vec3_sub(on_other, on_box), imp_vec3_make(1.0, 0.0, 0.0));
 		bd->depth = -dist;
 		fo = segment_feature(other, t);
 	}

@@ -99,6 +99,41 @@ static inline bool imp_tangent_newton(double g1, double g2, double h11, double h
 	return true;
 }
 
+/// |v| without squaring v: v divided by its largest coordinate first
+/// (divided, not multiplied by the inverse, which is infinite for a
+/// subnormal one). 0 for v = 0. Squares leave double's range below 1e-154
+/// and above 1e154 (two concentric spheres 1e-310 from the origin answered
+/// NaN; issue 20, defect 6).
+static inline double imp_robust_length3(imp_vec3 v)
+{
+	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
+	if (!(m > 0.0))
+		return 0.0;
+	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
+	return m * sqrt(imp_vec3_dot(u, u));
+}
+
+/// v / |v| by the same scaling as imp_robust_length3, unit at any length
+/// (1 / |v| is infinite for a subnormal |v|, and |v| of a vector near
+/// 1e-162 is 1% off when computed from its subnormal square); `fallback`
+/// for v = 0.
+static inline imp_vec3 imp_robust_unit3(imp_vec3 v, imp_vec3 fallback)
+{
+	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
+	if (!(m > 0.0))
+		return fallback;
+	imp_vec3 u = imp_vec3_make(v.x / m, v.y / m, v.z / m);
+	double l = sqrt(imp_vec3_dot(u, u));
+	return imp_vec3_make(u.x / l, u.y / l, u.z / l);
+}
+
+/// Whether |v|^2 = v . v is far enough inside double's normal range that
+/// sqrt(v . v) is |v| to rounding (else imp_robust_length3).
+static inline bool imp_square_in_range(double vv)
+{
+	return vv >= 0x1p-960 && vv <= 0x1p960;
+}
+
 /// A unit vector normal to e (any length but zero).
 static inline imp_vec3 imp_any_normal3(imp_vec3 e)
 {

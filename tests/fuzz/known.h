@@ -27,9 +27,6 @@ typedef struct fz_known {
 	   touching; 23: a box and a capsule, touching at -1.8e-40; 24: a world body's closest),      \
 	   and a warm cache answering 2.5e20 where the cold query answers 0 (25: a cone and a          \
 	   polytope). The replay skips them until they are fixed. */                                   \
-	{"finding-box3-polytope-nan", 21},                                                            \
-	{"finding-box3-capsule3-nan", 23},                                                            \
-	{"finding-world-closest-nan", 24},                                                            \
 	{"finding-cone-polytope-cache", 25},                                                          \
 	/* the same run, also not analysed yet: a warm cache against a cold query (26: a polygon and \
 	   a box, depth 41 against -2e21; 27: a capsule and a cone, 2.4e12 against 0); NaN witnesses \
@@ -38,13 +35,8 @@ typedef struct fz_known {
 	   fuzzer's 30 s (35). */                                                                      \
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
 	{"finding-capsule3-cone-cache", 27},                                                          \
-	{"finding-sphere-polytope-nan", 28},                                                          \
-	{"finding-ellipsoid-capsule3-normal", 29},                                                    \
 	{"finding-polytope-cone-options", 30},                                                        \
 	{"finding-world-slow", 35},                                                                   \
-	/* found by CI's seeded run of the landing commit: two polytopes touching with NaN witnesses \
-	   (39) */                                                                                     \
-	{"finding-polytopes-touching-nan", 39},                                                       \
 	{NULL, 0},                                                                                    \
 }
 
