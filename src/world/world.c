@@ -2633,12 +2633,14 @@ static void step_commit(imp_world *w, const step_ctx *c)
 		// A computed rotation renormalised, so that rounding cannot pile
 		// up over many steps; a target is the user's, bit for bit, and so
 		// is a rotation the step did not turn.
-		if (w->dim == 2 && turned && !target) {
-			double l = sqrt(p2.q.c * p2.q.c + p2.q.s * p2.q.s);
-			p2.q.c /= l;
-			p2.q.s /= l;
-		} else if (turned && !target) {
-			p3.q = imp_quat_normalize(p3.q);
+		if (turned && !target) {
+			if (w->dim == 2) {
+				double l = sqrt(p2.q.c * p2.q.c + p2.q.s * p2.q.s);
+				p2.q.c /= l;
+				p2.q.s /= l;
+			} else {
+				p3.q = imp_quat_normalize(p3.q);
+			}
 		}
 		if (w->dim == 2)
 			b->pose2 = p2;
