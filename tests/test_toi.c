@@ -579,6 +579,66 @@ static void test_turning_user_disc(void **state)
 	imp_shape_destroy(box);
 }
 
+/// An axis-aligned ellipse's support, as the fuzz target's user ellipse
+/// (tests/fuzz/fuzz.c): semi-axes h[0], h[1].
+static imp_vec2 ellipse_support(const void *user, imp_vec2 d)
+{
+	const double *h = user;
+	double m = fmax(fabs(d.x), fabs(d.y));
+	double x = d.x / m * h[0], y = d.y / m * h[1];
+	double l = sqrt(x * x + y * y);
+	return imp_vec2_make(x * h[0] / l, y * h[1] / l);
+}
+
+/// fuzz_pairwise's crash-cc69d81d (cache.distance, found by this branch's
+/// run; it failed before the fixes above too): a flat user ellipse of
+/// semi-axes 3.8e-5 x 0.0047 at (12.78125, 0) under the segment from
+/// (-1e-9, 12.78125) to (12.78125, 12.78125). The distance is 12.78125 -
+/// 0.0047454833984375; the cold query answered 3.8e-8 more (the warm one
+/// right), 3e-9 of the scene where collision.h states 1e-9. Its GJK's
+/// first support was the ellipse 1.5e-7 aside its top, the second the
+/// segment's far end; the edge between them is no nearer in rounding, and
+/// the stalled-descent exit stopped there, its gap 1.9e-7 still above the
+/// tolerance, when the edge's normal finds the top. Now one or two such
+/// level steps go on. The finding, then flat ellipses under segments
+/// whose span holds the ellipse's top: cold and warm distances equal the
+/// analytic one within 1e-12 of the scene.
+static void test_flat_user_ellipse_level_step(void **state)
+{
+	(void)state;
+	double h[2] = {3.814697265625e-05, 0.0047454833984375};
+	imp_shape *e = NULL, *seg = NULL;
+	assert_int_equal(imp_shape_user2(ellipse_support, h, 0.0, &e), IMP_OK);
+	assert_int_equal(imp_shape_segment2(imp_vec2_make(-1e-9, 12.78125), imp_vec2_make(12.78125, 12.78125), &seg),
+			 IMP_OK);
+	imp_pose2 pe = imp_pose2_make(12.78125, 0, 0), ps = imp_pose2_make(0, 0, 0);
+	double exact = 12.78125 - 0.0047454833984375;
+	assert_true(fabs(imp_distance2(e, pe, seg, ps, NULL) - exact) <= 1e-12 * 12.8);
+	imp_closest2_result c;
+	assert_int_equal(imp_closest2(e, pe, seg, ps, NULL, &c), IMP_OK);
+	assert_true(fabs(c.distance - exact) <= 1e-12 * 12.8);
+	imp_shape_destroy(e);
+	imp_shape_destroy(seg);
+	uint64_t s = 0xe11;
+	for (int i = 0; i < 2000; i++) {
+		double hh[2] = {ldexp(rng_range(&s, 1, 2), -(int)(rng_next(&s) % 30)), rng_range(&s, 1e-3, 1.0)};
+		double y = rng_range(&s, 1.0, 20.0), cx = rng_range(&s, -5, 20);
+		double x0 = cx - rng_range(&s, 1e-9, 20.0), x1 = cx + rng_range(&s, 1e-9, 20.0);
+		assert_int_equal(imp_shape_user2(ellipse_support, hh, 0.0, &e), IMP_OK);
+		assert_int_equal(imp_shape_segment2(imp_vec2_make(x0, y), imp_vec2_make(x1, y), &seg), IMP_OK);
+		pe = imp_pose2_make(cx, 0, 0);
+		double want = y - hh[1], scene = fmax(fmax(fabs(x0), fabs(x1)), fmax(fabs(cx), y));
+		imp_simplex_cache cache;
+		memset(&cache, 0, sizeof cache);
+		for (int pass = 0; pass < 3; pass++) {
+			double d = imp_distance2(e, pe, seg, ps, pass ? &cache : NULL);
+			assert_true(fabs(d - want) <= 1e-12 * scene);
+		}
+		imp_shape_destroy(e);
+		imp_shape_destroy(seg);
+	}
+}
+
 static void test_separated_parallel_and_touching(void **state)
 {
 	(void)state;
@@ -762,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_overlapped_start_finite),
 		cmocka_unit_test(test_separated_tiny_gap),
 		cmocka_unit_test(test_turning_user_disc),
+		cmocka_unit_test(test_flat_user_ellipse_level_step),
 		cmocka_unit_test(test_motion_poses),
 		cmocka_unit_test(test_errors),
 	};
