@@ -471,6 +471,7 @@ typedef struct options {
 	bool strict;
 	bool no_limits;
 	bool no_first;  ///< no first-update rows
+	bool reps_set;  ///< --reps given: the first-update rows repeat that many times too
 } options;
 
 static int default_frames(int n)
@@ -935,7 +936,8 @@ static void usage(FILE *f)
 		"  --method NAME  only the methods whose name contains NAME (\"impact\", \"Bullet\", ...;\n"
 		"                 a final $ anchors it at the end: \"impact sweep$\")\n"
 		"  --frames K     timed frames per scene (default 50 up to 2,000 boxes, 20 up to 20,000, 10 above)\n"
-		"  --reps R       repetitions of each method's run, each from frame 0 (default %d)\n"
+		"  --reps R       repetitions of each method's run, each from frame 0 (default %d), and of\n"
+		"                 each first-update row (at most 16; default 3)\n"
 		"  --seed S       scene seed (default 0x%x)\n"
 		"  --fat R        impact's fat_ratio (default: imp_default_world_def's)\n"
 		"  --out FILE     also write the Markdown report to FILE\n"
@@ -974,6 +976,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--frames") && v && bench_parse_int(v, 1, 100000, &o.frames)) {
 			++i;
 		} else if (!strcmp(a, "--reps") && v && bench_parse_int(v, 1, 1000, &o.reps)) {
+			o.reps_set = true;
 			++i;
 		} else if (!strcmp(a, "--fat") && v) {
 			char *end;
@@ -1089,7 +1092,7 @@ int main(int argc, char **argv)
 	}
 	if (!o.no_first && contains("3d-first", o.only)) {
 		int nf = o.smoke ? 1 : (int)(sizeof k_first_counts / sizeof k_first_counts[0]);
-		int reps = o.smoke ? 1 : FIRST_REPS;
+		int reps = o.smoke ? 1 : o.reps_set ? (o.reps < 16 ? o.reps : 16) : FIRST_REPS;
 		if (run_first_rows(stdout, out, &o, want, nf, reps) != 0)
 			++failures;
 	}

@@ -22,7 +22,7 @@
 // each other and, never moving, are stored once.
 //
 // Cells are a uthash table, holding their members in two small arrays;
-// counters an open-addressing table.
+// counters small open-addressing tables, one per block of ranks.
 #include <math.h>
 #include <string.h>
 
@@ -57,18 +57,37 @@ typedef struct cell {
 } cell;
 
 /// A close pair's counter: a slot of an open-addressing table (linear
-/// probing, at most half full). Key 0 marks an empty slot (a key has two
-/// different proxies, so it is never 0). One cache line per look-up where
-/// a chained table walked a chain of separate nodes: the counters are the
-/// most visited memory of an insert (16 close pairs a box in the 3D
-/// uniform scene).
+/// probing, at most half full); count 0 marks an empty slot.
+/// One cache line per look-up where a chained table walked a chain of
+/// separate nodes: the counters are the most visited memory of an insert
+/// (16 close pairs a box in the 3D uniform scene).
 typedef struct counter {
-	uint64_t key;        ///< lower proxy << 32 | higher; 0: empty
-	int32_t count;
-	int32_t unused;
+	uint32_t lo, hi;     ///< the pair's proxies, lo < hi
+	int32_t count;       ///< shared cells; 0: an empty slot
 } counter;
 
-#define COUNTERS_MIN 1024
+/// The counters are not one table but one small table per block of
+/// RANK_BLOCK ranks, holding the counters whose later rank lies in the
+/// block. A proxy's rank is its place in the order of inserts (the ranks
+/// of removed proxies are handed out again), so when a batch is inserted
+/// in spatial order (imp_broad_morton) each insert's new counters have its
+/// own rank and go to the block the inserts before it were filling: the
+/// tables are written one after the other, each while it is in cache.
+/// One table hashed over all the counters took a cache and a TLB miss a
+/// counter once it outgrew them, and grew by doubling, the whole table
+/// copied each time: the first update of 1,000,000 boxes made its 16.8
+/// million counters in a 1 GB table after copies through 512 MB, 256 MB and
+/// so on, where 100,000 boxes needed 64 MB (docs/broad.md). Each block
+/// grows on its own, to three times its counters (any size: a home is the
+/// hash's place scaled to the table), so the memory follows the counters.
+typedef struct counter_table {
+	counter *slots;      ///< cap slots (NULL: none yet)
+	uint32_t cap, used;
+} counter_table;
+
+#define RANK_BLOCK_BITS 6
+#define RANK_BLOCK (1 << RANK_BLOCK_BITS)
+#define COUNTERS_MIN 16
 
 typedef struct range {
 	int32_t lo[3], hi[3];
@@ -84,8 +103,14 @@ typedef struct hash {
 	imp_box *reg;        ///< per proxy: the box its cells were registered with
 	int32_t reg_cap;
 	cell *cells;
-	counter *counters;   ///< counter_cap slots, a power of 2 (NULL: none yet)
-	uint32_t counter_cap, counter_used;
+	counter_table *tables; ///< per block of RANK_BLOCK ranks, table_cap of them
+	int32_t table_cap;
+	int32_t *rank;       ///< per proxy: its rank, -1 when it has none
+	int32_t rank_cap;
+	int32_t *free_ranks; ///< ranks handed back by removed proxies (a stack)
+	int32_t free_count, free_cap;
+	int32_t next_rank;   ///< ranks handed out so far: every rank is below it
+	uint64_t counter_used; ///< counters in all the tables
 	double rho[RHO_SLOTS];         ///< cell sizes of recent levels
 	int32_t rho_level[RHO_SLOTS];  ///< their levels, LEVEL_NONE when empty
 } hash;
@@ -166,50 +191,64 @@ static bool pairs_with(const imp_broad *b, int32_t p, int32_t q)
 	return p != q && !both_static(b, p, q);
 }
 
-static uint64_t counter_key(int32_t p, int32_t q)
+/// A pair's first slot in a table of cap slots: a hash of the pair scaled
+/// to the table.
+static uint32_t counter_home(uint32_t lo, uint32_t hi, uint32_t cap)
 {
-	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
-	return (uint64_t)lo << 32 | hi;
-}
-
-/// A key's first slot.
-static uint32_t counter_home(uint64_t key, uint32_t cap)
-{
+	uint64_t key = (uint64_t)lo << 32 | hi;
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdu;
 	key ^= key >> 33;
-	return (uint32_t)key & (cap - 1);
+	return (uint32_t)(((key & 0xffffffffu) * cap) >> 32);
 }
 
-/// The slot holding key, or the empty slot where it would go.
-static uint32_t counter_slot(const hash *h, uint64_t key)
+/// The slot of t holding the pair lo < hi, or the empty slot where it would go.
+static uint32_t counter_slot(const counter_table *t, uint32_t lo, uint32_t hi)
 {
-	uint32_t mask = h->counter_cap - 1, i = counter_home(key, h->counter_cap);
-	while (h->counters[i].key != 0 && h->counters[i].key != key)
-		i = (i + 1) & mask;
+	uint32_t cap = t->cap, i = counter_home(lo, hi, cap);
+	while (t->slots[i].count != 0 && (t->slots[i].lo != lo || t->slots[i].hi != hi))
+		i = i + 1 < cap ? i + 1 : 0;
 	return i;
 }
 
-/// Room for one more counter (the table at most half full); false when out
-/// of memory, the table as it was.
-static bool counters_reserve(imp_broad *b, hash *h)
+/// The table of the pair p, q: its block's, by the later of their ranks.
+static counter_table *table_of(const hash *h, int32_t p, int32_t q)
 {
-	if (h->counter_cap > 0 && 2 * ((uint64_t)h->counter_used + 1) <= h->counter_cap)
+	int32_t a = h->rank[p], c = h->rank[q];
+	return &h->tables[(a > c ? a : c) >> RANK_BLOCK_BITS];
+}
+
+/// Room for one more counter in t (at most half full): a table of three
+/// times its counters when full, or for a block's first table, of 2.25
+/// times what a block holds on average (so that the blocks a batch of
+/// inserts fills are made at their size, not grown through a dozen
+/// copies); false when out of memory, the table as it was.
+static bool counters_reserve(imp_broad *b, hash *h, counter_table *t)
+{
+	uint64_t need = (uint64_t)t->used + 1;
+	if (2 * need <= (uint64_t)t->cap)
 		return true;
-	uint32_t cap = h->counter_cap > 0 ? 2 * h->counter_cap : COUNTERS_MIN;
-	if (cap == 0 || cap > UINT32_MAX / 2)
+	uint64_t cap = 3 * need;
+	if (t->cap == 0 && h->next_rank > 0) {
+		double guess = 2.25 * (double)h->counter_used / h->next_rank * RANK_BLOCK;
+		if (guess > (double)cap && guess < (double)(1u << 24))
+			cap = (uint64_t)guess;
+	}
+	if (cap < COUNTERS_MIN)
+		cap = COUNTERS_MIN;
+	if (cap > UINT32_MAX / 2)
 		return false;
-	counter *t = imp_alloc(b->alloc, (size_t)cap * sizeof *t);
-	if (t == NULL)
+	counter *n = imp_alloc(b->alloc, (size_t)cap * sizeof *n);
+	if (n == NULL)
 		return false;
-	memset(t, 0, (size_t)cap * sizeof *t);
-	counter *old = h->counters;
-	uint32_t old_cap = h->counter_cap;
-	h->counters = t;
-	h->counter_cap = cap;
+	memset(n, 0, (size_t)cap * sizeof *n);
+	counter *old = t->slots;
+	uint32_t old_cap = t->cap;
+	t->slots = n;
+	t->cap = (uint32_t)cap;
 	for (uint32_t i = 0; i < old_cap; i++)
-		if (old[i].key != 0)
-			h->counters[counter_slot(h, old[i].key)] = old[i];
+		if (old[i].count != 0)
+			t->slots[counter_slot(t, old[i].lo, old[i].hi)] = old[i];
 	imp_free(b->alloc, old, (size_t)old_cap * sizeof *old);
 	return true;
 }
@@ -217,22 +256,25 @@ static bool counters_reserve(imp_broad *b, hash *h)
 /// Counts one more shared cell for p and q; false when out of memory.
 static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
 {
-	uint64_t key = counter_key(p, q);
-	uint32_t i = 0, cap = h->counter_cap;
+	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
+	counter_table *t = table_of(h, p, q);
+	uint32_t i = 0, cap = t->cap;
 	if (cap > 0) {
-		i = counter_slot(h, key);
-		if (h->counters[i].key == key) {
-			h->counters[i].count++;
+		i = counter_slot(t, lo, hi);
+		if (t->slots[i].count != 0) {
+			t->slots[i].count++;
 			return true;
 		}
 	}
-	if (!counters_reserve(b, h))
+	if (!counters_reserve(b, h, t))
 		return false;
-	if (h->counter_cap != cap) // grown: the key's empty slot has moved
-		i = counter_slot(h, key);
-	counter *c = &h->counters[i];
-	c->key = key;
+	if (t->cap != cap) // grown: the pair's empty slot has moved
+		i = counter_slot(t, lo, hi);
+	counter *c = &t->slots[i];
+	c->lo = lo;
+	c->hi = hi;
 	c->count = 1;
+	t->used++;
 	h->counter_used++;
 	b->counters.box_tests++;
 	if (imp_box_overlap(&b->proxy[p].box, &b->proxy[q].box, b->dim))
@@ -240,35 +282,36 @@ static bool count_up(imp_broad *b, hash *h, int32_t p, int32_t q)
 	return true;
 }
 
-/// Empties slot i, moving back the entries after it that probing would no
-/// longer find (deletion without tombstones).
-static void counter_delete(hash *h, uint32_t i)
+/// Empties slot i of t, moving back the entries after it that probing
+/// would no longer find (deletion without tombstones).
+static void counter_delete(counter_table *t, uint32_t i)
 {
-	uint32_t mask = h->counter_cap - 1;
-	for (uint32_t j = (i + 1) & mask; h->counters[j].key != 0; j = (j + 1) & mask) {
-		uint32_t k = counter_home(h->counters[j].key, h->counter_cap);
+	uint32_t cap = t->cap;
+	for (uint32_t j = i + 1 < cap ? i + 1 : 0; t->slots[j].count != 0; j = j + 1 < cap ? j + 1 : 0) {
+		uint32_t k = counter_home(t->slots[j].lo, t->slots[j].hi, cap);
 		// j's entry may fill the hole at i unless its home lies in (i, j].
 		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
 		if (stays)
 			continue;
-		h->counters[i] = h->counters[j];
+		t->slots[i] = t->slots[j];
 		i = j;
 	}
-	h->counters[i].key = 0;
-	h->counters[i].count = 0;
-	h->counter_used--;
+	t->slots[i].count = 0;
+	t->used--;
 }
 
 static void count_down(imp_broad *b, hash *h, int32_t p, int32_t q)
 {
-	if (h->counter_cap == 0)
+	counter_table *t = table_of(h, p, q);
+	if (t->cap == 0)
 		return;
-	uint64_t key = counter_key(p, q);
-	uint32_t i = counter_slot(h, key);
-	counter *c = &h->counters[i];
-	if (c->key != key || --c->count > 0)
+	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
+	uint32_t i = counter_slot(t, lo, hi);
+	counter *c = &t->slots[i];
+	if (c->count == 0 || --c->count > 0)
 		return;
-	counter_delete(h, i);
+	counter_delete(t, i);
+	h->counter_used--;
 	b->counters.box_tests++;
 	if (imp_box_overlap(&h->reg[p], &h->reg[q], b->dim))
 		b->fn(b->ctx, p, q, false);
@@ -591,7 +634,11 @@ void imp_hash_destroy(imp_broad *b)
 		imp_free(b->alloc, c->guest.items, (size_t)c->guest.cap * sizeof(int32_t));
 		imp_free(b->alloc, c, sizeof *c);
 	}
-	imp_free(b->alloc, h->counters, (size_t)h->counter_cap * sizeof *h->counters);
+	for (int32_t i = 0; i < h->table_cap; i++)
+		imp_free(b->alloc, h->tables[i].slots, (size_t)h->tables[i].cap * sizeof(counter));
+	imp_free(b->alloc, h->tables, (size_t)h->table_cap * sizeof *h->tables);
+	imp_free(b->alloc, h->rank, (size_t)h->rank_cap * sizeof *h->rank);
+	imp_free(b->alloc, h->free_ranks, (size_t)h->free_cap * sizeof *h->free_ranks);
 	imp_free(b->alloc, h->levels, (size_t)h->level_cap * sizeof *h->levels);
 	imp_free(b->alloc, h->level_own, (size_t)h->level_own_cap * sizeof *h->level_own);
 	imp_free(b->alloc, h->reg, (size_t)h->reg_cap * sizeof *h->reg);
@@ -627,11 +674,48 @@ static void unstore_all(imp_broad *b, hash *h, int32_t p)
 	b->proxy[p].level = LEVEL_NONE;
 }
 
+/// Gives p a rank if it has none: a free one, else the next, with its
+/// block's table (empty) and room in the stack of free ranks for every
+/// rank, so that a remove never allocates. False when out of memory (p
+/// keeps none).
+static bool rank_take(imp_broad *b, hash *h, int32_t p)
+{
+	int32_t old = h->rank_cap;
+	if (!imp_grow(b->alloc, (void **)&h->rank, &h->rank_cap, b->cap, sizeof *h->rank))
+		return false;
+	for (int32_t i = old; i < h->rank_cap; i++)
+		h->rank[i] = -1;
+	if (h->rank[p] >= 0)
+		return true;
+	if (h->free_count > 0) {
+		h->rank[p] = h->free_ranks[--h->free_count];
+		return true;
+	}
+	int32_t r = h->next_rank, blocks_old = h->table_cap;
+	if (r == INT32_MAX ||
+	    !imp_grow(b->alloc, (void **)&h->free_ranks, &h->free_cap, r + 1, sizeof *h->free_ranks) ||
+	    !imp_grow(b->alloc, (void **)&h->tables, &h->table_cap, (r >> RANK_BLOCK_BITS) + 1, sizeof *h->tables))
+		return false;
+	memset(h->tables + blocks_old, 0, (size_t)(h->table_cap - blocks_old) * sizeof *h->tables);
+	h->rank[p] = r;
+	h->next_rank = r + 1;
+	return true;
+}
+
+/// p's rank back to the free ones (p has no counter left).
+static void rank_give(hash *h, int32_t p)
+{
+	if (p >= h->rank_cap || h->rank[p] < 0)
+		return;
+	h->free_ranks[h->free_count++] = h->rank[p]; // rank_take made the room
+	h->rank[p] = -1;
+}
+
 imp_status imp_hash_insert(imp_broad *b, int32_t p)
 {
 	hash *h = b->impl;
 	b->proxy[p].level = LEVEL_NONE;
-	if (!imp_grow(b->alloc, (void **)&h->reg, &h->reg_cap, b->cap, sizeof *h->reg))
+	if (!imp_grow(b->alloc, (void **)&h->reg, &h->reg_cap, b->cap, sizeof *h->reg) || !rank_take(b, h, p))
 		return IMP_ERR_OUT_OF_MEMORY;
 	h->reg[p] = b->proxy[p].box;
 	b->proxy[p].level = level_of(b, h, &h->reg[p]);
@@ -707,9 +791,9 @@ imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old)
 void imp_hash_remove(imp_broad *b, int32_t p)
 {
 	hash *h = b->impl;
-	if (b->proxy[p].level == LEVEL_NONE)
-		return;
-	unstore_all(b, h, p);
+	if (b->proxy[p].level != LEVEL_NONE)
+		unstore_all(b, h, p);
+	rank_give(h, p);
 }
 
 /* ---- queries ---- */

@@ -591,10 +591,7 @@ static qshape body_shape(const imp_world *w, int32_t a)
 
 static pair *find_pair(const imp_world *w, int32_t lo, int32_t hi)
 {
-	uint64_t key = (uint64_t)(uint32_t)lo << 32 | (uint32_t)hi;
-	pair *pr;
-	HASH_FIND(hh, w->table, &key, sizeof key, pr);
-	return pr;
+	return imp_world_find_pair(w, (uint64_t)(uint32_t)lo << 32 | (uint32_t)hi);
 }
 
 static void swap_result(imp_query_result *r, imp_body_id b)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The world: bodies in slots named by generational ids, the broad phase
-// over their enlarged boxes, a persistent pair table (uthash) with a simplex
+// over their enlarged boxes, a persistent pair table (open addressing) with a simplex
 // cache per candidate pair, and the begin/end events of each update.
 //
 // An update runs in three passes over the bodies that moved:
@@ -36,7 +36,6 @@
 #include "core/alloc.h"
 #include "core/inline.h"
 #include "core/sort.h"
-#include "core/uthash_imp.h"
 #include "impact/collision.h"
 #include "impact/world.h"
 #include "shape/shape_internal.h"
@@ -442,13 +441,85 @@ static void touch_rebuild(imp_world *w)
 	w->touch_extra_count = 0;
 }
 
+/* ---- the pair table ---- */
+
+static uint32_t pair_home(uint64_t key, uint32_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdu;
+	key ^= key >> 33;
+	return (uint32_t)key & (cap - 1);
+}
+
+/// The slot holding key, or the empty slot where it would go.
+static uint32_t pair_table_slot(const imp_world *w, uint64_t key)
+{
+	uint32_t mask = w->table_cap - 1, i = pair_home(key, w->table_cap);
+	while (w->table[i].key != 0 && w->table[i].key != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+pair *imp_world_find_pair(const imp_world *w, uint64_t key)
+{
+	if (w->table_cap == 0)
+		return NULL;
+	const pair_slot *s = &w->table[pair_table_slot(w, key)];
+	return s->key == key ? s->pr : NULL;
+}
+
+/// Room in the table for `need` pairs (at most half full); false when out
+/// of memory, the table as it was. The copy reads only the old slots.
+static bool pair_table_reserve(imp_world *w, int64_t need)
+{
+	if (w->table_cap > 0 && 2 * need <= (int64_t)w->table_cap)
+		return true;
+	uint64_t cap = w->table_cap > 0 ? w->table_cap : 1024;
+	while ((int64_t)cap < 2 * need)
+		cap *= 2;
+	if (cap > (uint64_t)1 << 31)
+		return false;
+	pair_slot *t = imp_alloc(&w->alloc, (size_t)cap * sizeof *t);
+	if (t == NULL)
+		return false;
+	memset(t, 0, (size_t)cap * sizeof *t);
+	pair_slot *old = w->table;
+	uint32_t old_cap = w->table_cap;
+	w->table = t;
+	w->table_cap = (uint32_t)cap;
+	for (uint32_t i = 0; i < old_cap; i++)
+		if (old[i].key != 0)
+			w->table[pair_table_slot(w, old[i].key)] = old[i];
+	imp_free(&w->alloc, old, (size_t)old_cap * sizeof *old);
+	return true;
+}
+
+/// Empties key's slot, moving back the entries after it that probing
+/// would no longer find (deletion without tombstones).
+static void pair_table_remove(imp_world *w, uint64_t key)
+{
+	uint32_t mask = w->table_cap - 1, i = pair_table_slot(w, key);
+	if (w->table[i].key != key)
+		return;
+	for (uint32_t j = (i + 1) & mask; w->table[j].key != 0; j = (j + 1) & mask) {
+		uint32_t k = pair_home(w->table[j].key, w->table_cap);
+		// j's entry may fill the hole at i unless its home lies in (i, j].
+		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		w->table[i] = w->table[j];
+		i = j;
+	}
+	w->table[i].key = 0;
+	w->table[i].pr = NULL;
+}
+
 static void pair_delete(imp_world *w, pair *pr)
 {
-	const imp_allocator *uth_alloc = &w->alloc;
 	set_touching(w, pr, false);
 	list_unlink(w, key_lo(pr->key), pr);
 	list_unlink(w, key_hi(pr->key), pr);
-	HASH_DEL(w->table, pr);
+	pair_table_remove(w, pr->key);
 	pr->hot->live = 0;
 	pr->next[0] = w->free_pairs;
 	w->free_pairs = pr;
@@ -467,12 +538,9 @@ static bool should_pair(const imp_world *w, int32_t p, int32_t q)
 static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 {
 	imp_world *w = ctx;
-	const imp_allocator *uth_alloc = &w->alloc;
-	bool uth_oom = false;
 	assert(p != q);
 	uint64_t key = pair_key(p, q);
-	pair *pr;
-	HASH_FIND(hh, w->table, &key, sizeof key, pr);
+	pair *pr = imp_world_find_pair(w, key);
 	if (!added) {
 		if (pr != NULL)
 			pr->hot->doomed = 1;
@@ -482,6 +550,10 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 		return;
 	if (pr != NULL) {
 		pr->hot->doomed = 0;
+		return;
+	}
+	if (!pair_table_reserve(w, (int64_t)w->pair_count + 1)) {
+		w->oom = true;
 		return;
 	}
 	pr = pair_alloc(w);
@@ -495,13 +567,9 @@ static void on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 	pr->hot = hot;
 	pr->key = key;
 	hot->key = key;
-	HASH_ADD(hh, w->table, key, sizeof pr->key, pr);
-	if (uth_oom) {
-		pr->next[0] = w->free_pairs;
-		w->free_pairs = pr;
-		w->oom = true;
-		return;
-	}
+	pair_slot *slot = &w->table[pair_table_slot(w, key)];
+	slot->key = key;
+	slot->pr = pr;
 	list_push(w, key_lo(key), pr);
 	list_push(w, key_hi(key), pr);
 	pr->hot->live = 1;
@@ -596,6 +664,7 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
 	imp_free(a, w->qitems, (size_t)w->qitem_cap * sizeof *w->qitems);
 	imp_free(a, w->qresults, (size_t)w->qresult_cap * sizeof *w->qresults);
+	imp_free(a, w->table, (size_t)w->table_cap * sizeof *w->table);
 	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;
@@ -629,6 +698,8 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 		imp_grow(&w->alloc, (void **)&w->odo, &w->odo_cap, def->body_capacity, sizeof *w->odo);
 	for (int32_t i = 0; ok && i < def->pair_capacity; i += PAIR_BLOCK)
 		ok = pair_block_add(w);
+	if (ok && def->pair_capacity > 0)
+		ok = pair_table_reserve(w, def->pair_capacity);
 	imp_broad_def bd = {def->broad_phase, def->dim, def->hash_alpha, def->hash_beta, &w->alloc, on_broad_pair, w};
 	if (ok)
 		ok = imp_broad_create(&bd, &w->broad) == IMP_OK;
@@ -645,8 +716,6 @@ void imp_world_destroy(imp_world *w)
 {
 	if (w == NULL)
 		return;
-	const imp_allocator *uth_alloc = &w->alloc;
-	HASH_CLEAR(hh, w->table);
 	imp_broad_destroy(w->broad);
 	imp_shape_destroy(w->ray_point);
 	free_arrays(w);

@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "broad/broad.h"
-#include "core/uthash_imp.h"
 #include "world/heap.h"
 #include "impact/collision.h"
 #include "impact/world.h"
@@ -52,8 +51,16 @@ typedef struct pair {
 	uint8_t queued;          ///< in the queue now
 	uint8_t deferred;        ///< 1: waits for the next sweep at the current time; 2: listed, no longer
 	uint8_t capped;          ///< reached max_pair_calls in this step: 1, then 2 once reported at its end
-	UT_hash_handle hh;
 } pair;
+
+/// A slot of the pair table: open addressing, linear probing, at most half
+/// full; key 0 marks an empty slot (a key has two different slots, never 0).
+/// A look-up reads the slots, not the pairs: uthash's chains walked 256-byte
+/// pairs at random, and its growth read every pair again (docs/broad.md).
+typedef struct pair_slot {
+	uint64_t key;
+	pair *pr;
+} pair_slot;
 
 /// A body's motion (one per slot, beside the bodies, so that the update's
 /// walks over bodies read none of it).
@@ -153,7 +160,8 @@ struct imp_world {
 	int32_t *moved;
 	int32_t moved_count, moved_cap;
 
-	pair *table;             ///< uthash head
+	pair_slot *table;        ///< table_cap slots, a power of 2 (NULL: none yet)
+	uint32_t table_cap;
 	pair_block *blocks;
 	pair *free_pairs;
 	int32_t pair_count;
@@ -267,6 +275,9 @@ static inline imp_body_id imp_world_id_of(const imp_world *w, int32_t slot)
 	imp_body_id id = {(uint32_t)slot + 1u, w->bodies[slot].generation, w->serial};
 	return id;
 }
+
+/// The pair of key (lower slot << 32 | higher), or NULL.
+pair *imp_world_find_pair(const imp_world *w, uint64_t key);
 
 /// The slot an id names, or -1.
 static inline int32_t imp_world_slot_of(const imp_world *w, imp_body_id id)
