@@ -372,11 +372,170 @@ static void test_warm3(void **state)
 	assert_int_equal(w.failures, 0);
 }
 
+// ---------------------------------------------------------------------------
+// Caches that start GJK far from the answer in huge, stretched scenes
+// (issue 20, findings 25 and 27). A cache holding anything is harmless
+// (collision.h): with every start the answer is the cold one.
+
+/// The scene's size as collision.h measures it.
+static double scene3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb)
+{
+	imp_aabb3 ba, bb;
+	imp_shape_aabb3(a, pa, &ba);
+	imp_shape_aabb3(b, pb, &bb);
+	imp_vec3 corners[4] = {ba.lo, ba.hi, bb.lo, bb.hi};
+	double scene = 0.0;
+	for (int k = 0; k < 4; ++k)
+		scene = fmax(scene, fmax(fabs(corners[k].x), fmax(fabs(corners[k].y), fabs(corners[k].z))));
+	return scene;
+}
+
+/// A cache holding only a direction, as a query on a curved core leaves it.
+static imp_simplex_cache direction_cache(imp_vec3 d)
+{
+	imp_simplex_cache c;
+	memset(&c, 0, sizeof c);
+	c.count = 1;
+	c.dim = 3;
+	for (int k = 0; k < 4; ++k)
+		c.index_a[k] = c.index_b[k] = -1;
+	c.direction[0] = d.x;
+	c.direction[1] = d.y;
+	c.direction[2] = d.z;
+	return c;
+}
+
+/// Levels 2 and 3 with a cache holding each of the 26 directions of the
+/// cube's faces, edges and corners: the distance `expect` (Level 3 within
+/// `tol`; Level 2 the same clamped at 0), and Level 3's own identity
+/// normal . (point_b - point_a) = distance. The worst error found.
+static double every_direction(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, double expect,
+			      double tol, const char *what)
+{
+	double worst = 0.0;
+	int bad = 0;
+	for (int i = -1; i <= 1; ++i)
+		for (int j = -1; j <= 1; ++j)
+			for (int k = -1; k <= 1; ++k) {
+				if (i == 0 && j == 0 && k == 0)
+					continue;
+				imp_vec3 d = imp_vec3_make(i, j, k);
+				imp_simplex_cache c2 = direction_cache(d), c3 = direction_cache(d);
+				double d2 = imp_distance3(a, pa, b, pb, &c2);
+				imp_closest3_result r;
+				assert_int_equal(imp_closest3(a, pa, b, pb, &c3, &r), IMP_OK);
+				imp_vec3 ab = imp_vec3_sub(r.point_b, r.point_a);
+				double e2 = fabs(d2 - fmax(expect, 0.0)), e3 = fabs(r.distance - expect);
+				double along = fabs(imp_vec3_dot(ab, r.normal) - r.distance);
+				double e = fmax(e2, fmax(e3, along));
+				if (!(e <= tol) && bad++ < 4)
+					print_message("%s, cache direction (%d %d %d): Level 2 %.17g, Level 3 %.17g, "
+						      "normal . (b - a) %.17g, expected %.17g\n",
+						      what, i, j, k, d2, r.distance, imp_vec3_dot(ab, r.normal), expect);
+				worst = fmax(worst, e);
+			}
+	assert_int_equal(bad, 0);
+	return worst;
+}
+
+/// A step of GJK whose descent is too small for |v|^2's rounding to show
+/// (a new vertex 1e8 times farther than v) ended the search as if it had
+/// converged: a shape at the origin crossed by a triangle's edge 1.5e29
+/// long (distance 0: the edge runs along the z axis, through the shape)
+/// answered 1e21 from some starts, 6.7e-9 of the scene. Every start, and a
+/// cache left by the same pair 1e22 apart along y, must answer 0.
+static void test_warm_stretched_triangle(void **state)
+{
+	(void)state;
+	imp_shape *shapes[4];
+	assert_int_equal(imp_shape_cone(1.0, 0.5, 0.0, &shapes[0]), IMP_OK);
+	assert_int_equal(imp_shape_cone(0.0625, 1e-15, 0.0, &shapes[1]), IMP_OK);
+	assert_int_equal(imp_shape_ellipsoid(0.5, 0.25, 1.0, 0.0, &shapes[2]), IMP_OK);
+	assert_int_equal(imp_shape_cylinder(1.0, 0.5, 0.0, &shapes[3]), IMP_OK);
+	imp_pose3 at = imp_pose3_identity();
+	double worst = 0.0;
+	for (int s = 0; s < 4; ++s)
+		for (double x = 1e19; x <= 1e22; x *= 3.1622776601683795) {
+			imp_vec3 t[3] = {{0.0, 0.0, -1.5e29}, {0.0, 0.0, 38.0}, {x, 38.0, 109.0}};
+			imp_shape *tri;
+			assert_int_equal(imp_shape_polytope(t, 3, 0.0, &tri), IMP_OK);
+			double scene = scene3(shapes[s], at, tri, at), tol = WARM_DISTANCE_TOL * scene;
+			assert_true(imp_distance3(shapes[s], at, tri, at, NULL) <= tol);
+			worst = fmax(worst, every_direction(shapes[s], at, tri, at, 0.0, tol, "stretched triangle") / scene);
+			// The cache of a step before, the triangle 1e22 away along y.
+			imp_pose3 before = at;
+			before.p.y = 1e22;
+			imp_simplex_cache cache = {0};
+			assert_true(imp_distance3(shapes[s], at, tri, before, &cache) > 0.0);
+			double d = imp_distance3(shapes[s], at, tri, at, &cache);
+			worst = fmax(worst, d / scene);
+			if (!(d <= tol))
+				print_message("shape %d, x %g: warm from 1e22 apart: %.17g\n", s, x, d);
+			assert_true(d <= tol);
+			imp_shape_destroy(tri);
+		}
+	for (int s = 0; s < 4; ++s)
+		imp_shape_destroy(shapes[s]);
+	print_message("stretched triangle: worst error %.3g of the scene\n", worst);
+}
+
+/// The fuzz findings themselves (tests/fuzz/corpus/pairwise): a cache left
+/// by the cold Level 3 query, then Level 2 with it. finding-cone-polytope-
+/// cache: a cone 0.125 tall against a triangle 1.6e29 long, touching to
+/// rounding, answered 2.5e20 warm (0 cold). finding-capsule3-cone-cache: a
+/// capsule 2.6e21 long through the rim of a cone 2.1e21 wide and 6.3 tall,
+/// touching to rounding, answered 2.4e12 warm.
+static void test_warm_findings_cache(void **state)
+{
+	(void)state;
+	imp_pose3 at = imp_pose3_identity();
+	int failures = 0;
+	for (int f = 0; f < 2; ++f) {
+		imp_shape *a, *b;
+		imp_pose3 pa = at, pb = at;
+		if (f == 0) {
+			imp_vec3 t[3] = {{-1.8203125, 3.4885963577522431e+21, -1.5733005685984849e+29},
+					 {-9.9999999999999995e-21, -8.1466951240560803e-16, 38.125},
+					 {2.5231867272305941e+20, 38.125, 109.0}};
+			assert_int_equal(imp_shape_cone(0.0625, 1.0000000000000001e-15, 0.0, &a), IMP_OK);
+			assert_int_equal(imp_shape_polytope(t, 3, 0.0, &b), IMP_OK);
+		} else {
+			assert_int_equal(imp_shape_capsule3(imp_vec3_make(-4.7659820449832649e-26, 109.75,
+									  -1.5580292982880778e+21),
+							    imp_vec3_make(-2.1483251086467835e+21, 0.0234375, 2.91796875),
+							    109.375, &a),
+					 IMP_OK);
+			assert_int_equal(imp_shape_cone(3.1640625, 2.1483251086467835e+21, 8.4736484495806508e-10, &b),
+					 IMP_OK);
+			pa.p.x = -4.9591167925315254e-39;
+		}
+		double scene = scene3(a, pa, b, pb), tol = WARM_DISTANCE_TOL * scene;
+		double cold = imp_distance3(a, pa, b, pb, NULL);
+		imp_closest3_result r;
+		imp_simplex_cache cache = {0};
+		assert_int_equal(imp_closest3(a, pa, b, pb, &cache, &r), IMP_OK);
+		for (int pass = 0; pass < 2; ++pass) {
+			double warm = imp_distance3(a, pa, b, pb, &cache);
+			if (!(fabs(warm - cold) <= tol) && failures++ < 4)
+				print_message("finding %d, pass %d: warm %.17g, cold %.17g (tolerance %g)\n", f, pass, warm,
+					      cold, tol);
+		}
+		if (failures == 0)
+			(void)every_direction(a, pa, b, pb, fmin(cold, 0.0), tol,
+					      f == 0 ? "cone-polytope" : "capsule-cone");
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_warm2),
 		cmocka_unit_test(test_warm3),
+		cmocka_unit_test(test_warm_stretched_triangle),
+		cmocka_unit_test(test_warm_findings_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

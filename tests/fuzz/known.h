@@ -40,7 +40,6 @@ typedef struct fz_known {
 	{"finding-box3-polytope-nan", 21},                                                            \
 	{"finding-box3-capsule3-nan", 23},                                                            \
 	{"finding-world-closest-nan", 24},                                                            \
-	{"finding-cone-polytope-cache", 25},                                                          \
 	/* the same run, also not analysed yet: a warm cache against a cold query (26: a polygon and \
 	   a box, depth 41 against -2e21; 27: a capsule and a cone, 2.4e12 against 0); NaN witnesses \
 	   (28: a sphere and a polytope); a normal of length 1.01 (29: an ellipsoid and a capsule);   \
@@ -49,7 +48,6 @@ typedef struct fz_known {
 	   distance as its state 2 (32: a circle and a capsule; 33: two tiny spheres); a touching     \
 	   pair the world misses (34: 2D, hash); an input slower than the fuzzer's 30 s (35). */       \
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
-	{"finding-capsule3-cone-cache", 27},                                                          \
 	{"finding-sphere-polytope-nan", 28},                                                          \
 	{"finding-ellipsoid-capsule3-normal", 29},                                                    \
 	{"finding-polytope-cone-options", 30},                                                        \
