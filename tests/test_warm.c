@@ -529,6 +529,179 @@ static void test_warm_findings_cache(void **state)
 	assert_int_equal(failures, 0);
 }
 
+// ---------------------------------------------------------------------------
+// Options against the defaults (issue 20, finding 30): a smaller tolerance
+// must not give a worse depth.
+
+/// The pair of finding-polytope-cone-options: a polytope whose core is the
+/// segment p0 p1 (its third point repeats p0), rounded by ra, and a cone
+/// of half height hc and base radius rc, rounded by rb.
+typedef struct seg_cone {
+	long double p0[3], p1[3], ra, hc, rc, rb;
+	imp_pose3 pa, pb;
+} seg_cone;
+
+/// v turned by unit quaternion q (or back, with `inverse`).
+static void turn(imp_quat q, bool inverse, const long double *v, long double *out)
+{
+	long double x = inverse ? -q.x : q.x, y = inverse ? -q.y : q.y, z = inverse ? -q.z : q.z, w = q.w;
+	long double tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
+	out[0] = v[0] + w * tx + (y * tz - z * ty);
+	out[1] = v[1] + w * ty + (z * tx - x * tz);
+	out[2] = v[2] + w * tz + (x * ty - y * tx);
+}
+
+/// How far the rounded segment reaches along unit n (world frame), plus
+/// how far the rounded cone reaches along -n: the depth along n, whose
+/// minimum over n is the penetration depth. In long double, from the
+/// shapes' own parameters: the segment's support is an end, the cone's its
+/// apex (0, 0, hc) or a point of its base rim at z = -hc.
+static long double seg_cone_h(const seg_cone *g, const long double *n)
+{
+	long double l[3], m[3] = {-n[0], -n[1], -n[2]}, k[3];
+	turn(g->pa.q, true, n, l);
+	long double e0 = l[0] * g->p0[0] + l[1] * g->p0[1] + l[2] * g->p0[2];
+	long double e1 = l[0] * g->p1[0] + l[1] * g->p1[1] + l[2] * g->p1[2];
+	long double ha = (e0 > e1 ? e0 : e1) + n[0] * g->pa.p.x + n[1] * g->pa.p.y + n[2] * g->pa.p.z + g->ra;
+	turn(g->pb.q, true, m, k);
+	long double apex = g->hc * k[2], rim = g->rc * sqrtl(k[0] * k[0] + k[1] * k[1]) - g->hc * k[2];
+	long double hb = (apex > rim ? apex : rim) + m[0] * g->pb.p.x + m[1] * g->pb.p.y + m[2] * g->pb.p.z + g->rb;
+	return ha + hb;
+}
+
+static void unit_ld(long double *v)
+{
+	long double l = sqrtl(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+	for (int k = 0; k < 3; ++k)
+		v[k] /= l;
+}
+
+/// The penetration depth by brute force: the least depth along 20,000
+/// directions spread over the sphere (a Fibonacci lattice), the best eight
+/// refined by a pattern search of 32 directions in their tangent plane down
+/// to a step of 1e-17: an upper bound on the depth (the search can stop on
+/// a kink of h, here 2.3e-7 of the scene above the query's answer).
+static long double seg_cone_depth(const seg_cone *g)
+{
+	enum { N = 20000, KEEP = 8 };
+	long double best[KEEP][3], bh[KEEP];
+	for (int k = 0; k < KEEP; ++k)
+		bh[k] = INFINITY;
+	for (int i = 0; i < N; ++i) {
+		long double z = 1 - 2 * (i + 0.5L) / N, r = sqrtl(1 - z * z), phi = i * 2.39996322972865332L;
+		long double n[3] = {r * cosl(phi), r * sinl(phi), z};
+		long double h = seg_cone_h(g, n);
+		int worst = 0;
+		for (int k = 1; k < KEEP; ++k)
+			if (bh[k] > bh[worst])
+				worst = k;
+		if (h < bh[worst]) {
+			bh[worst] = h;
+			memcpy(best[worst], n, sizeof n);
+		}
+	}
+	long double least = INFINITY;
+	for (int k = 0; k < KEEP; ++k) {
+		long double *n = best[k], h = bh[k];
+		for (long double step = 0.1L; step > 1e-17L;) {
+			long double a[3] = {fabsl(n[0]) < 0.9L ? 1 : 0, fabsl(n[0]) < 0.9L ? 0 : 1, 0};
+			long double t1[3] = {n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2], n[0] * a[1] - n[1] * a[0]};
+			unit_ld(t1);
+			long double t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2], n[0] * t1[1] - n[1] * t1[0]};
+			bool better = false;
+			for (int j = 0; j < 32; ++j) {
+				long double c = cosl(j * 0.19634954084936207740L), s = sinl(j * 0.19634954084936207740L);
+				long double m[3];
+				for (int q = 0; q < 3; ++q)
+					m[q] = n[q] + step * (c * t1[q] + s * t2[q]);
+				unit_ld(m);
+				long double hm = seg_cone_h(g, m);
+				if (hm < h) {
+					h = hm;
+					memcpy(n, m, sizeof m);
+					better = true;
+				}
+			}
+			if (!better)
+				step *= 0.5L;
+		}
+		if (h < least)
+			least = h;
+	}
+	return least;
+}
+
+/// finding-polytope-cone-options: with the options the bytes chose (GJK
+/// limit 174, EPA limit 64, tolerance 2^-51, no acceleration) the depth
+/// was 5.562949e21, with the defaults 5.562089e21 (1.5e-4 apart). The
+/// brute-force depth is the defaults' (to 1e-11 of it): at the tighter
+/// tolerance EPA expanded its polytope by a support within rounding of
+/// many small faces, the polytope folded in (its nearest face went from
+/// 1.27e21 to 6.3e20, then behind the origin), and the depth descent
+/// started from the folded faces' normals stopped on a kink of the cone's
+/// rim. With every tolerance the answer must be a true depth along its
+/// normal (h there, by the shapes' own supports), no worse than brute
+/// force's, and the same as the defaults' within 1e-9 of the scene.
+static void test_options_polytope_cone(void **state)
+{
+	(void)state;
+	seg_cone g = {
+		.p0 = {109.375L, -2.1483251086467835e+21L, -2.1483251086467835e+21L},
+		.p1 = {-2.1483251086467835e+21L, -2.1692540030926466e-07L, 0.0L},
+		.ra = 2.1483251086467835e+21L,
+		.hc = 2.1425605011237492e+21L,
+		.rc = 2.1483251086467835e+21L,
+		.rb = 2.1483251086467835e+21L,
+	};
+	g.pa.p = imp_vec3_make(109.375, -7.28125, -2.1483251086467835e+21);
+	g.pa.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
+	g.pb.p = imp_vec3_make(0.0, -2.1483251086467835e+21, -2.1483251086467835e+21);
+	g.pb.q = imp_quat_make(-0.56762265912698318, -0.18279373768496066, -0.56762265912698318, -0.56762265912698318);
+	imp_vec3 pts[3] = {{(double)g.p0[0], (double)g.p0[1], (double)g.p0[2]},
+			   {(double)g.p1[0], (double)g.p1[1], (double)g.p1[2]},
+			   {(double)g.p0[0], (double)g.p0[1], (double)g.p0[2]}};
+	imp_shape *a, *b;
+	assert_int_equal(imp_shape_polytope(pts, 3, (double)g.ra, &a), IMP_OK);
+	assert_int_equal(imp_shape_cone((double)g.hc, (double)g.rc, (double)g.rb, &b), IMP_OK);
+	// The quaternion as the query normalises it.
+	double ql = sqrt(g.pb.q.x * g.pb.q.x + g.pb.q.y * g.pb.q.y + g.pb.q.z * g.pb.q.z + g.pb.q.w * g.pb.q.w);
+	imp_pose3 pb_unit = g.pb;
+	pb_unit.q = imp_quat_make(g.pb.q.x / ql, g.pb.q.y / ql, g.pb.q.z / ql, g.pb.q.w / ql);
+	seg_cone gu = g;
+	gu.pb = pb_unit;
+	double want = (double)seg_cone_depth(&gu);
+	double scene = scene3(a, g.pa, b, g.pb);
+	const double tolerances[] = {1e-12, 0x1p-51, 1e-15, 1e-14, 1e-13};
+	imp_closest3_result d;
+	assert_int_equal(imp_closest3(a, g.pa, b, g.pb, NULL, &d), IMP_OK);
+	int failures = 0;
+	for (int t = 0; t < 5; ++t)
+		for (int variant = 0; variant < 2; ++variant) {
+			imp_query_options o = imp_default_query_options();
+			o.tolerance = tolerances[t];
+			if (variant == 1) {
+				o.max_iterations = 174;
+				o.epa_max_iterations = 64;
+				o.acceleration = IMP_ACCELERATION_NONE;
+			}
+			imp_closest3_result r;
+			assert_int_equal(imp_closest3_ex(a, g.pa, b, g.pb, NULL, &o, &r), IMP_OK);
+			long double n[3] = {r.normal.x, r.normal.y, r.normal.z};
+			double along = (double)seg_cone_h(&gu, n);
+			double own = fabs(along + r.distance) / scene, worse = (-r.distance - want) / scene;
+			double apart = fabs(r.distance - d.distance) / scene;
+			if (!(r.state == IMP_STATE_OVERLAPPING && own <= 1e-9 && worse <= 1e-9 && apart <= 1e-9) &&
+			    failures++ < 4)
+				print_message("tolerance %g%s: depth %.17g (%s; h along its normal %.17g), brute force "
+					      "%.17g, defaults %.17g\n",
+					      tolerances[t], variant ? " and the finding's limits" : "", -r.distance,
+					      imp_query_state_string(r.state), along, want, -d.distance);
+		}
+	assert_int_equal(failures, 0);
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_warm3),
 		cmocka_unit_test(test_warm_stretched_triangle),
 		cmocka_unit_test(test_warm_findings_cache),
+		cmocka_unit_test(test_options_polytope_cone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,6 @@ typedef struct fz_known {
 	{"finding-polygon-box2-warm-depth", 26},                                                      \
 	{"finding-sphere-polytope-nan", 28},                                                          \
 	{"finding-ellipsoid-capsule3-normal", 29},                                                    \
-	{"finding-polytope-cone-options", 30},                                                        \
 	{"finding-user2-polygon-overlap", 31},                                                        \
 	{"finding-circle-capsule2-toi", 32},                                                          \
 	{"finding-spheres-toi-tiny", 33},                                                             \
