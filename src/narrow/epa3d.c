@@ -14,6 +14,14 @@
 /// the vertex limit allows.
 #define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
 
+/// A new face nearer the origin than the face it replaces by more than
+/// this, relative to the polytope's size, is rounding folding the polytope
+/// (see expand). In the 3D test suites sound expansions' new faces came
+/// up to 4e-12 of it nearer (planes of sliver faces, rounded), folded ones
+/// from 1e-8 (half the depth, or the origin outside); the answers were the
+/// same for any value from 1e-13 to 1e-9.
+#define EPA_FOLD 1e-9
+
 typedef struct face3 {
 	int v[3];       ///< counter-clockwise seen from outside
 	int adj[3];     ///< the face across edge v[k] -> v[k + 1]
@@ -31,30 +39,31 @@ typedef struct poly3 {
 	int nspare;
 } poly3;
 
-static void face_plane(const poly3 *p, face3 *f)
+/// The plane of triangle (a, b, c), counter-clockwise seen from outside:
+/// its unit outward normal into *n and the origin's distance to it.
+static double plane_of(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 *n)
 {
-	imp_vec3 a = p->v[f->v[0]].w, b = p->v[f->v[1]].w, c = p->v[f->v[2]].w;
-	imp_vec3 n = imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(c, a));
-	double nn = imp_vec3_dot(n, n);
-	if (!(nn > 0.0)) {
+	imp_vec3 m = imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(c, a));
+	double mm = imp_vec3_dot(m, m);
+	if (!(mm > 0.0)) {
 		// No area (or less than rounding makes of it): never the nearest
 		// face, but kept so the polytope stays closed.
-		f->n = imp_vec3_make(0.0, 0.0, 0.0);
-		f->d = INFINITY;
-		return;
+		*n = imp_vec3_make(0.0, 0.0, 0.0);
+		return INFINITY;
 	}
-	// sqrt(nn) is |n| only inside double's normal range: a sliver face of
+	// sqrt(mm) is |m| only inside double's normal range: a sliver face of
 	// a needle had a cross product near 1e-162, whose square is a few
 	// subnormals, and its normal came out 1.0108 long (issue 20, finding
 	// 29).
-	f->n = imp_square_in_range(nn) ? imp_vec3_scale(1.0 / sqrt(nn), n) : imp_robust_unit3(n, n);
+	*n = imp_square_in_range(mm) ? imp_vec3_scale(1.0 / sqrt(mm), m) : imp_robust_unit3(m, m);
 	// The largest of the three offsets: the plane as far out as rounding
 	// allows, so the origin is never judged outside a face it lies on.
-	f->d = fmax(fmax(imp_vec3_dot(f->n, a), imp_vec3_dot(f->n, b)), imp_vec3_dot(f->n, c));
+	return fmax(fmax(imp_vec3_dot(*n, a), imp_vec3_dot(*n, b)), imp_vec3_dot(*n, c));
 }
 
-/// A new face in a spare slot or a fresh one: its index, or -1 when full.
-static int add_face(poly3 *p, int a, int b, int c)
+/// A new face with its plane (n, d) in a spare slot or a fresh one: its
+/// index, or -1 when full.
+static int add_face_plane(poly3 *p, int a, int b, int c, imp_vec3 n, double d)
 {
 	int i;
 	if (p->nspare > 0)
@@ -69,8 +78,17 @@ static int add_face(poly3 *p, int a, int b, int c)
 	f->v[2] = c;
 	f->adj[0] = f->adj[1] = f->adj[2] = -1;
 	f->live = true;
-	face_plane(p, f);
+	f->n = n;
+	f->d = d;
 	return i;
+}
+
+/// add_face_plane with the triangle's own plane.
+static int add_face(poly3 *p, int a, int b, int c)
+{
+	imp_vec3 n;
+	double d = plane_of(p->v[a].w, p->v[b].w, p->v[c].w, &n);
+	return add_face_plane(p, a, b, c, n, d);
 }
 
 static double volume(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 d)
@@ -195,14 +213,26 @@ static int edge_back(const face3 *g, int a, int b)
 	return -1;
 }
 
+/// How expand ended.
+typedef enum expand_result {
+	EXPANDED,       ///< w added
+	EXPAND_FULL,    ///< out of room (the faces that see w may be gone)
+	EXPAND_ROUNDING ///< the new faces would come nearer than `floor`: the polytope as it was
+} expand_result;
+
 /// Adds vertex w: removes the faces that see it, grown from face fi across
 /// edges (so the hole is one connected patch even where rounding makes
 /// far faces look visible), and closes the hole with a cone of faces from
-/// its horizon, linked to the faces around it. False when out of room.
-static bool expand(poly3 *p, int fi, const imp_svert3 *w)
+/// its horizon, linked to the faces around it. A polytope that grows
+/// inside C has no face nearer the origin than its nearest one had: a new
+/// face nearer than `floor` means rounding misjudged which faces see w
+/// (a w within rounding of the planes of many small faces, around the
+/// nearest point of a curved C), and the cone would make the polytope
+/// fold in on itself: then nothing is changed (EXPAND_ROUNDING).
+static expand_result expand(poly3 *p, int fi, const imp_svert3 *w, double floor)
 {
 	if (p->nv == EPA_MAX_VERTICES)
-		return false;
+		return EXPAND_FULL;
 	int iw = p->nv;
 	// The horizon: edge a -> b of a removed face, the kept face g across it.
 	int horizon[EPA_MAX_FACES][3];
@@ -227,7 +257,7 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 				removed[nr++] = g;
 			} else {
 				if (nh == EPA_MAX_FACES)
-					return false; // a horizon longer than any the polytope can have
+					return EXPAND_FULL; // a horizon longer than any the polytope can have
 				horizon[nh][0] = f->v[k];
 				horizon[nh][1] = f->v[(k + 1) % 3];
 				horizon[nh][2] = g;
@@ -235,12 +265,26 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 			}
 		}
 	}
+	// The new faces' planes, checked before anything changes but the
+	// removed faces' flags.
+	imp_vec3 normal[EPA_MAX_FACES];
+	double offset[EPA_MAX_FACES];
+	double nearest = INFINITY;
+	for (int e = 0; e < nh; ++e) {
+		offset[e] = plane_of(p->v[horizon[e][0]].w, p->v[horizon[e][1]].w, w->w, &normal[e]);
+		nearest = fmin(nearest, offset[e]);
+	}
+	if (nearest < floor) {
+		for (int i = 0; i < nr; ++i)
+			p->f[removed[i]].live = true;
+		return EXPAND_ROUNDING;
+	}
 	// The removed faces' slots take the new ones (their links were read
 	// above and are not read again).
 	for (int i = 0; i < nr; ++i)
 		p->spare[p->nspare++] = removed[i];
 	if (EPA_MAX_FACES - p->nf + p->nspare < nh)
-		return false;
+		return EXPAND_FULL;
 	p->v[p->nv++] = *w;
 	// The cone: face (a, b, w) for each horizon edge; its neighbours are
 	// the kept face across a -> b and the cone faces starting at b and
@@ -251,7 +295,7 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 	int made[EPA_MAX_FACES];
 	for (int e = 0; e < nh; ++e) {
 		int a = horizon[e][0], b = horizon[e][1], g = horizon[e][2];
-		int nf = add_face(p, a, b, iw);
+		int nf = add_face_plane(p, a, b, iw, normal[e], offset[e]);
 		made[e] = nf;
 		p->f[nf].adj[0] = g;
 		int j = edge_back(&p->f[g], a, b);
@@ -267,7 +311,7 @@ static bool expand(poly3 *p, int fi, const imp_svert3 *w)
 		f->adj[1] = next;            // across b -> w: the face (b, c, w)
 		p->f[next].adj[2] = made[e]; // its edge w -> b
 	}
-	return true;
+	return EXPANDED;
 }
 
 void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, double tol, imp_epa3_result *out)
@@ -339,7 +383,10 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 		}
 		if (known || imp_vec3_dot(f->n, w.w) - f->d <= abs_tol)
 			break;
-		if (!expand(&p, fi, &w)) {
+		expand_result grown = expand(&p, fi, &w, p.f[fi].d - EPA_FOLD * scale);
+		if (grown == EXPAND_ROUNDING)
+			break; // the face is as near as rounding can tell
+		if (grown == EXPAND_FULL) {
 			out->limit = true;
 			fi = nearest_face(&p);
 			if (fi < 0 || p.f[fi].d == INFINITY) {

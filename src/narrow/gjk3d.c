@@ -47,6 +47,15 @@
 #define NEWTON_TOLERANCE 1e-12
 #define NEWTON_ITERATIONS 32
 
+/// A step that leaves |v| where it was (to rounding) while the distance's
+/// bounds are further apart than this (relative to |v|^2) is taken, not
+/// read as the end of the descent (see flat_step). Stalls closer than
+/// this are rounding at the answer: in the 3D test suites, pairs stalled
+/// with gaps up to 6e-9 where |v| was over 1e-2 of the scene's reach (an
+/// error of 1e-10 of it at most), and with gaps over 1e-3 only where |v|
+/// was within 1e-8 of it.
+#define STALL_GAP 1e-3
+
 /// How many of GJK's simplices a vertex core against an ellipsoid tries
 /// the feature finish from (see feature_finish).
 #define MIXED_TRIES 3
@@ -912,6 +921,28 @@ static bool vertex_against_ellipsoid(const imp_gjk3_ctx *c)
 	       (b->v != NULL && b->count >= 2 && a->kind == IMP_SHAPE_ELLIPSOID);
 }
 
+/// Whether a plain GJK step from simplex x whose |v|^2 did not fall below
+/// vv is kept all the same: the new support w (v . w = vw) is in the new
+/// simplex `next`, and the bounds on the distance, vw / |v| <= d <= |v|,
+/// are still far apart (vv - vw > STALL_GAP vv). The descent along a new
+/// edge from v to w is (vv - vw)^2 / |w - v|^2, which falls below the
+/// rounding of vv once w is 1 / sqrt(DBL_EPSILON) = 6.7e7 times farther
+/// than |v| (vertices 1e29 away from a shape at the origin): the step is
+/// real, only too small for norm2 to see, and its new v turns towards the
+/// support that ends the search. Stopping there answered |v| as the
+/// distance of pairs whose lower bound was below 0: 2.5e20 for a cone
+/// touching a triangle 1.6e29 long, 2.4e12 for a capsule touching a cone
+/// 2.1e21 wide (issue 20, findings 25 and 27, where a warm direction led
+/// GJK there; other starts can). The other exits end such steps: w
+/// repeated, the tolerance, the iteration limit.
+IMP_NOINLINE static bool flat_step(const simplex3 *x, const imp_svert3 *w, const simplex3 *next, double vv)
+{
+	// v . w again, here: kept live across solve() it cost gjk3 1.8% more
+	// instructions on ordinary pairs (callgrind).
+	double vw = imp_vec3_dot(x->v, w->w);
+	return vv - vw > STALL_GAP * vv && same_vertex(&next->s[0], w);
+}
+
 /// Alg. 1 in 3D. With `boolean` (Level 1, Alg. 6) it stops as soon as the
 /// answer is known: a separating plane with margin R (the sum of the radii,
 /// scaled) ends it SEPARATED; a point of C within R of the origin, or the
@@ -1101,7 +1132,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 		for (int i = 0; i < x->n; ++i)
 			s[i + 1] = x->s[i];
 		solve(s, x->n + 1, spare);
-		if (spare->n < 4 && !(norm2(spare->v) < vv)) {
+		if (spare->n < 4 && !(norm2(spare->v) < vv) && (accel || !flat_step(x, &s[0], spare, vv))) {
 			if (accel) {
 				accel = false;
 				continue;
