@@ -409,12 +409,16 @@ imp_shape *fz_shape(fz *f, int dim, fz_made *m)
 	case FZ_CYLINDER: {
 		double h = fz_size(f), r = fz_size(f);
 		m->radius = fz_radius(f);
+		m->h[0] = h;
+		m->h[1] = r;
 		st = imp_shape_cylinder(h, r, m->radius, &s);
 		break;
 	}
 	case FZ_CONE: {
 		double h = fz_size(f), r = fz_size(f);
 		m->radius = fz_radius(f);
+		m->h[0] = h;
+		m->h[1] = r;
 		st = imp_shape_cone(h, r, m->radius, &s);
 		break;
 	}

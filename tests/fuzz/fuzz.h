@@ -53,7 +53,8 @@ imp_pose3 fz_pose3(fz *f);
 /// What fz_shape made, kept alive by the caller (user shapes point into it).
 typedef struct fz_made {
 	int kind;       ///< the constructor (FZ_* below)
-	double h[3];    ///< user shapes: half sizes of a box (3D) or semi-axes of an ellipse (2D)
+	double h[3];    ///< user shapes: half sizes of a box (3D) or semi-axes of an ellipse (2D);
+	                ///< cylinders and cones: their two sizes, as given to the constructor (printed only)
 	int n;          ///< points: the input of a polygon or polytope, or the core's corners
 	imp_vec3 pts[20]; ///< (z = 0 in 2D)
 	bool equiv;     ///< the shape equals the polygon or polytope of pts rounded by radius
