@@ -972,6 +972,62 @@ static IMP_NOINLINE_TEST void paint_stack(void)
 /// support of an ellipsoid that thin is wrong (NaN along its thin axis,
 /// issue 20's defect 5, where such sizes may be refused: refused ones are
 /// skipped), and some pairs at one pose answer a distance above 0.
+/// Issue 20, fuzz finding 41: the support of a cylinder or a cone of radius
+/// up to 1e150 along a direction a hair off its axis. r / |d_xy| overflowed
+/// (1e150 / 1.5e-159), and a cone against a disc of radius 1e150 answered
+/// IMP_OK with a NaN witness. Supports against the analytic rim point, then
+/// the finding's pair and its kin through check3.
+static void test_wide_rim_support3(void **state)
+{
+	(void)state;
+	failures = 0;
+	const double radii[] = {1.0, 1e100, 1e150};
+	const double offs[] = {1.5e-159, 1e-200, 1e-300, 4.9e-324, 1e-3};
+	for (int ri = 0; ri < 3; ++ri) {
+		for (int oi = 0; oi < 5; ++oi) {
+			double R = radii[ri], o = offs[oi];
+			imp_vec3 d = imp_vec3_make(-o, 0.25 * o, -0.75);
+			imp_shape *cyl = NULL, *cone = NULL;
+			assert_int_equal(imp_shape_cylinder(1e-9, R, 0.0, &cyl), IMP_OK);
+			assert_int_equal(imp_shape_cone(1.0, R, 0.0, &cone), IMP_OK);
+			imp_pose3 id = {{0, 0, 0}, {0, 0, 0, 1}};
+			imp_vec3 p, q;
+			assert_int_equal(imp_shape_support3(cyl, id, d, &p), IMP_OK);
+			assert_int_equal(imp_shape_support3(cone, id, d, &q), IMP_OK);
+			// The rim point along d's xy part: (-1, 0.25) / |(-1, 0.25)|
+			// times R (0.25 o is exact for these o, but the smallest
+			// subnormal's quarter rounds to 0: then (-R, 0)).
+			double ux = -1.0, uy = 0.25 * o == 0.0 ? 0.0 : 0.25;
+			double l = sqrt(ux * ux + uy * uy);
+			imp_vec3 rim = imp_vec3_make(R * (ux / l), R * (uy / l), 0.0);
+			if (!(fabs(p.x - rim.x) <= 1e-15 * R && fabs(p.y - rim.y) <= 1e-15 * R && p.z == -1e-9))
+				report("cylinder support x", "wide rim", 10 * ri + oi, p.x, rim.x);
+			// The cone: the base's rim (its apex is above, d points down).
+			if (!(fabs(q.x - rim.x) <= 1e-15 * R && fabs(q.y - rim.y) <= 1e-15 * R && q.z < 0.0))
+				report("cone support x", "wide rim", 10 * ri + oi, q.x, rim.x);
+			imp_shape_destroy(cyl);
+			imp_shape_destroy(cone);
+		}
+	}
+	// The finding: a cone rounded by 12.78 under a disc of radius 1e150,
+	// and the same pairs at other radii and roundings.
+	const double disc[] = {1e150, 5e149, 1e140, 1e10};
+	for (int k = 0; k < 4; ++k) {
+		for (int rounded = 0; rounded < 2; ++rounded) {
+			imp_shape *cone = NULL, *cyl = NULL;
+			assert_int_equal(imp_shape_cone(0.0625, 6.0546875, rounded ? 12.78125 : 0.0, &cone), IMP_OK);
+			assert_int_equal(imp_shape_cylinder(1e-9, disc[k], 0.0, &cyl), IMP_OK);
+			imp_pose3 pa = {{0, 0, 0x1.89p+1}, {0, 0, 0, 1}};
+			imp_pose3 pb = {{0x1.bp+4, 0x1.bp+6, 0x1.b9p+3}, {0, 0, 0, 1}};
+			check3("cone under a wide disc", 2 * k + rounded, cone, pa, cyl, pb, NAN);
+			check3("wide disc over a cone", 2 * k + rounded, cyl, pb, cone, pa, NAN);
+			imp_shape_destroy(cone);
+			imp_shape_destroy(cyl);
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
 static void test_epa_no_face(void **state)
 {
 	(void)state;
@@ -1031,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(test_sliver_face_depth3),
 		cmocka_unit_test(test_plate_face_weights3),
 		cmocka_unit_test(test_sliver_simplex3),
+		cmocka_unit_test(test_wide_rim_support3),
 		cmocka_unit_test(test_epa_no_face),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -156,6 +156,26 @@ static inline int imp_support3_start(const imp_shape3 *s, imp_vec3 d)
 	return s->axis_start[k];
 }
 
+/// The point of the circle of radius r about the z axis farthest along d's
+/// xy part (the origin when d is along z), in x and y, and r |d_xy| in z.
+/// |d_xy| is taken on d scaled by its larger xy component when its square
+/// would leave double's normal range: a direction 1e-159 off the z axis
+/// made r / |d_xy| infinite for a cylinder of radius 1e150, and its support
+/// NaN (issue 20, fuzz finding 41).
+static inline imp_vec3 imp_rim3(double r, imp_vec3 d)
+{
+	double l2 = d.x * d.x + d.y * d.y;
+	if (l2 >= 0x1p-960 && l2 <= 0x1p960) {
+		double l = sqrt(l2), k = r / l;
+		return imp_vec3_make(k * d.x, k * d.y, r * l);
+	}
+	double m = imp_max(fabs(d.x), fabs(d.y));
+	if (!(m > 0.0))
+		return imp_vec3_make(0.0, 0.0, 0.0);
+	double ux = d.x / m, uy = d.y / m, lu = sqrt(ux * ux + uy * uy);
+	return imp_vec3_make(r * (ux / lu), r * (uy / lu), r * lu * m);
+}
+
 /// The core's point farthest along local direction d (not normalised, not
 /// zero) for the shapes without vertices; ties broken toward the axis.
 static inline imp_vec3 imp_support3_curved(const imp_shape3 *s, imp_vec3 d)
@@ -163,18 +183,16 @@ static inline imp_vec3 imp_support3_curved(const imp_shape3 *s, imp_vec3 d)
 	imp_vec3 e = s->size;
 	switch (s->kind) {
 	case IMP_SHAPE_CYLINDER: {
-		double l = sqrt(d.x * d.x + d.y * d.y);
-		double k = l > 0.0 ? e.x / l : 0.0;
-		return imp_vec3_make(k * d.x, k * d.y, d.z >= 0.0 ? e.z : -e.z);
+		imp_vec3 r = imp_rim3(e.x, d);
+		return imp_vec3_make(r.x, r.y, d.z >= 0.0 ? e.z : -e.z);
 	}
 	case IMP_SHAPE_CONE: {
 		// The apex, or the rim point of the base along d's xy part:
 		// whichever reaches farther along d.
-		double l = sqrt(d.x * d.x + d.y * d.y);
-		if (e.z * d.z >= e.x * l - e.z * d.z)
+		imp_vec3 r = imp_rim3(e.x, d);
+		if (e.z * d.z >= r.z - e.z * d.z)
 			return imp_vec3_make(0.0, 0.0, e.z);
-		double k = l > 0.0 ? e.x / l : 0.0;
-		return imp_vec3_make(k * d.x, k * d.y, -e.z);
+		return imp_vec3_make(r.x, r.y, -e.z);
 	}
 	case IMP_SHAPE_ELLIPSOID: {
 		// x = E^2 d / |E d|, E = diag(semi-axes); d scaled first so that
