@@ -1133,6 +1133,101 @@ static void test_user_polygon_margin(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/// The fuzz targets' user ellipse: the direction scaled by its largest
+/// component first (rounded otherwise than ellipse_support).
+static imp_vec2 scaled_ellipse_support(const void *user, imp_vec2 d)
+{
+	const ellipse *e = user;
+	double m = fmax(fabs(d.x), fabs(d.y));
+	double x = d.x / m * e->a, y = d.y / m * e->b;
+	double l = sqrt(x * x + y * y);
+	return V(x * e->a / l, y * e->b / l);
+}
+
+// fuzz_pairwise (corpus finding-box2-user2-options, options.closest): a
+// box 124.6 by 2 and a user ellipse 3e-6 across, 0.75 deep under its long
+// face, answered a depth of 62.300783 (the distance to the box's short
+// face) with epa_max_iterations 1, and 0.75000325 with the defaults. The
+// expanding polygon stopped at the limit with an edge along the long
+// face; the golden-section refinement of a curved shape's depth then
+// searched the whole half turn between that edge's neighbours, the short
+// faces, and settled on the short face's local minimum of h_C, one ulp
+// below the range's end and so taken for an interior minimum. The
+// refinement now searches only where the polygon leaves room for a depth
+// below h_C along the edge's normal, and tells an end by position. The
+// finding with limits 1 to 8, then 400 long boxes with small ellipses
+// inside at limits 1 to 6 and the defaults, against the brute-force depth
+// of the box and a 4096-gon of the ellipse (the largest ellipse 1e-2, so
+// the ring is within 2e-9 of it): an answer that is not an iteration
+// limit is the depth within 1e-9 of the scene, and one that is never
+// deeper than it.
+static void test_box_user_refine_faces(void **state)
+{
+	(void)state;
+	enum { RING = 4096 };
+	imp_vec2 *ring = malloc(RING * sizeof *ring);
+	orc_rng rng = {2020};
+	int bad = 0, limited = 0, cases = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 401; i++) {
+		ellipse e;
+		double hx, hy = 1.0, rbox = 0.0;
+		imp_pose2 pe;
+		if (i == 0) {
+			e = (ellipse){1.5646219253540039e-06, 3.2633543014526367e-06};
+			hx = 62.3125;
+			rbox = 1.8367837317166039e-26;
+			pe = (imp_pose2){V(0.01171875, -0.25), {0.99518472667219693, -0.098017140329560506}};
+		} else {
+			e.a = pow(10.0, orc_range(&rng, -6, -2));
+			e.b = pow(10.0, orc_range(&rng, -6, -2));
+			hx = orc_range(&rng, 1, 200);
+			pe = imp_pose2_make(orc_range(&rng, -0.9, 0.9) * hx, orc_range(&rng, -0.9, 0.9),
+					    orc_range(&rng, -PI, PI));
+		}
+		imp_shape *B = NULL, *E = NULL;
+		assert_int_equal(imp_shape_box2(hx, hy, rbox, &B), IMP_OK);
+		assert_int_equal(imp_shape_user2(scaled_ellipse_support, &e, 0.0, &E), IMP_OK);
+		imp_vec2 box[4] = {V(-hx, -hy), V(hx, -hy), V(hx, hy), V(-hx, hy)};
+		ellipse_ring(&e, pe, ring, RING);
+		double want = orc_signed_distance(box, 4, rbox, ring, RING, 0.0);
+		double tol = 1e-9 * orc_scene(box, 4, rbox, ring, RING, 0.0);
+		for (int limit = 0; limit <= (i == 0 ? 8 : 6); limit++) {
+			imp_query_options o = imp_default_query_options();
+			if (limit > 0)
+				o.epa_max_iterations = limit;
+			for (int swap = 0; swap < 2; swap++) {
+				const imp_shape *a = swap ? E : B, *b = swap ? B : E;
+				imp_pose2 pa = swap ? pe : imp_pose2_identity(), pb = swap ? imp_pose2_identity() : pe;
+				imp_closest2_result r;
+				assert_int_equal(imp_closest2_ex(a, pa, b, pb, NULL, &o, &r), IMP_OK);
+				cases++;
+				double err = r.distance - want;
+				bool lim = r.state == IMP_STATE_ITERATION_LIMIT;
+				limited += lim;
+				bool ok = lim ? err >= -tol : fabs(err) <= tol;
+				if (!lim)
+					worst = fmax(worst, fabs(err) / tol * 1e-9);
+				if (!ok) {
+					if (bad < 5)
+						print_message("FAIL box-user %d (epa limit %d, swap %d): want %.17g, closest2 "
+							      "%.17g (state %s, %d penetration iterations)\n",
+							      i, limit, swap, want, r.distance, imp_query_state_string(r.state),
+							      r.epa_iterations);
+					bad++;
+				}
+			}
+		}
+		imp_shape_destroy(B);
+		imp_shape_destroy(E);
+	}
+	print_message("box and user ellipse at penetration limits: %d answers, %d wrong, %d at the iteration limit, "
+		      "worst error %.3g of the scene\n",
+		      cases, bad, limited, worst);
+	free(ring);
+	assert_int_equal(bad, 0);
+}
+
 // A tiny user ellipse under the end of a long segment: GJK's step to the
 // segment's far end leaves |v| as it was to its last bit (a gain of 5e-15
 // of 61) while turning v towards the ellipse's top, and GJK stopped there
@@ -1566,6 +1661,7 @@ int main(void)
 		cmocka_unit_test(test_user_curved),
 		cmocka_unit_test(test_user_polygon_margin),
 		cmocka_unit_test(test_user_segment_end),
+		cmocka_unit_test(test_box_user_refine_faces),
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
 		cmocka_unit_test(test_sliver_walk),

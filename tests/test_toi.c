@@ -812,6 +812,142 @@ static void test_errors(void **state)
 	imp_shape_destroy(a3);
 }
 
+static double hypot3(double x, double y, double z)
+{
+	return hypot(hypot(x, y), z);
+}
+
+/// The first t >= 0 with |c + u t| <= r, by bisection on lengths taken
+/// with hypot (no square of a coordinate), up to the time the centres are
+/// closest; INFINITY when they do not come within r.
+static double first_contact_bisected(imp_vec3 c, imp_vec3 u, double r)
+{
+	double speed = hypot3(u.x, u.y, u.z);
+	if (hypot3(c.x, c.y, c.z) <= r)
+		return 0.0;
+	double along = -(c.x * (u.x / speed) + c.y * (u.y / speed) + c.z * (u.z / speed));
+	double hi = along / speed;
+	if (!(hi > 0.0) || hypot3(c.x + u.x * hi, c.y + u.y * hi, c.z + u.z * hi) > r)
+		return INFINITY;
+	double lo = 0.0;
+	for (int k = 0; k < 400 && lo < hi; k++) {
+		double m = 0.5 * (lo + hi);
+		if (m <= lo || m >= hi)
+			break;
+		if (hypot3(c.x + u.x * m, c.y + u.y * m, c.z + u.z * m) <= r)
+			hi = m;
+		else
+			lo = m;
+	}
+	return hi;
+}
+
+/// fuzz_pairwise (corpus finding-ellipsoid-sphere-huge-toi, toi.stepped_over):
+/// a ball of radius 4.1e28 (an ellipsoid of equal semi-axes) moving at
+/// 1e150 towards a unit sphere 4.2e28 away was answered a hit at t =
+/// 5.55e-126, 2.75e24 deep, where the shapes first touch at 2.77e-126. The
+/// closed-form start of the search, the first time the balls of the
+/// shapes' reach come within range, squared products of 4e28 and 1e150:
+/// the discriminant overflowed to NaN, the root lost its square root and
+/// came out twice the first contact. The finding's motion, then 300 balls
+/// of radius 1e20 to 1e40 shot at speeds 1e100 to 1e149 at a sphere (and
+/// discs at circles in 2D), against the first contact bisected on lengths
+/// taken with hypot: the answer is a hit no later than the contact, no
+/// earlier than the tolerance allows, and the shapes do not overlap at
+/// it beyond 1e-9 of the scene.
+static void test_huge_scene_ball_start(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x70190ULL;
+	int bad = 0;
+	for (int i = 0; i < 301; i++) {
+		double ra, rb = 1.0390625, rr = 0.0, gap = 0.0;
+		imp_vec3 dir = {1.0, 0.0, 0.0}, aim = {0.0, 0.0, 0.0};
+		imp_motion3 ma, mb;
+		memset(&ma, 0, sizeof ma);
+		memset(&mb, 0, sizeof mb);
+		mb.pose = imp_pose3_identity();
+		if (i == 0) {
+			ra = 4.1016435207885139e+28;
+			rr = 2.1411578233870791e-25;
+			ma.pose.p = imp_vec3_make(-4.2254375247170519e+28, -4.1016435207885139e+28, -6.0855365500943864e-39);
+			ma.pose.q = imp_quat_make(0.0078698694108314277, 0.0, 0.9994734151755913, -0.031479477643325711);
+			ma.v = imp_vec3_make(-5.296875, 9.9999999999999998e+149, -4.1016435207885139e+28);
+			ma.w = imp_vec3_make(-6.0855365500943864e-39, 0.0, -1.0390625);
+			mb.pose.p = imp_vec3_make(-4.1775640622603126e+28, -3.1905737867758856e-33, 1.375);
+		} else {
+			ra = pow(10.0, rng_range(&seed, 20, 40));
+			double th = rng_range(&seed, -3.14159, 3.14159), z = rng_range(&seed, -1, 1);
+			dir = imp_vec3_make(sqrt(1 - z * z) * cos(th), sqrt(1 - z * z) * sin(th), z);
+			gap = ra * pow(10.0, rng_range(&seed, -6, 1));
+			mb.pose.p = imp_vec3_make(rng_range(&seed, -1, 1) * ra, rng_range(&seed, -1, 1) * ra, 0.0);
+			ma.pose.p = imp_vec3_sub(mb.pose.p, imp_vec3_scale(ra + rb + gap, dir));
+			ma.pose.q = imp_quat_identity();
+			// Aimed within half the radius of the sphere's centre.
+			aim = imp_vec3_make(rng_range(&seed, -0.5, 0.5) * ra, rng_range(&seed, -0.5, 0.5) * ra,
+						     rng_range(&seed, -0.5, 0.5) * ra);
+			imp_vec3 to = imp_vec3_sub(imp_vec3_add(mb.pose.p, aim), ma.pose.p);
+			double speed = pow(10.0, rng_range(&seed, 100, 149));
+			ma.v = imp_vec3_scale(speed / hypot3(to.x, to.y, to.z), to);
+		}
+		imp_shape *A = NULL, *B = NULL, *Ca = NULL, *Cb = NULL;
+		assert_int_equal(imp_shape_ellipsoid(ra, ra, ra, rr, &A), IMP_OK);
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), rb, &B), IMP_OK);
+		double want = first_contact_bisected(imp_vec3_sub(mb.pose.p, ma.pose.p), imp_vec3_sub(mb.v, ma.v), ra + rr + rb);
+		assert_true(want > 0.0 && want < 1.0);
+		double speed = hypot3(ma.v.x, ma.v.y, ma.v.z);
+		double scene = fabs(ma.pose.p.x) + fabs(ma.pose.p.y) + fabs(ma.pose.p.z) + ra + 1.0;
+		imp_toi3_result r;
+		assert_int_equal(imp_time_of_impact3(A, ma, B, mb, 1.0, &r), IMP_OK);
+		// The tolerance is 1e-6 of the reaches: no earlier than that gap
+		// allows at this speed.
+		double slack = 1e-6 * (ra + rb) / speed;
+		bool ok = r.state == IMP_TOI_HIT && r.t <= want && r.t >= want - 2.0 * slack;
+		imp_closest3_result c;
+		assert_int_equal(imp_closest3(A, imp_motion3_at(ma, r.t), B, imp_motion3_at(mb, r.t), NULL, &c), IMP_OK);
+		ok = ok && c.distance >= -1e-9 * scene;
+		if (!ok && bad++ < 5)
+			print_message("FAIL 3D %d: t %.17g (state %d, %d iterations), first contact %.17g, distance there %.17g\n",
+				      i, r.t, (int)r.state, r.iterations, want, c.distance);
+		if (i > 0) {
+			// The same in the plane: a disc at a circle.
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), ra, &Ca), IMP_OK);
+			assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), rb, &Cb), IMP_OK);
+			// The 3D motion's gap along its direction in the plane, aimed as
+			// near the centre.
+			double dl = hypot(dir.x, dir.y);
+			imp_vec2 d2 = dl > 1e-3 ? imp_vec2_make(dir.x / dl, dir.y / dl) : imp_vec2_make(1.0, 0.0);
+			imp_vec2 from = imp_vec2_make(mb.pose.p.x - (ra + rb + gap) * d2.x, mb.pose.p.y - (ra + rb + gap) * d2.y);
+			imp_vec2 to2 = imp_vec2_make(mb.pose.p.x + aim.x - from.x, mb.pose.p.y + aim.y - from.y);
+			double s2 = speed / hypot(to2.x, to2.y);
+			imp_motion2 na = {imp_pose2_make(from.x, from.y, 0.0), imp_vec2_make(s2 * to2.x, s2 * to2.y), 0.0};
+			imp_motion2 nb = {imp_pose2_make(mb.pose.p.x, mb.pose.p.y, 0.0), imp_vec2_make(0, 0), 0.0};
+			imp_vec3 c2 = imp_vec3_make(nb.pose.p.x - na.pose.p.x, nb.pose.p.y - na.pose.p.y, 0.0);
+			double want2 = first_contact_bisected(c2, imp_vec3_make(-na.v.x, -na.v.y, 0.0), ra + rb);
+			imp_toi2_result r2;
+			assert_int_equal(imp_time_of_impact2(Ca, na, Cb, nb, 1.0, &r2), IMP_OK);
+			double speed2 = hypot(na.v.x, na.v.y), slack2 = 1e-6 * (ra + rb) / speed2;
+			bool ok2 = isinf(want2) ? r2.state == IMP_TOI_SEPARATED
+					       : r2.state == IMP_TOI_HIT && r2.t <= want2 && r2.t >= want2 - 2.0 * slack2;
+			if (ok2 && !isinf(want2)) {
+				imp_closest2_result c2r;
+				assert_int_equal(imp_closest2(Ca, imp_motion2_at(na, r2.t), Cb, imp_motion2_at(nb, r2.t), NULL, &c2r),
+						 IMP_OK);
+				ok2 = c2r.distance >= -1e-9 * scene;
+			}
+			if (!ok2 && bad++ < 5)
+				print_message("FAIL 2D %d: t %.17g (state %d), first contact %.17g\n", i, r2.t, (int)r2.state,
+					      want2);
+			imp_shape_destroy(Ca);
+			imp_shape_destroy(Cb);
+		}
+		imp_shape_destroy(A);
+		imp_shape_destroy(B);
+	}
+	print_message("huge balls at huge speeds: %d of 601 times of impact wrong\n", bad);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -824,6 +960,7 @@ int main(void)
 		cmocka_unit_test(test_turning_user_disc),
 		cmocka_unit_test(test_flat_user_ellipse_level_step),
 		cmocka_unit_test(test_motion_poses),
+		cmocka_unit_test(test_huge_scene_ball_start),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

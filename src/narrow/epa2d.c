@@ -149,16 +149,52 @@ static double support_height(imp_gjk2_ctx *c, imp_vec2 n0, imp_vec2 t0, double s
 	return imp_vec2_dot(*u, w->w);
 }
 
+/// The tangent parameter, between 0 and `end` (n0 + end t0 a neighbour
+/// edge's normal), up to which the polygon's own support height u . v
+/// stays within `top`, v being the polygon vertex whose normal cone that
+/// side is. No direction beyond it can hold the depth: there h_C(u) >=
+/// u . v > top, and top is h_C(n0). On the cone u . v = a cos(theta) +
+/// b sin(theta) is positive and concave in the angle, a <= top at 0, so the
+/// directions above top are one interval ending at `end`, found by
+/// bisection on the angle (the tangent parameter of a nearly
+/// perpendicular neighbour is huge, and would put all but a sliver of
+/// the range in the neighbour's face). `end` itself when u . v stays
+/// within top up to it: the neighbour's edge is then as shallow, and its
+/// side stays in the search.
+static double bracket_end(imp_vec2 n0, imp_vec2 t0, imp_vec2 v, double top, double end)
+{
+	double a = imp_vec2_dot(n0, v), b = imp_vec2_dot(t0, v);
+	double in = 0.0, beyond = atan(end);
+	if (!(a * cos(beyond) + b * sin(beyond) > top))
+		return end;
+	for (int k = 0; k < 64; ++k) {
+		double m = 0.5 * (in + beyond);
+		if (a * cos(m) + b * sin(m) > top)
+			beyond = m;
+		else
+			in = m;
+	}
+	return tan(beyond);
+}
+
 /// On a curved (user) shape the polygon only approaches C, and its
 /// nearest edge can stop short of the tolerance within the iteration
 /// limit (the review measured depth errors up to 8e-4). The depth is the
 /// least support height h_C(u) = u . S_C(u) over unit directions u, a
-/// function of one angle in 2D: minimised here by golden section between
-/// the normals of the best edge's neighbours, one support per step, to an
-/// angle of 1e-10, where the depth is exact to rounding. Taken only when
-/// the minimum is inside that range (not on an end: then it lies outside,
-/// as on nearly concentric circles, where h_C is almost flat) and no lower
-/// than the polygon's depth, which bounds it from below.
+/// function of one angle in 2D: minimised here by golden section, one
+/// support per step, to an angle of 1e-13: a smooth minimum is exact to
+/// rounding long before, but at a face of a polygon core (h_C's kink,
+/// the face's length its slope) an angle of 1e-10 left 1.7e-10 on a
+/// face 124 long. h_C has a local minimum at every face of C, so the search
+/// runs only where the polygon leaves room for a depth below h_C(n0),
+/// the height along the best edge's normal (bracket_end), within the
+/// normals of the best edge's neighbours: between a box's long faces the
+/// whole half turn to the neighbours' normals held the far face, whose
+/// height of 62.3 was once taken for a depth of 0.75. Taken only when the
+/// minimum is inside that range (not on an end: then it lies outside, as
+/// on nearly concentric circles, where h_C is almost flat), no higher than
+/// h_C(n0) and no lower than the polygon's depth, which bounds it from
+/// below.
 static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, imp_epa2_result *out)
 {
 	imp_vec2 n0 = out->normal, t0 = imp_vec2_make(-n0.y, n0.x);
@@ -170,15 +206,25 @@ static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, imp_epa2_
 	if (!(lo < 0.0) || !(hi > 0.0) || !isfinite(lo) || !isfinite(hi))
 		return;
 	const double g = 0.6180339887498949;
-	imp_vec2 u1, u2, ue;
-	imp_svert2 w1, w2, we;
+	imp_vec2 u1, u2, ue, u0;
+	imp_svert2 w1, w2, we, w0;
+	// The cone of the edge's start is on the side before n0, its end's after.
+	double top = support_height(c, n0, t0, 0.0, &u0, &w0);
+	if (c->bad || !isfinite(top))
+		return;
+	lo = bracket_end(n0, t0, p->v[best].w, top, lo);
+	hi = bracket_end(n0, t0, p->v[best + 1 == p->n ? 0 : best + 1].w, top, hi);
+	if (!(lo < 0.0) || !(hi > 0.0))
+		return;
 	// The ends first: a minimum on an end is no minimum of h_C, and then
-	// the polygon's answer stands.
+	// the polygon's answer stands. Told by where the search ends, not only
+	// by the heights, which near a face of C are equal to rounding.
+	const double lo0 = lo, hi0 = hi, margin = 1e-6 * (hi - lo);
 	double flo = support_height(c, n0, t0, lo, &ue, &we), fhi = support_height(c, n0, t0, hi, &ue, &we);
 	double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
 	double f1 = support_height(c, n0, t0, x1, &u1, &w1), f2 = support_height(c, n0, t0, x2, &u2, &w2);
 	int steps = 4;
-	for (; steps < 84 && hi - lo > 1e-10 && !c->bad; ++steps) {
+	for (; steps < 84 && hi - lo > 1e-13 && !c->bad; ++steps) {
 		if (f1 < f2) {
 			hi = x2;
 			x2 = x1;
@@ -200,11 +246,17 @@ static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, imp_epa2_
 	out->iterations += steps;
 	bool first = f1 < f2;
 	double fb = first ? f1 : f2;
-	if (c->bad || !(fb < flo && fb < fhi) || !(fb >= out->depth - 1e-12 * (out->depth + 1.0)))
+	if (c->bad || !(hi - lo <= 1e-13) || !(lo > lo0 + margin && hi < hi0 - margin) || !(fb < flo && fb < fhi))
 		return;
-	out->normal = first ? u1 : u2;
+	// At a face of C (a kink of h_C) the search ends within its angle of
+	// the face's normal, n0 when the polygon's edge lies on that face.
+	bool at_n0 = top <= fb;
+	fb = at_n0 ? top : fb;
+	if (!(fb >= out->depth - 1e-12 * (out->depth + 1.0)))
+		return;
+	out->normal = at_n0 ? u0 : (first ? u1 : u2);
 	out->depth = fb > 0.0 ? fb : 0.0;
-	out->e0 = out->e1 = first ? w1 : w2;
+	out->e0 = out->e1 = at_n0 ? w0 : (first ? w1 : w2);
 	out->t = 0.0;
 	out->limit = false;
 }

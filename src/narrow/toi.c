@@ -148,7 +148,9 @@ static bool reach_ok3(const imp_motion3 *m, double t_max)
 	       finite_within(m->pose.p.z + m->v.z * t_max);
 }
 
-double imp_ball_sweep(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest)
+/// imp_ball_sweep on numbers whose squares and products are normal
+/// doubles (ball_sweep_scaled makes them so).
+IMP_ALWAYS_INLINE double ball_sweep_core(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest)
 {
 	double a = imp_vec3_dot(u, u), b = imp_vec3_dot(c, u), cc = imp_vec3_dot(c, c);
 	// The time in [0, t_max] when the centres are closest, and their gap.
@@ -167,6 +169,41 @@ double imp_ball_sweep(imp_vec3 c, imp_vec3 u, double r, double t_max, double *cl
 	double disc = b * b - a * (cc - r2);
 	double t = (cc - r2) / (-b + sqrt(imp_max(disc, 0.0)));
 	return imp_max(0.0, t * (1.0 - 1e-9));
+}
+
+static inline double max_abs3(imp_vec3 v)
+{
+	return imp_max(fabs(v.x), imp_max(fabs(v.y), fabs(v.z)));
+}
+
+/// imp_ball_sweep past the range where ball_sweep_core's squares are
+/// finite and normal: c and r divided by a power of two 2^kc near their
+/// size, u by 2^ku near its, in the time tau = t 2^(ku - kc), where
+/// |c + u t| = 2^kc |C + U tau|. Powers of two: the scaling is exact, and
+/// the answer is the one the core would give with room for its squares.
+/// Out of line: rare.
+static IMP_NOINLINE double ball_sweep_scaled(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest)
+{
+	double mc = imp_max(max_abs3(c), r), mu = max_abs3(u);
+	int kc = mc > 0.0 ? ilogb(mc) : 0, ku = mu > 0.0 ? ilogb(mu) : 0;
+	imp_vec3 C = imp_vec3_make(ldexp(c.x, -kc), ldexp(c.y, -kc), ldexp(c.z, -kc));
+	imp_vec3 U = imp_vec3_make(ldexp(u.x, -ku), ldexp(u.y, -ku), ldexp(u.z, -ku));
+	double tau_c, tau = ball_sweep_core(C, U, ldexp(r, -kc), ldexp(t_max, ku - kc), &tau_c);
+	*closest = imp_min(ldexp(tau_c, kc - ku), t_max);
+	return ldexp(tau, kc - ku);
+}
+
+double imp_ball_sweep(imp_vec3 c, imp_vec3 u, double r, double t_max, double *closest)
+{
+	// Within 2^-240 .. 2^240 the squares and products of c, r and u are
+	// normal doubles. Past it b * b and a * (cc - r2) overflowed: balls
+	// 4e28 apart at a speed of 1e150 took NaN for the discriminant, so the
+	// root lost its square root and came out twice the first contact (a
+	// time of impact that stepped over 6.7e23 of overlap).
+	double mc = imp_max(max_abs3(c), r), mu = max_abs3(u);
+	if (mc >= 0x1p-240 && mc <= 0x1p240 && mu <= 0x1p240 && (mu >= 0x1p-240 || mu == 0.0))
+		return ball_sweep_core(c, u, r, t_max, closest);
+	return ball_sweep_scaled(c, u, r, t_max, closest);
 }
 
 /// What the loop needs of one distance query at time t: the distance and
