@@ -32,6 +32,13 @@ typedef struct fz_known {
 	   at -52.0977 where brute force finds -52.125, not yet analysed (another body missed, or a   \
 	   shallower depth). */                                                                       \
 	{"finding-world-nearest-shallower", 42},                                                      \
+	/* 43, 44 (a 10-minute local run, seed 20): a curved user shape's depth after the expanding \
+	   polygon's limit, refined to another local minimum: a user circle of radius 510 in a thin     \
+	   polygon, 510.125 with the options against 510 with the defaults; a user ellipse and a      \
+	   segment, 3480.16 against 3476.63. A check that every other edge allows the refined depth   \
+	   fixed both but doubled the answers at the iteration limit elsewhere; not fixed yet. */        \
+	{"finding-user2-polygon-refine-options", 43},                                                 \
+	{"finding-user2-segment-refine-options", 44},                                                 \
 	{NULL, 0},                                                                                    \
 }
 
