@@ -1091,6 +1091,76 @@ static void test_cylinder_cap3(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/// A small box a known gap above a needle-thin plate 1e4 to 1e7 long
+/// (fuzz run of fuzz_pairwise, finding-user3-needle-plate-witness: two user
+/// boxes, half sizes 1e-6 x 4.8e-6 x 1.5e-5 turned and 0.0012 x 806912 x
+/// 9.5e-7): GJK's triangle of C, 1.6e6 long and 2.4e-3 wide, took its
+/// normal from the cross product of its two long edges, tilted by 1.5e-7,
+/// and the origin's projection came out 1.7e-3 nearer than the plane: the
+/// distance 0.0078062 answered 0.0061108 with the small box first, the
+/// witnesses 0.0078062 apart along the normal. Against the gap in closed
+/// form within 1e-12 of the scene, and the identity within 1e-9, for user
+/// boxes and imp_shape_box3 alike, both orders, cold and warm.
+static void test_sliver_triangle_normal3(void **state)
+{
+	(void)state;
+	rng r = {0x3C6EF372FE94F82BULL};
+	failures = 0;
+	for (int i = 0; i < 200; ++i) {
+		imp_vec3 hs, hp;
+		imp_pose3 ps, pp;
+		if (i == 0) {
+			hs = imp_vec3_make(1.0430812835693359e-06, 4.7534704208374023e-06, 1.52587890625e-05);
+			hp = imp_vec3_make(0.001201629638671875, 806912.0, 9.5367431640625e-07);
+			ps.p = imp_vec3_make(-1e-300, -61.3125, 0.0078125);
+			ps.q = imp_quat_make(0.63818047938680456, -0.088460660509062025, -0.73927837711144695,
+					     0.19587717684149447);
+			pp.p = imp_vec3_make(0.0, -7.0, 0.0);
+			pp.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
+		} else {
+			hs = imp_vec3_make(decade(&r, -6.0, -4.5), decade(&r, -6.0, -4.5), decade(&r, -6.0, -4.5));
+			hp = imp_vec3_make(decade(&r, -3.0, -2.0), decade(&r, 4.0, 7.0), decade(&r, -7.0, -5.0));
+			pp.p = imp_vec3_make(0.0, 100.0 * (uniform(&r) - 0.5), 0.0);
+			pp.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
+			ps.p = imp_vec3_make(0.0, pp.p.y + 100.0 * (uniform(&r) - 0.5), decade(&r, -3.0, -1.0));
+			ps.q = random_quat(&r);
+		}
+		// The gap along z: the small box's centre less its reach down and
+		// the plate's half thickness (its x reach is inside the plate's).
+		imp_vec3 m = imp_quat_rotate_inv(ps.q, imp_vec3_make(0.0, 0.0, 1.0));
+		double want = ps.p.z - (fabs(m.x) * hs.x + fabs(m.y) * hs.y + fabs(m.z) * hs.z) - hp.z;
+		double scene = hp.y + fabs(pp.p.y);
+		imp_shape *s[2][2];
+		assert_int_equal(imp_shape_user3(user_box3, &hs, 0.0, &s[0][0]), IMP_OK);
+		assert_int_equal(imp_shape_user3(user_box3, &hp, 0.0, &s[0][1]), IMP_OK);
+		assert_int_equal(imp_shape_box3(hs.x, hs.y, hs.z, 0.0, &s[1][0]), IMP_OK);
+		assert_int_equal(imp_shape_box3(hp.x, hp.y, hp.z, 0.0, &s[1][1]), IMP_OK);
+		for (int kind = 0; kind < 2; ++kind)
+			for (int swap = 0; swap < 2; ++swap) {
+				const char *family = kind ? "box3" : "user3";
+				int id = i * 4 + kind * 2 + swap;
+				imp_simplex_cache cache = {0};
+				for (int warm = 0; warm < 2; ++warm) {
+					imp_closest3_result c;
+					assert_int_equal(swap ? imp_closest3(s[kind][1], pp, s[kind][0], ps, &cache, &c)
+							      : imp_closest3(s[kind][0], ps, s[kind][1], pp, &cache, &c),
+							 IMP_OK);
+					if (!(fabs(c.distance - want) <= 1e-12 * scene))
+						report("needle plate distance", family, id, c.distance, want);
+					if (!(identity_error3(&c, scene) <= FINITE_TOL))
+						report("needle plate identity", family, id, identity_error3(&c, scene), 0.0);
+				}
+				double d = swap ? imp_distance3(s[kind][1], pp, s[kind][0], ps, NULL)
+						: imp_distance3(s[kind][0], ps, s[kind][1], pp, NULL);
+				if (!(fabs(d - want) <= 1e-12 * scene))
+					report("needle plate imp_distance3", family, id, d, want);
+			}
+		for (int k = 0; k < 4; ++k)
+			imp_shape_destroy(s[k / 2][k % 2]);
+	}
+	assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1108,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_sliver_simplex3),
 		cmocka_unit_test(test_epa_no_face),
 		cmocka_unit_test(test_cylinder_cap3),
+		cmocka_unit_test(test_sliver_triangle_normal3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
