@@ -229,22 +229,30 @@ static int solve_triangle_edges(imp_svert3 x, imp_svert3 y, imp_svert3 z, simple
 /// from the plane is normal to every edge.
 static int solve_triangle(imp_svert3 x, imp_svert3 y, imp_svert3 z, simplex3 *out)
 {
-	imp_vec3 e1 = imp_vec3_sub(y.w, x.w), e2 = imp_vec3_sub(z.w, x.w), e3 = imp_vec3_sub(z.w, y.w);
-	// The normal from the two shorter edges, at the vertex opposite the
-	// longest: a cross product's rounding is eps times the product of its
-	// edges' lengths, and on a sliver the two long edges' product is the
-	// length over the width times its area. The normal of a triangle 1.6e6
-	// long and 2.4e-3 wide (two user boxes, a needle and a plate) from its
-	// long edges was tilted by 1.5e-7 about the width, and the origin's
-	// projection, 8e5 from the vertices along the length, came out 1.7e-3
-	// nearer than the plane: a distance of 0.0078 answered as 0.0061, the
-	// witnesses 0.0078 apart along the normal (issue 20, defect 6, fuzz
-	// finding-user3-needle-plate-witness). The three products are the same
-	// normal in exact arithmetic.
-	double l1 = norm2(e1), l2 = norm2(e2), l3 = norm2(e3);
-	imp_vec3 n = l3 >= l1 && l3 >= l2 ? imp_vec3_cross(e1, e2)
-					   : (l2 >= l1 ? imp_vec3_cross(e3, imp_vec3_neg(e1)) : imp_vec3_cross(e2, e3));
-	double nn = norm2(n);
+	imp_vec3 e1 = imp_vec3_sub(y.w, x.w), e2 = imp_vec3_sub(z.w, x.w);
+	imp_vec3 n = imp_vec3_cross(e1, e2);
+	double nn = norm2(n), l1 = norm2(e1), l2 = norm2(e2);
+	if (nn < 1e-6 * l1 * l2) {
+		// A sliver at x (the sine of its angle below 1e-3): the normal
+		// from the two shorter edges, at the vertex opposite the longest.
+		// A cross product's rounding is eps times the product of its
+		// edges' lengths, which for the two long edges of a sliver is
+		// the length over the width times its area: the normal of a
+		// triangle 1.6e6 long and 2.4e-3 wide (two user boxes, a needle
+		// and a plate) from its long edges was tilted by 1.5e-7 about the
+		// width, and the origin's projection, 8e5 from the vertices along
+		// the length, came out 1.7e-3 nearer than the plane: a distance
+		// of 0.0078 answered as 0.0061, the witnesses 0.0078 apart along
+		// the normal (issue 20, defect 6, fuzz
+		// finding-user3-needle-plate-witness). The three products are the
+		// same normal in exact arithmetic; other triangles keep x's.
+		imp_vec3 e3 = imp_vec3_sub(z.w, y.w);
+		double l3 = norm2(e3);
+		if (!(l3 >= l1 && l3 >= l2)) {
+			n = l2 >= l1 ? imp_vec3_cross(e3, imp_vec3_neg(e1)) : imp_vec3_cross(e2, e3);
+			nn = norm2(n);
+		}
+	}
 	double ax = fabs(n.x), ay = fabs(n.y), az = fabs(n.z);
 	if (!(nn > 0.0))
 		return solve_triangle_edges(x, y, z, out);
@@ -1079,7 +1087,7 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 	// without the momentum), once GJK is near enough.
 	bool newton = !boolean && curved && imp_gjk3_smooth(c);
 	int mixed = !boolean && curved && !accel && vertex_against_ellipsoid(c) ? MIXED_TRIES : 0;
-	int capped = !boolean && !accel && (capped_core(c->a.s) || capped_core(c->b.s)) ? CAP_TRIES : 0;
+	int capped = !boolean && curved && !accel && (capped_core(c->a.s) || capped_core(c->b.s)) ? CAP_TRIES : 0;
 	int k = 0;
 	imp_query_state state = IMP_STATE_ITERATION_LIMIT;
 	for (;;) {
