@@ -1072,6 +1072,151 @@ static void test_epa_no_face(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/// A ball or ellipsoid above a cylinder's cap or a cone's base (fuzz run
+/// of fuzz_pairwise, finding-ellipsoid-cylinder-swap): GJK's supports of the
+/// flat cap are rim points up to its radius aside, and once the gap fell
+/// below about 1e-6 of the scene the triangle they made gained less than
+/// rounding: a unit ball 62.4 above a cap of radius 252 stopped at
+/// 62.416666988248402 with the ball first (62.416666666668668 with the
+/// cylinder first), 3.2e-7 off. Against the distance to the cap's plane in
+/// closed form (the ellipsoid's lowest point is placed over the disc), cold
+/// and warm, both orders, within 1e-11 of the scene: the answer comes from
+/// the cap's exact normal, where GJK's tolerance is 1e-12.
+static void test_cylinder_cap3(void **state)
+{
+	(void)state;
+	rng r = {0xBB67AE8584CAA73BULL};
+	failures = 0;
+	for (int i = 0; i < 300; ++i) {
+		imp_shape *cap, *ell;
+		imp_pose3 pc, pe;
+		double want, scene;
+		const char *family = "cylinder";
+		if (i == 0) {
+			// The finding, bit for bit; the distance from the ball's
+			// centre to the cap's plane less 1, in exact arithmetic
+			// 62.4166666666666666.
+			assert_int_equal(imp_shape_ellipsoid(1.0, 1.0, 1.0, 0.0, &ell), IMP_OK);
+			assert_int_equal(imp_shape_cylinder(1.0, 252.0, 0.0, &cap), IMP_OK);
+			pe.p = imp_vec3_make(-2.5443575223548413e-35, 0.0, 0.0);
+			pe.q = imp_quat_make(-0.99767052169597614, 0.0, 0.0, 0.068216787808271881);
+			pc.p = imp_vec3_make(0.0, -48.25, 55.25);
+			pc.q = imp_quat_make(0.0, -0.94280904158206347, -0.23570226039551587, -0.23570226039551587);
+			want = 62.416666666666667;
+			scene = 310.0;
+		} else {
+			bool cone = i % 3 == 0;
+			family = cone ? "cone" : "cylinder";
+			double rad = decade(&r, 1.3, 3.0), hh = decade(&r, -0.3, 1.7);
+			double sz = cone ? -1.0 : sign(&r);
+			imp_vec3 e = imp_vec3_make(0.5 + 4.5 * uniform(&r), 0.5 + 4.5 * uniform(&r), 0.5 + 4.5 * uniform(&r));
+			double gap = decade(&r, -3.0, 2.0);
+			assert_int_equal(cone ? imp_shape_cone(hh, rad, 0.0, &cap) : imp_shape_cylinder(hh, rad, 0.0, &cap), IMP_OK);
+			assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, 0.0, &ell), IMP_OK);
+			pc.p = imp_vec3_make(200.0 * (uniform(&r) - 0.5), 200.0 * (uniform(&r) - 0.5), 200.0 * (uniform(&r) - 0.5));
+			pc.q = random_quat(&r);
+			pe.q = random_quat(&r);
+			double rho = 0.5 * rad * uniform(&r), th = 6.283185307179586 * uniform(&r);
+			imp_vec3 o = imp_pose3_apply(pc, imp_vec3_make(rho * cos(th), rho * sin(th), sz * hh));
+			imp_vec3 n = imp_quat_rotate(pc.q, imp_vec3_make(0.0, 0.0, sz));
+			imp_vec3 m = imp_quat_rotate_inv(pe.q, n);
+			double reach = sqrt(e.x * m.x * e.x * m.x + e.y * m.y * e.y * m.y + e.z * m.z * e.z * m.z);
+			pe.p = imp_vec3_add(o, imp_vec3_scale(gap + reach, n));
+			want = ellipsoid_plane_gap(e, pe.q, pe.p, o, n);
+			scene = fmax(imp_vec3_length(pc.p) + rad + hh, imp_vec3_length(pe.p) + 5.0);
+		}
+		double tol = 1e-11 * scene;
+		for (int swap = 0; swap < 2; ++swap) {
+			imp_simplex_cache cache = {0};
+			for (int warm = 0; warm < 2; ++warm) {
+				double d = swap ? imp_distance3(cap, pc, ell, pe, &cache) : imp_distance3(ell, pe, cap, pc, &cache);
+				if (!(fabs(d - want) <= tol))
+					report("cap distance", family, i * 4 + swap * 2 + warm, d, want);
+			}
+			imp_closest3_result c;
+			assert_int_equal(swap ? imp_closest3(cap, pc, ell, pe, NULL, &c) : imp_closest3(ell, pe, cap, pc, NULL, &c),
+					 IMP_OK);
+			if (!(fabs(c.distance - want) <= tol))
+				report("cap closest", family, i * 2 + swap, c.distance, want);
+			if (!(identity_error3(&c, scene) <= FINITE_TOL))
+				report("cap identity", family, i * 2 + swap, identity_error3(&c, scene), 0.0);
+		}
+		imp_shape_destroy(cap);
+		imp_shape_destroy(ell);
+	}
+	assert_int_equal(failures, 0);
+}
+
+/// A small box a known gap above a needle-thin plate 1e4 to 1e7 long
+/// (fuzz run of fuzz_pairwise, finding-user3-needle-plate-witness: two user
+/// boxes, half sizes 1e-6 x 4.8e-6 x 1.5e-5 turned and 0.0012 x 806912 x
+/// 9.5e-7): GJK's triangle of C, 1.6e6 long and 2.4e-3 wide, took its
+/// normal from the cross product of its two long edges, tilted by 1.5e-7,
+/// and the origin's projection came out 1.7e-3 nearer than the plane: the
+/// distance 0.0078062 answered 0.0061108 with the small box first, the
+/// witnesses 0.0078062 apart along the normal. Against the gap in closed
+/// form within 1e-12 of the scene, and the identity within 1e-9, for user
+/// boxes and imp_shape_box3 alike, both orders, cold and warm.
+static void test_sliver_triangle_normal3(void **state)
+{
+	(void)state;
+	rng r = {0x3C6EF372FE94F82BULL};
+	failures = 0;
+	for (int i = 0; i < 200; ++i) {
+		imp_vec3 hs, hp;
+		imp_pose3 ps, pp;
+		if (i == 0) {
+			hs = imp_vec3_make(1.0430812835693359e-06, 4.7534704208374023e-06, 1.52587890625e-05);
+			hp = imp_vec3_make(0.001201629638671875, 806912.0, 9.5367431640625e-07);
+			ps.p = imp_vec3_make(-1e-300, -61.3125, 0.0078125);
+			ps.q = imp_quat_make(0.63818047938680456, -0.088460660509062025, -0.73927837711144695,
+					     0.19587717684149447);
+			pp.p = imp_vec3_make(0.0, -7.0, 0.0);
+			pp.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
+		} else {
+			hs = imp_vec3_make(decade(&r, -6.0, -4.5), decade(&r, -6.0, -4.5), decade(&r, -6.0, -4.5));
+			hp = imp_vec3_make(decade(&r, -3.0, -2.0), decade(&r, 4.0, 7.0), decade(&r, -7.0, -5.0));
+			pp.p = imp_vec3_make(0.0, 100.0 * (uniform(&r) - 0.5), 0.0);
+			pp.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
+			ps.p = imp_vec3_make(0.0, pp.p.y + 100.0 * (uniform(&r) - 0.5), decade(&r, -3.0, -1.0));
+			ps.q = random_quat(&r);
+		}
+		// The gap along z: the small box's centre less its reach down and
+		// the plate's half thickness (its x reach is inside the plate's).
+		imp_vec3 m = imp_quat_rotate_inv(ps.q, imp_vec3_make(0.0, 0.0, 1.0));
+		double want = ps.p.z - (fabs(m.x) * hs.x + fabs(m.y) * hs.y + fabs(m.z) * hs.z) - hp.z;
+		double scene = hp.y + fabs(pp.p.y);
+		imp_shape *s[2][2];
+		assert_int_equal(imp_shape_user3(user_box3, &hs, 0.0, &s[0][0]), IMP_OK);
+		assert_int_equal(imp_shape_user3(user_box3, &hp, 0.0, &s[0][1]), IMP_OK);
+		assert_int_equal(imp_shape_box3(hs.x, hs.y, hs.z, 0.0, &s[1][0]), IMP_OK);
+		assert_int_equal(imp_shape_box3(hp.x, hp.y, hp.z, 0.0, &s[1][1]), IMP_OK);
+		for (int kind = 0; kind < 2; ++kind)
+			for (int swap = 0; swap < 2; ++swap) {
+				const char *family = kind ? "box3" : "user3";
+				int id = i * 4 + kind * 2 + swap;
+				imp_simplex_cache cache = {0};
+				for (int warm = 0; warm < 2; ++warm) {
+					imp_closest3_result c;
+					assert_int_equal(swap ? imp_closest3(s[kind][1], pp, s[kind][0], ps, &cache, &c)
+							      : imp_closest3(s[kind][0], ps, s[kind][1], pp, &cache, &c),
+							 IMP_OK);
+					if (!(fabs(c.distance - want) <= 1e-12 * scene))
+						report("needle plate distance", family, id, c.distance, want);
+					if (!(identity_error3(&c, scene) <= FINITE_TOL))
+						report("needle plate identity", family, id, identity_error3(&c, scene), 0.0);
+				}
+				double d = swap ? imp_distance3(s[kind][1], pp, s[kind][0], ps, NULL)
+						: imp_distance3(s[kind][0], ps, s[kind][1], pp, NULL);
+				if (!(fabs(d - want) <= 1e-12 * scene))
+					report("needle plate imp_distance3", family, id, d, want);
+			}
+		for (int k = 0; k < 4; ++k)
+			imp_shape_destroy(s[k / 2][k % 2]);
+	}
+	assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1089,6 +1234,8 @@ int main(void)
 		cmocka_unit_test(test_sliver_simplex3),
 		cmocka_unit_test(test_wide_rim_support3),
 		cmocka_unit_test(test_epa_no_face),
+		cmocka_unit_test(test_cylinder_cap3),
+		cmocka_unit_test(test_sliver_triangle_normal3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
