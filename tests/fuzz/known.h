@@ -39,6 +39,12 @@ typedef struct fz_known {
 	   fixed both but doubled the answers at the iteration limit elsewhere; not fixed yet. */        \
 	{"finding-user2-polygon-refine-options", 43},                                                 \
 	{"finding-user2-segment-refine-options", 44},                                                 \
+	/* 45, 46 (a 10-minute local run, seed 31): an ellipsoid at the centre of a box plate       \
+	   3.2e14 x 3 x 2.2e-308, about 2.90 deep, answered -1.498 touching one way and -2.2e-308 the  \
+	   other, with witnesses 5e8 apart; a flat ellipse in the plane of a cylinder's cap, nearest  \
+	   at its rim, 3.9377891431 and 3.9377892035 by the two orders for 3.9377890577. */            \
+	{"finding-ellipsoid-flat-plate-depth", 45},                                                   \
+	{"finding-ellipse-cylinder-rim-swap", 46},                                                    \
 	{NULL, 0},                                                                                    \
 }
 
