@@ -812,15 +812,22 @@ static void test_plate_face_weights3(void **state)
 		} else {
 			double len = decade(&r, 8, 15), w = 10.0 + 90.0 * uniform(&r);
 			h = imp_vec3_make(len, w, uniform(&r) < 0.5 ? 2.1241550261343367e-37 : w * decade(&r, -6, -1));
-			e = imp_vec3_make(decade(&r, -2, 0.6), decade(&r, -2, 0.6), decade(&r, -2, 0.6));
+			// One draw a statement, last coordinate first (the order gcc
+			// took them in): clang's other order made other scenes.
+			e.z = decade(&r, -2, 0.6);
+			e.y = decade(&r, -2, 0.6);
+			e.x = decade(&r, -2, 0.6);
 			pe.q = random_quat(&r);
 			pb.q = random_quat(&r);
-			pb.p = imp_vec3_make(100.0 * (uniform(&r) - 0.5), 100.0 * (uniform(&r) - 0.5), 100.0 * (uniform(&r) - 0.5));
+			pb.p.z = 100.0 * (uniform(&r) - 0.5);
+			pb.p.y = 100.0 * (uniform(&r) - 0.5);
+			pb.p.x = 100.0 * (uniform(&r) - 0.5);
 			double side = uniform(&r) < 0.5 ? -1.0 : 1.0, gap = decade(&r, 0, 3);
 			imp_vec3 n = imp_quat_rotate(pb.q, imp_vec3_make(0.0, 0.0, side));
 			// Above a point of the face at least 4 (the largest semi-axis)
 			// inside its long sides.
-			imp_vec3 at = imp_vec3_make(len * (uniform(&r) - 0.5), (w - 4.0) * (uniform(&r) - 0.5), side * h.z);
+			double at_y = (w - 4.0) * (uniform(&r) - 0.5);
+			imp_vec3 at = imp_vec3_make(len * (uniform(&r) - 0.5), at_y, side * h.z);
 			imp_vec3 o = imp_vec3_add(pb.p, imp_quat_rotate(pb.q, at));
 			imp_vec3 m = imp_quat_rotate_inv(pe.q, n);
 			double he = sqrt(e.x * m.x * e.x * m.x + e.y * m.y * e.y * m.y + e.z * m.z * e.z * m.z);
@@ -1109,7 +1116,10 @@ static void test_cylinder_cap3(void **state)
 			family = cone ? "cone" : "cylinder";
 			double rad = decade(&r, 1.3, 3.0), hh = decade(&r, -0.3, 1.7);
 			double sz = cone ? -1.0 : sign(&r);
-			imp_vec3 e = imp_vec3_make(0.5 + 4.5 * uniform(&r), 0.5 + 4.5 * uniform(&r), 0.5 + 4.5 * uniform(&r));
+			imp_vec3 e;
+			e.z = 0.5 + 4.5 * uniform(&r);
+			e.y = 0.5 + 4.5 * uniform(&r);
+			e.x = 0.5 + 4.5 * uniform(&r);
 			double gap = decade(&r, -3.0, 2.0);
 			assert_int_equal(cone ? imp_shape_cone(hh, rad, 0.0, &cap) : imp_shape_cylinder(hh, rad, 0.0, &cap), IMP_OK);
 			assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, 0.0, &ell), IMP_OK);
@@ -1174,11 +1184,18 @@ static void test_sliver_triangle_normal3(void **state)
 			pp.p = imp_vec3_make(0.0, -7.0, 0.0);
 			pp.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
 		} else {
-			hs = imp_vec3_make(decade(&r, -6.0, -4.5), decade(&r, -6.0, -4.5), decade(&r, -6.0, -4.5));
-			hp = imp_vec3_make(decade(&r, -3.0, -2.0), decade(&r, 4.0, 7.0), decade(&r, -7.0, -5.0));
+			// One draw a statement, last coordinate first (the order gcc
+			// took them in): clang's other order made other scenes.
+			hs.z = decade(&r, -6.0, -4.5);
+			hs.y = decade(&r, -6.0, -4.5);
+			hs.x = decade(&r, -6.0, -4.5);
+			hp.z = decade(&r, -7.0, -5.0);
+			hp.y = decade(&r, 4.0, 7.0);
+			hp.x = decade(&r, -3.0, -2.0);
 			pp.p = imp_vec3_make(0.0, 100.0 * (uniform(&r) - 0.5), 0.0);
 			pp.q = imp_quat_make(0.0, 0.0, 0.0, 1.0);
-			ps.p = imp_vec3_make(0.0, pp.p.y + 100.0 * (uniform(&r) - 0.5), decade(&r, -3.0, -1.0));
+			double ps_z = decade(&r, -3.0, -1.0);
+			ps.p = imp_vec3_make(0.0, pp.p.y + 100.0 * (uniform(&r) - 0.5), ps_z);
 			ps.q = random_quat(&r);
 		}
 		// The gap along z: the small box's centre less its reach down and
