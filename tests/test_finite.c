@@ -330,6 +330,52 @@ static void test_subnormal_capsule_point2(void **state)
 	imp_shape_destroy(pt);
 }
 
+/// Fuzz finding 53: a circle and a capsule whose core is a few subnormals
+/// long, at one pose, through EPA (the options' penetration mode): the
+/// flat difference's normal was 1 / |e| times e's perpendicular, NaN. The
+/// answer is -(r_a + r_b) with the witnesses r_a and r_b from the centre.
+static void test_subnormal_capsule_circle_epa2(void **state)
+{
+	(void)state;
+	const double lengths[] = {4.9406564584124654e-324, 1e-320, 1e-310, 1e-300};
+	const imp_vec2 dirs[] = {{1.0, 0.0}, {0.0, 1.0}, {-1.0, 0.0}, {-0.6, -0.8}};
+	const double angles[] = {0.0, 4.0, -2.2839};
+	imp_vec2 o = {0.0, 0.0};
+	imp_shape *circle = NULL;
+	assert_int_equal(imp_shape_circle(o, 1.3125, &circle), IMP_OK);
+	imp_query_options opt = imp_default_query_options();
+	opt.penetration = IMP_PENETRATION_EPA;
+	for (int i = 0; i < 4; ++i)
+		for (int k = 0; k < 4; ++k)
+			for (int j = 0; j < 3; ++j) {
+				imp_vec2 end = {lengths[i] * dirs[k].x, lengths[i] * dirs[k].y};
+				imp_shape *cap = NULL;
+				assert_int_equal(imp_shape_capsule2(o, end, 26.84375, &cap), IMP_OK);
+				imp_pose2 p = {{-23.09375, -23.09375}, {cos(angles[j]), sin(angles[j])}};
+				for (int swap = 0; swap < 2; ++swap) {
+					const imp_shape *a = swap ? cap : circle, *b = swap ? circle : cap;
+					double ra = swap ? 26.84375 : 1.3125, rb = swap ? 1.3125 : 26.84375;
+					imp_closest2_result r;
+					assert_int_equal(imp_closest2_ex(a, p, b, p, NULL, &opt, &r), IMP_OK);
+					double gap = r.normal.x * (r.point_b.x - r.point_a.x) +
+						     r.normal.y * (r.point_b.y - r.point_a.y);
+					double da = hypot(r.point_a.x - p.p.x, r.point_a.y - p.p.y);
+					double db = hypot(r.point_b.x - p.p.x, r.point_b.y - p.p.y);
+					if (!(isfinite(r.point_a.x) && isfinite(r.point_a.y) && isfinite(r.point_b.x) &&
+					      isfinite(r.point_b.y) && fabs(hypot(r.normal.x, r.normal.y) - 1.0) <= 1e-12 &&
+					      fabs(r.distance + ra + rb) <= 1e-12 * 28 && fabs(gap - r.distance) <= 1e-12 * 28 &&
+					      fabs(da - ra) <= 1e-12 * 28 && fabs(db - rb) <= 1e-12 * 28 &&
+					      r.state == IMP_STATE_OVERLAPPING))
+						fail_msg("length %g, direction %d, angle %g, swap %d: distance %g, a (%g %g), "
+							 "b (%g %g), normal (%g %g), state %d",
+							 lengths[i], k, angles[j], swap, r.distance, r.point_a.x, r.point_a.y,
+							 r.point_b.x, r.point_b.y, r.normal.x, r.normal.y, (int)r.state);
+				}
+				imp_shape_destroy(cap);
+			}
+	imp_shape_destroy(circle);
+}
+
 /// The cases of the issue, with their answers in closed form.
 static void test_finite2_cases(void **state)
 {
@@ -1240,6 +1286,7 @@ int main(void)
 		cmocka_unit_test(test_finite2_cases),
 		cmocka_unit_test(test_subnormal_cores2),
 		cmocka_unit_test(test_subnormal_capsule_point2),
+		cmocka_unit_test(test_subnormal_capsule_circle_epa2),
 		cmocka_unit_test(test_finite2),
 		cmocka_unit_test(test_finite3_cases),
 		cmocka_unit_test(test_finite3),

@@ -134,7 +134,7 @@ static bool initial_polygon(imp_gjk2_ctx *c, const imp_svert2 *s, int n, double 
 		e = imp_vec2_sub(s1.w, s0.w);
 	}
 	if (!polygon_from_segment(c, &s0, &s1, p, tol)) {
-		flat_result(&s0, &s1, imp_vec2_scale(1.0 / imp_vec2_length(e), imp_vec2_make(-e.y, e.x)), out);
+		flat_result(&s0, &s1, imp_robust_unit2(imp_vec2_make(-e.y, e.x), imp_vec2_make(1.0, 0.0)), out);
 		return false;
 	}
 	return true;

@@ -158,6 +158,18 @@ static inline double imp_unit_scale2(double m)
 	return ldexp(1.0, -e);
 }
 
+/// v / |v| at any length: v divided by its largest coordinate first (1 / |v|
+/// is infinite for a subnormal |v|: EPA's normal of a flat difference
+/// 1e-310 long was NaN, fuzz finding 53); `fallback` for v = 0.
+static inline imp_vec2 imp_robust_unit2(imp_vec2 v, imp_vec2 fallback)
+{
+	double m = fabs(v.x) > fabs(v.y) ? fabs(v.x) : fabs(v.y);
+	if (!(m > 0.0))
+		return fallback;
+	imp_vec2 u = imp_vec2_make(v.x / m, v.y / m);
+	return imp_vec2_scale(1.0 / imp_vec2_length(u), u);
+}
+
 /// The walk holds both rings' edges on the stack: polygon pairs with more
 /// vertices between them go to EPA.
 #define IMP_WALK_MAX_EDGES 256
