@@ -2117,6 +2117,108 @@ static void try_face_normals(imp_gjk3_ctx *c, const imp_proxy3 *x, bool is_b, im
 	}
 }
 
+/// Whether h along unit n (its value h) is a local minimum on the sphere
+/// of directions: no direction 1e-6 away in eight ways is lower. A kink's
+/// minimum (a flat face's normal, a rim's circle) passes where a descent
+/// zig-zags to its iteration limit.
+static bool sphere_local_min(imp_gjk3_ctx *c, imp_vec3 n, double h)
+{
+	imp_vec3 e1 = imp_any_normal3(n), e2 = imp_vec3_cross(n, e1);
+	for (int k = 0; k < 8 && !c->bad; ++k) {
+		double t = 0.7853981633974483 * k;
+		imp_vec3 m = imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(1e-6 * cos(t), e1), imp_vec3_scale(1e-6 * sin(t), e2)));
+		m = imp_vec3_scale(1.0 / imp_vec3_length(m), m);
+		imp_svert3 w;
+		imp_cso_support3(c, m, &w);
+		if (imp_vec3_dot(m, w.w) < h)
+			return false;
+	}
+	return !c->bad;
+}
+
+/// A cylinder's caps and a cone's base are flat: h is kinked along their
+/// normals, and its minimum may sit there (a capsule on a cylinder's axis,
+/// pushed out through the bottom cap 0.25 less deep than through the side,
+/// answered the side: the descents go down the smooth side only; fuzz
+/// finding 54). Those directions are tried as they are, as a polytope's
+/// face normals are; an answer they lower is no longer at the iteration
+/// limit when it is a local minimum on the sphere.
+static void try_cap_normals(imp_gjk3_ctx *c, const imp_proxy3 *x, bool is_b, imp_epa3_result *e)
+{
+	const imp_shape3 *s = x->s;
+	if (!capped_core(s))
+		return;
+	for (int k = s->kind == IMP_SHAPE_CONE ? 1 : 0; k < 2; ++k) {
+		imp_vec3 out_normal = imp_vec3_make(0.0, 0.0, k == 0 ? 1.0 : -1.0);
+		imp_vec3 n = is_b ? imp_vec3_neg(imp_mat3_apply(&c->r, out_normal)) : out_normal;
+		if (imp_depth3_try(c, n, e) && e->limit && sphere_local_min(c, e->normal, e->depth))
+			e->limit = false;
+	}
+}
+
+/// Outward direction (cos lat cos phi, cos lat sin phi, sin lat) of a core
+/// in its frame, as a direction from a to b (b's outward ones negated).
+static imp_vec3 circle_direction(const imp_gjk3_ctx *c, bool is_b, double cl, double sl, double phi)
+{
+	imp_vec3 u = imp_vec3_make(cl * cos(phi), cl * sin(phi), sl);
+	return is_b ? imp_vec3_neg(imp_mat3_apply(&c->r, u)) : u;
+}
+
+/// A cylinder's side meets its caps at two rims, and h is kinked along
+/// the directions where its support leaves one rim for the other: the
+/// equator (a cylinder) or the latitude of the side's normals (a cone,
+/// atan(r / 2h)). A ball inside pushed out through the side goes along one
+/// of those, and the descents, which follow smooth valleys, stopped 2.2e-5
+/// short on a thin cylinder. Along that circle h is as smooth as the other
+/// core: a search in its one angle from the best normal's, steps halved to
+/// 1e-12. An answer it lowers is no longer at the iteration limit when
+/// it is a local minimum on the sphere (sphere_local_min).
+static void try_kink_circle(imp_gjk3_ctx *c, const imp_proxy3 *x, bool is_b, imp_epa3_result *e)
+{
+	const imp_shape3 *s = x->s;
+	if (!capped_core(s) || c->bad)
+		return;
+	imp_vec3 u = is_b ? imp_mat3_apply_t(&c->r, imp_vec3_neg(e->normal)) : e->normal;
+	if (!(hypot(u.x, u.y) > 1e-6))
+		return; // along the axis: a cap's way out
+	double lat = s->kind == IMP_SHAPE_CONE ? atan2(s->size.x, 2.0 * s->size.z) : 0.0;
+	double cl = cos(lat), sl = sin(lat);
+	double phi = atan2(u.y, u.x);
+	imp_vec3 n = circle_direction(c, is_b, cl, sl, phi);
+	imp_svert3 w;
+	imp_cso_support3(c, n, &w);
+	double h = imp_vec3_dot(n, w.w);
+	double step = 0.125;
+	for (int budget = 160; step > 1e-12 && budget > 0 && !c->bad; --budget) {
+		bool better = false;
+		for (int k = 0; k < 2 && !better; ++k) {
+			double t = phi + (k == 0 ? step : -step);
+			imp_vec3 m = circle_direction(c, is_b, cl, sl, t);
+			imp_svert3 wm;
+			imp_cso_support3(c, m, &wm);
+			double hm = imp_vec3_dot(m, wm.w);
+			if (hm < h) {
+				phi = t;
+				n = m;
+				h = hm;
+				w = wm;
+				better = true;
+			}
+		}
+		step = better ? fmin(2.0 * step, 0.5) : 0.5 * step;
+	}
+	if (!c->bad && h < e->depth) {
+		e->normal = n;
+		e->depth = h > 0.0 ? h : 0.0;
+		e->s[0] = w;
+		e->l[0] = 1.0;
+		e->n = 1;
+		// A descent stopped by its limit was zig-zagging down this kink.
+		if (e->limit && step <= 1e-12 && sphere_local_min(c, n, h))
+			e->limit = false;
+	}
+}
+
 static imp_status degenerate_result3(imp_closest3_result r, imp_closest3_result *out)
 {
 	r.distance = NAN;
@@ -2243,6 +2345,10 @@ IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_po
 				// tried as they are.
 				try_face_normals(&c, &c.a, false, &e);
 				try_face_normals(&c, &c.b, true, &e);
+				try_kink_circle(&c, &c.a, false, &e);
+				try_kink_circle(&c, &c.b, true, &e);
+				try_cap_normals(&c, &c.a, false, &e);
+				try_cap_normals(&c, &c.b, true, &e);
 			}
 		}
 		if (c.bad)

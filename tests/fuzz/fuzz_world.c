@@ -333,6 +333,22 @@ static bool seen_by(const run *r, const imp_query_filter *qf, int k)
 	       !imp_body_id_equal(qf->ignore, r->id[k]);
 }
 
+/// FZ_VERBOSE: what shape s was made from (kind, sizes, radius, first points).
+static void print_made(const run *r, const imp_shape *s, const char *label)
+{
+	for (int j = 0; j < r->shapes; ++j) {
+		if (r->shape[j] != s)
+			continue;
+		const fz_made *m = &r->made[j];
+		fprintf(stderr, "%s%s: sizes %.17g %.17g %.17g, radius %.17g, %d points", label, fz_kind_name(m->kind),
+			m->h[0], m->h[1], m->h[2], m->radius, m->n);
+		for (int i = 0; i < m->n && i < 2; ++i)
+			fprintf(stderr, " (%.17g %.17g %.17g)", m->pts[i].x, m->pts[i].y, m->pts[i].z);
+		fprintf(stderr, "\n");
+		return;
+	}
+}
+
 struct found {
 	int n;
 	int slot[MAX_SLOTS];
@@ -634,9 +650,20 @@ static imp_status query(run *r, int op)
 			scale_best = fmax(scale_best, scale);
 		}
 		double got = q.body.index ? q.distance : INFINITY;
-		if (getenv("FZ_VERBOSE"))
-			fprintf(stderr, "nearest: body slot %d at %.17g (query shape %s)\n", (int)q.body.index - 1, got,
-				fz_kind_name(s == r->shape[0] ? r->made[0].kind : -1));
+		if (getenv("FZ_VERBOSE")) {
+			// Every body the oracle looks at, and what it answers.
+			print_made(r, s, "query shape ");
+			for (int k = 0; k < r->slots; ++k) {
+				double d = NAN, scale = 0.0;
+				if (!seen_by(r, &qf, k))
+					continue;
+				bool known = body_distance(r, s, p2, p3, k, &d, &scale);
+				fprintf(stderr, "  slot %d: oracle %s %.17g, scale %g; ", k, known ? "converged" : "unknown", d,
+					scale);
+				print_made(r, r->body[k].shape, "");
+			}
+			fprintf(stderr, "nearest: body slot %d at %.17g\n", (int)q.body.index - 1, got);
+		}
 		// With a body unknown (its narrow phase stops at the iteration limit
 		// however high: finding-nearest-epa-stall), the world may rightly
 		// answer deeper than the bodies known, never farther.

@@ -28,10 +28,6 @@ typedef struct fz_known {
 	   65,536), a user disc 144,225 deep in a box, each look an EPA on the curved user shape. The \
 	   replay skips it to keep the suite fast. */                                                  \
 	{"finding-world-slow", 35},                                                                   \
-	/* 42 (a 45-minute local run's first finding, seed 102): imp_world_nearest3 answers a body  \
-	   at -52.0977 where brute force finds -52.125, not yet analysed (another body missed, or a   \
-	   shallower depth). */                                                                       \
-	{"finding-world-nearest-shallower", 42},                                                      \
 	/* 43, 44 (a 10-minute local run, seed 20): a curved user shape's depth after the expanding \
 	   polygon's limit, refined to another local minimum: a user circle of radius 510 in a thin     \
 	   polygon, 510.125 with the options against 510 with the defaults; a user ellipse and a      \
@@ -59,9 +55,6 @@ typedef struct fz_known {
 	/* 52 (CI's seeded run on a fresh clone, input 16,182): a box and a cone, 7.95704330 one way  \
 	   and 7.95704349 the other (2.4e-8 of the distance). */                                       \
 	{"finding-box3-cone-swap", 52},                                                               \
-	/* 54 (a 12-minute single-process run on the final code, seed 302, after about 100 s): a 3D \
-	   world's nearest at -47.859 where brute force finds -47.938, as 42. */                      \
-	{"finding-world-nearest-shallower2", 54},                                                     \
 	{NULL, 0},                                                                                    \
 }
 
