@@ -2,6 +2,7 @@
 // The oracle of the world tests: every pair tested, in the plainest way.
 #include "oracle_world.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -77,10 +78,48 @@ bool ow_touch(const ow_body *a, const ow_body *b, ow_rule rule)
 	return !rule.narrow_phase || narrow_says(a, b, rule.margin);
 }
 
+/// The gap between two boxes grown by `grow` (negative: they overlap by
+/// that much along the axis they overlap least) and their largest
+/// coordinate, in 2D (z zero) or 3D.
+static double box_gap(imp_aabb3 a, imp_aabb3 b, double grow, double *coord)
+{
+	double lo_a[3] = {a.lo.x, a.lo.y, a.lo.z}, hi_a[3] = {a.hi.x, a.hi.y, a.hi.z};
+	double lo_b[3] = {b.lo.x, b.lo.y, b.lo.z}, hi_b[3] = {b.hi.x, b.hi.y, b.hi.z};
+	double gap = -INFINITY, m = 0.0;
+	for (int k = 0; k < 3; ++k) {
+		gap = fmax(gap, fmax(lo_a[k] - hi_b[k], lo_b[k] - hi_a[k]) - grow);
+		m = fmax(m, fmax(fmax(fabs(lo_a[k]), fabs(hi_a[k])), fmax(fabs(lo_b[k]), fabs(hi_b[k]))));
+	}
+	*coord = m;
+	return gap;
+}
+
+/// Box-only rules: whether the boxes grown by the margin are within
+/// rounding of touching. The world keeps each box as its position plus a
+/// box relative to it, grown by half the margin, each rounded: boxes that
+/// touch to a few ulps of their coordinates may be judged either way (a
+/// segment's box 1e-20 from a point's, grown by 0.1875 each: touching by
+/// the world's sums).
+static bool boxes_on_edge(const ow_body *a, const ow_body *b, double margin)
+{
+	imp_aabb3 ba = {{0, 0, 0}, {0, 0, 0}}, bb = ba;
+	if (imp_shape_dim(a->shape) == 2) {
+		imp_aabb2 x, y;
+		if (imp_shape_aabb2(a->shape, a->pose2, &x) != IMP_OK || imp_shape_aabb2(b->shape, b->pose2, &y) != IMP_OK)
+			return false;
+		ba = (imp_aabb3){{x.lo.x, x.lo.y, 0.0}, {x.hi.x, x.hi.y, 0.0}};
+		bb = (imp_aabb3){{y.lo.x, y.lo.y, 0.0}, {y.hi.x, y.hi.y, 0.0}};
+	} else if (imp_shape_aabb3(a->shape, a->pose3, &ba) != IMP_OK || imp_shape_aabb3(b->shape, b->pose3, &bb) != IMP_OK) {
+		return false;
+	}
+	double coord, gap = box_gap(ba, bb, margin, &coord);
+	return fabs(gap) <= 64.0 * DBL_EPSILON * (coord + margin) + 1e-300;
+}
+
 bool ow_on_edge(const ow_body *a, const ow_body *b, ow_rule rule)
 {
 	if (!rule.narrow_phase)
-		return false;
+		return boxes_on_edge(a, b, rule.margin);
 	double size = 0.0;
 	// Boxes farther apart than the margin plus the tolerance are no edge case.
 	(void)boxes_close(a, b, rule.margin, &size);

@@ -49,7 +49,8 @@ bool ow_touch(const ow_body *a, const ow_body *b, ow_rule rule);
 
 /// Whether the answer for a and b sits on the edge of the rule, where
 /// rounding may decide it: the signed distance within 1e-9 (relative to
-/// the bodies' size) of the margin. Box-only rules are exact: never.
+/// the bodies' size) of the margin; for box-only rules, the boxes grown by
+/// the margin within rounding (64 ulps of their coordinates) of touching.
 bool ow_on_edge(const ow_body *a, const ow_body *b, ow_rule rule);
 
 /// Every touching pair among bodies[0 .. n) (dead ones skipped), sorted by

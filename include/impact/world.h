@@ -51,7 +51,9 @@ typedef struct imp_world_def {
 	double margin;             ///< pairs closer than this count as touching (a security margin:
 	                           ///< needs the distance query); 0 <= margin <= IMP_MAX_COORDINATE,
 	                           ///< 0 = touching or overlapping
-	bool narrow_phase;         ///< false: pairs whose bounding boxes overlap count, no narrow phase
+	bool narrow_phase;         ///< false: pairs whose bounding boxes overlap count, no narrow phase (the
+	                           ///< boxes of imp_shape_aabb2/3 grown by half the margin each, as the world
+	                           ///< sums them: boxes touching to a few ulps of their coordinates may go either way)
 	imp_allocator allocator;   ///< zeroed: malloc
 	int body_capacity;         ///< initial room for bodies (grows as needed), 0..2^30
 	int pair_capacity;         ///< initial room for candidate pairs (grows as needed), 0..2^30
