@@ -842,6 +842,60 @@ static double first_contact_bisected(imp_vec3 c, imp_vec3 u, double r)
 	return hi;
 }
 
+/// Fuzz finding 51: two points (reach 0, so the automatic tolerance was 0)
+/// meeting exactly at the end of a motion 1.4e-310 long that turns: the
+/// rotation's rounding left them 1.6e-322 apart at t = 1, the time of
+/// impact answered separated, and the world's cast called free a motion
+/// that motion_free found ending in contact. At every scale, turning or
+/// not, 2D and 3D: a hit at t within 1e-9 of 1 (within the tolerance's
+/// floor, 64 subnormal units, of it at 1e-320); a motion stopping 1e-3 of
+/// its length short is separated (scales down to 1e-300: below, 1e-3 of
+/// the scale is a few subnormal units, within the scene's rounding).
+static void test_points_meet_at_end(void **state)
+{
+	(void)state;
+	const double scales[] = {1.0, 1e-100, 1e-300, 9.9999999999999694e-311, 2e-310, 1e-320};
+	imp_vec3 o3 = {0.0, 0.0, 0.0};
+	imp_vec2 o2 = {0.0, 0.0};
+	imp_shape *p3 = NULL, *p2 = NULL;
+	assert_int_equal(imp_shape_polytope(&o3, 1, 0.0, &p3), IMP_OK);
+	assert_int_equal(imp_shape_polygon(&o2, 1, 0.0, &p2), IMP_OK);
+	for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
+		double s = scales[i];
+		for (int turn = 0; turn < 2; ++turn) {
+			for (int shortfall = 0; shortfall < 2; ++shortfall) {
+				if (shortfall && s < 1e-300)
+					continue;
+				double end = shortfall ? 0.999 : 1.0;
+				imp_motion3 ma = {{{0, 0, 0}, {-0.5, -0.5, -0.5, -0.5}},
+						  {end * s, end * s, 0.0},
+						  {turn ? -1.3833066240278407 : 0.0, turn ? -1.3833066240278402 : 0.0,
+						   turn ? 1.3833066240278402 : 0.0}};
+				imp_motion3 mb = {{{s, s, 0}, {0, 0, 0, 1}}, {0, 0, 0}, {0, 0, 0}};
+				imp_toi3_result r3;
+				assert_int_equal(imp_time_of_impact3(p3, ma, p3, mb, 1.0, &r3), IMP_OK);
+				imp_motion2 na = {{{0, 0}, {cos(0.3), sin(0.3)}}, {end * s, end * s}, turn ? 2.5 : 0.0};
+				imp_motion2 nb = {{{s, s}, {1, 0}}, {0, 0}, 0.0};
+				imp_toi2_result r2;
+				assert_int_equal(imp_time_of_impact2(p2, na, p2, nb, 1.0, &r2), IMP_OK);
+				// The tolerance's floor (2^-1068) is 3% of the path at 1e-320.
+				double early = 1.0 - fmax(1e-9, 0x1p-1068 / s);
+				bool ok3 = shortfall ? r3.state == IMP_TOI_SEPARATED
+						     : r3.state == IMP_TOI_HIT && r3.t >= early && r3.t <= 1.0;
+				bool ok2 = shortfall ? r2.state == IMP_TOI_SEPARATED
+						     : r2.state == IMP_TOI_HIT && r2.t >= early && r2.t <= 1.0;
+				if (!ok3 || !ok2)
+					fail_msg("scale %g, turn %d, shortfall %d: 3D state %d at %.17g (distance %g), 2D state "
+						 "%d at %.17g (distance %g)",
+						 s, turn, shortfall, (int)r3.state, r3.t, r3.distance, (int)r2.state, r2.t,
+						 r2.distance);
+			}
+		}
+	}
+	imp_shape_destroy(p3);
+	imp_shape_destroy(p2);
+}
+
 /// fuzz_pairwise (corpus finding-ellipsoid-sphere-huge-toi, toi.stepped_over):
 /// a ball of radius 4.1e28 (an ellipsoid of equal semi-axes) moving at
 /// 1e150 towards a unit sphere 4.2e28 away was answered a hit at t =
@@ -961,6 +1015,7 @@ int main(void)
 		cmocka_unit_test(test_flat_user_ellipse_level_step),
 		cmocka_unit_test(test_motion_poses),
 		cmocka_unit_test(test_huge_scene_ball_start),
+		cmocka_unit_test(test_points_meet_at_end),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -217,7 +217,8 @@ typedef enum imp_toi_state {
 
 /// Options of the time-of-impact queries.
 typedef struct imp_toi_options {
-	double tolerance;   ///< contact when the distance is at most this; 0: 1e-6 x the sum of the shapes' bound radii
+	double tolerance;   ///< contact when the distance is at most this; 0: 1e-6 x the sum of the shapes' bound radii,
+	                    ///< at least the scene's rounding (2^-44 x the poses' largest coordinate, and 2^-1068)
 	int max_iterations; ///< conservative-advancement steps, at least 1
 } imp_toi_options;
 

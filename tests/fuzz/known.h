@@ -41,15 +41,13 @@ typedef struct fz_known {
 	   at its rim, 3.9377891431 and 3.9377892035 by the two orders for 3.9377890577. */            \
 	{"finding-ellipsoid-flat-plate-depth", 45},                                                   \
 	{"finding-ellipse-cylinder-rim-swap", 46},                                                    \
-	/* 47 to 51 (15-minute fork-mode runs on the merged fixes, seeds 201 and 202), not analysed   \
+	/* 47 to 49 (15-minute fork-mode runs on the merged fixes, seeds 201 and 202), not analysed   \
 	   yet: a cone and a cylinder 5.3e-8 apart warm and cold at 42 (47); two cones touching, a    \
 	   cache answering 0 and a cold query -4.9e-324 (48); a box and an ellipsoid with options,    \
-	   witnesses 1.1e15 apart at distance -2.3e-32 on a scene of 2e22 (49); a 3D sweep world's     \
-	   motion_free answering not free where its cast says free (51). */                            \
+	   witnesses 1.1e15 apart at distance -2.3e-32 on a scene of 2e22 (49). */                     \
 	{"finding-cone-cylinder-cache", 47},                                                          \
 	{"finding-cones-subnormal-cache", 48},                                                        \
 	{"finding-box3-ellipsoid-flat-witness", 49},                                                  \
-	{"finding-world-motion-free3", 51},                                                           \
 	/* 52 (CI's seeded run on a fresh clone, input 16,182): a box and a cone, 7.95704330 one way  \
 	   and 7.95704349 the other (2.4e-8 of the distance). */                                       \
 	{"finding-box3-cone-swap", 52},                                                               \
