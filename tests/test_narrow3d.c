@@ -1447,8 +1447,8 @@ static void test_tiny_points(void **state)
 /// answer is either IMP_STATE_ITERATION_LIMIT or right. The depth is
 /// analytic: b's centre is on a's axis, b's axis is not vertical, so the
 /// least push out is sideways, a's radius plus b's radius. The search
-/// along the rim's kink (try_kink_circle) finds it from any start, so the
-/// limit's path is also taken by a ball at the centre of an ellipsoid
+/// along the rim's kink (try_kink_circle) finds it from early starts too,
+/// so the limit's path is also taken by a ball at the centre of an ellipsoid
 /// (depth: its least semi-axis plus the ball's radius, to 1e-7: the ball is
 /// 0.012 off the centre along the longest), which has no kink.
 static void test_epa_limit_state(void **state)
