@@ -39,13 +39,11 @@ typedef struct fz_known {
 	   x 2.2e-308, about 2.90 deep, answered -1.498 touching one way and -2.2e-308 the other, with  \
 	   witnesses 5e8 apart. */                                                                     \
 	{"finding-ellipsoid-flat-plate-depth", 45},                                                   \
-	/* 47 to 49 (15-minute fork-mode runs on the merged fixes, seeds 201 and 202), not analysed   \
-	   yet: a needle cone level with a cylinder's cap, 5.3e-8 apart warm and cold at 42 (47: the rim \
-	   finish does not cover a curved side against the rim); two cones touching, a    \
-	   cache answering 0 and a cold query -4.9e-324 (48); a box and an ellipsoid with options,    \
+	/* 47, 49 (15-minute fork-mode runs on the merged fixes, seeds 201 and 202): a needle cone  \
+	   level with a cylinder's cap, 5.3e-8 apart warm and cold at 42 (47: the rim finish does not \
+	   cover a curved side against the rim); a box and an ellipsoid with options,                 \
 	   witnesses 1.1e15 apart at distance -2.3e-32 on a scene of 2e22 (49). */                     \
 	{"finding-cone-cylinder-cache", 47},                                                          \
-	{"finding-cones-subnormal-cache", 48},                                                        \
 	{"finding-box3-ellipsoid-flat-witness", 49},                                                  \
 	{NULL, 0},                                                                                    \
 }
