@@ -431,6 +431,9 @@ imp_shape *fz_shape(fz *f, int dim, fz_made *m)
 			m->equiv = true;
 		}
 		st = imp_shape_ellipsoid(rx, ry, rz, m->radius, &s);
+		m->h[0] = rx; // printed only
+		m->h[1] = ry;
+		m->h[2] = rz;
 		m->radius += rx;
 		break;
 	}
@@ -455,6 +458,11 @@ double fz_extent2(const imp_shape *s, imp_pose2 p)
 	if (imp_shape_aabb2(s, p, &b) != IMP_OK)
 		return 0.0;
 	return fmax(fmax(fabs(b.lo.x), fabs(b.hi.x)), fmax(fabs(b.lo.y), fabs(b.hi.y)));
+}
+
+double fz_rel_tol(int dim, double scale)
+{
+	return dim == 3 && scale > 1e6 ? 1e-5 : 1e-9;
 }
 
 double fz_extent3(const imp_shape *s, imp_pose3 p)

@@ -50,6 +50,13 @@ imp_pose3 fz_pose3(fz *f);
 /// results, far below the 1e-150 the guarantees start at) is not a finding.
 #define FZ_TINY 1e-290
 
+/// The relative part of the exactness checks' tolerances for a scene whose
+/// largest coordinate is `scale`: 1e-9, but 1e-5 for a 3D scene beyond
+/// 1e6, where docs/guarantees.md promises finite answers and their
+/// invariants to 1e-5 of the scene, not exactness (a box plate 3.2e14 long
+/// and 2.2e-308 thin, needle ellipsoids 1e22 long: up to 1.6e-6 seen).
+double fz_rel_tol(int dim, double scale);
+
 /// What fz_shape made, kept alive by the caller (user shapes point into it).
 typedef struct fz_made {
 	int kind;       ///< the constructor (FZ_* below)

@@ -202,7 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (valid)
 		scale = dim == 2 ? fmax(fz_extent2(a, pa.p2), fz_extent2(b, pb.p2))
 				 : fmax(fz_extent3(a, pa.p3), fz_extent3(b, pb.p3));
-	double tol = 1e-9 * scale + FZ_TINY;
+	double tol = fz_rel_tol(dim, scale) * scale + FZ_TINY;
 
 	// Level 3, cold.
 	answer r = {0};
@@ -316,17 +316,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /// Issue 20's defect 6 rule on a finite time-of-impact answer, as
 /// check_answer's on a closest answer: a unit normal, normal . (point_b -
-/// point_a) = distance within 1e-9 of the shapes' extent at its time or
+/// point_a) = distance within 1e-9 (fz_rel_tol) of the shapes' extent at its time or
 /// of the witnesses' coordinates (the balls' answer, SEPARATED with no
 /// query, has its points where the balls pass closest, not at t).
-static void toi_answer_check(double distance, imp_vec3 a, imp_vec3 b, imp_vec3 n, int state, double extent)
+static void toi_answer_check(int dim, double distance, imp_vec3 a, imp_vec3 b, imp_vec3 n, int state, double extent)
 {
 	extent = fmax(extent, fmax(fmax(fabs(a.x), fabs(a.y)), fmax(fabs(a.z), fmax(fabs(b.x), fmax(fabs(b.y), fabs(b.z))))));
 	double len = sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
 	if (fabs(len - 1.0) > 1e-9)
 		fz_finding("toi.normal_unit", "|normal| = %.17g, state %d", len, state);
 	double along = (b.x - a.x) * n.x + (b.y - a.y) * n.y + (b.z - a.z) * n.z;
-	double tol = 1e-9 * extent + FZ_TINY;
+	double tol = fz_rel_tol(dim, extent) * extent + FZ_TINY;
 	if (fabs(along - distance) > tol)
 		fz_finding("toi.witness", "normal.(b - a) = %.17g, distance %.17g (tolerance %g), state %d", along,
 			   distance, tol, state);
@@ -368,7 +368,7 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 		    !isfinite(r.normal.y))
 			fz_finding("toi.finite", "t %g of %g, distance %g, state %d", r.t, t_max, r.distance, r.state);
 		else
-			toi_answer_check(r.distance, v3(r.point_a), v3(r.point_b), v3(r.normal), r.state,
+			toi_answer_check(2, r.distance, v3(r.point_a), v3(r.point_b), v3(r.normal), r.state,
 					 fmax(fz_extent2(a, imp_motion2_at(ma, r.t)), fz_extent2(b, imp_motion2_at(mb, r.t))));
 		for (int k = 0; k < 8 && r.t > 0.0; ++k) {
 			double s = r.t * k / 8.0;
@@ -411,7 +411,7 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 	    !finite3(r.normal))
 		fz_finding("toi.finite", "t %g of %g, distance %g, state %d", r.t, t_max, r.distance, r.state);
 	else
-		toi_answer_check(r.distance, r.point_a, r.point_b, r.normal, r.state,
+		toi_answer_check(3, r.distance, r.point_a, r.point_b, r.normal, r.state,
 				 fmax(fz_extent3(a, imp_motion3_at(ma, r.t)), fz_extent3(b, imp_motion3_at(mb, r.t))));
 	for (int k = 0; k < 8 && r.t > 0.0; ++k) {
 		double s = r.t * k / 8.0;
@@ -421,7 +421,8 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 		imp_closest3_result c;
 		if (imp_closest3(a, qa, b, qb, NULL, &c) != IMP_OK || c.state > IMP_STATE_OVERLAPPING)
 			continue;
-		double tol = 1e-9 * fmax(fz_extent3(a, qa), fz_extent3(b, qb)) + FZ_TINY;
+		double ext = fmax(fz_extent3(a, qa), fz_extent3(b, qb));
+		double tol = fz_rel_tol(3, ext) * ext + FZ_TINY;
 		if (c.distance < -tol)
 			fz_finding("toi.stepped_over", "overlap %.17g at t = %.17g before the answer %.17g", c.distance, s, r.t);
 	}
