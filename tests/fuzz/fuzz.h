@@ -81,8 +81,9 @@ enum {
 	FZ_POLYTOPE, FZ_SPHERE, FZ_CAPSULE3, FZ_BOX3, FZ_CYLINDER, FZ_CONE, FZ_ELLIPSOID, FZ_USER3,
 };
 
-/// The largest |coordinate| of the shape's box at the pose (0 if it has
-/// none): the scale of the scene for relative tolerances.
+/// The scale of the shape at the pose for relative tolerances: the
+/// largest |coordinate| of its box there, of its own box and of the pose's
+/// position (every number the queries form; 0 for none).
 double fz_extent2(const imp_shape *s, imp_pose2 p);
 double fz_extent3(const imp_shape *s, imp_pose3 p);
 

@@ -410,7 +410,14 @@ static double toi_check(int dim, const imp_shape *a, const imp_shape *b, fz *f, 
 	if (!(r.t >= 0.0 && r.t <= t_max) || !isfinite(r.distance) || !finite3(r.point_a) || !finite3(r.point_b) ||
 	    !finite3(r.normal))
 		fz_finding("toi.finite", "t %g of %g, distance %g, state %d", r.t, t_max, r.distance, r.state);
-	else
+	else if (getenv("FZ_VERBOSE"))
+		fprintf(stderr, "toi3: a (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g) v (%g %g %g) w (%g %g %g), b (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g) v (%g %g %g) w (%g %g %g), t %g, extents %g %g\n",
+			ma.pose.p.x, ma.pose.p.y, ma.pose.p.z, ma.pose.q.x, ma.pose.q.y, ma.pose.q.z, ma.pose.q.w, ma.v.x, ma.v.y,
+			ma.v.z, ma.w.x, ma.w.y, ma.w.z, mb.pose.p.x, mb.pose.p.y, mb.pose.p.z, mb.pose.q.x, mb.pose.q.y,
+			mb.pose.q.z, mb.pose.q.w, mb.v.x, mb.v.y, mb.v.z, mb.w.x, mb.w.y, mb.w.z, r.t,
+			fz_extent3(a, imp_motion3_at(ma, r.t)), fz_extent3(b, imp_motion3_at(mb, r.t)));
+	if (r.state != IMP_TOI_FAILED && r.t >= 0.0 && r.t <= t_max && isfinite(r.distance) && finite3(r.point_a) &&
+	    finite3(r.point_b) && finite3(r.normal))
 		toi_answer_check(3, r.distance, r.point_a, r.point_b, r.normal, r.state,
 				 fmax(fz_extent3(a, imp_motion3_at(ma, r.t)), fz_extent3(b, imp_motion3_at(mb, r.t))));
 	for (int k = 0; k < 8 && r.t > 0.0; ++k) {

@@ -28,6 +28,12 @@ typedef struct fz_known {
 	   65,536), a user disc 144,225 deep in a box, each look an EPA on the curved user shape. The \
 	   replay skips it to keep the suite fast. */                                                  \
 	{"finding-world-slow", 35},                                                                   \
+	/* 55 (a 10-minute fork-mode run on this session's fixes, seed 403): two user ellipses, one  \
+	   510 wide rounded by 381, one 0.02 wide, with options (EPA forced, 7 iterations, the      \
+	   hill-climbing support): the expanding polygon's nearest edge has the origin behind it     \
+	   (offset -514), so the depth is 0 and the witnesses 514 apart along the normal, at the     \
+	   iteration limit; the defaults answer -864.14. Not analysed further. */                      \
+	{"finding-user2-nesterov-epa-outside", 55},                                                   \
 	{NULL, 0},                                                                                    \
 }
 
