@@ -278,6 +278,10 @@ static void check_shape(const imp_shape *s, int dim, const fz_made *m)
 			for (int i = 0; i < m->n; ++i) {
 				double want = m->pts[i].x * d.x + m->pts[i].y * d.y + m->pts[i].z * d.z;
 				if (reach < want - 2.0 * tol) {
+					if (getenv("FZ_VERBOSE"))
+						for (int j = 0; j < m->n; ++j)
+							fprintf(stderr, "point %d: %.17g %.17g %.17g\n", j, m->pts[j].x,
+								m->pts[j].y, m->pts[j].z);
 					fz_finding(fz_named("shape.hull_holds_points", m->kind),
 						   "kind %d: support along (%g %g %g) reaches %.17g, input point %d (%.17g %.17g %.17g) %.17g",
 						   m->kind, d.x, d.y, d.z, reach, i, m->pts[i].x, m->pts[i].y, m->pts[i].z, want);
