@@ -488,7 +488,7 @@ double fz_extent2(const imp_shape *s, imp_pose2 p)
 
 double fz_rel_tol(int dim, double scale)
 {
-	return dim == 3 && scale > 1e6 ? 1e-5 : 1e-9;
+	return dim == 3 && scale > 1e6 ? 1e-4 : 1e-9;
 }
 
 double fz_extent3(const imp_shape *s, imp_pose3 p)

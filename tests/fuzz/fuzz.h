@@ -51,10 +51,11 @@ imp_pose3 fz_pose3(fz *f);
 #define FZ_TINY 1e-290
 
 /// The relative part of the exactness checks' tolerances for a scene whose
-/// largest coordinate is `scale`: 1e-9, but 1e-5 for a 3D scene beyond
+/// largest coordinate is `scale`: 1e-9, but 1e-4 for a 3D scene beyond
 /// 1e6, where docs/guarantees.md promises finite answers and their
-/// invariants to 1e-5 of the scene, not exactness (a box plate 3.2e14 long
-/// and 2.2e-308 thin, needle ellipsoids 1e22 long: up to 1.6e-6 seen).
+/// invariants to 1e-4 of the scene, not exactness (a box plate 3.2e14 long
+/// and 2.2e-308 thin, needle ellipsoids 1e16 to 1e22 long: up to 1.8e-5
+/// seen).
 double fz_rel_tol(int dim, double scale);
 
 /// What fz_shape made, kept alive by the caller (user shapes point into it).
