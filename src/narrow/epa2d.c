@@ -109,15 +109,33 @@ static void flat_result(const imp_svert2 *s0, const imp_svert2 *s1, imp_vec2 nor
 static bool initial_polygon(imp_gjk2_ctx *c, const imp_svert2 *s, int n, double tol, polygon *p,
 			    imp_epa2_result *out)
 {
-	if (n == 3) {
-		p->n = 3;
-		p->v[0] = s[0];
-		bool ccw = imp_vec2_cross(imp_vec2_sub(s[1].w, s[0].w), imp_vec2_sub(s[2].w, s[0].w)) > 0.0;
-		p->v[1] = ccw ? s[1] : s[2];
-		p->v[2] = ccw ? s[2] : s[1];
-		return true;
-	}
 	imp_svert2 s0 = s[0], s1 = s[n == 2 ? 1 : 0];
+	if (n == 3) {
+		double area = imp_vec2_cross(imp_vec2_sub(s[1].w, s[0].w), imp_vec2_sub(s[2].w, s[0].w));
+		// A sliver (two of its points within rounding of each other, the
+		// origin on the line of the others: fuzz finding 55) has no
+		// orientation to trust: its longest side is taken as a segment.
+		double m = 0.0;
+		int i0 = 0, i1 = 1;
+		for (int i = 0; i < 3; ++i) {
+			imp_vec2 d = imp_vec2_sub(s[(i + 1) % 3].w, s[i].w);
+			double dd = imp_vec2_dot(d, d);
+			if (dd > m) {
+				m = dd;
+				i0 = i;
+				i1 = (i + 1) % 3;
+			}
+		}
+		if (fabs(area) > 1e-12 * m) {
+			p->n = 3;
+			p->v[0] = s[0];
+			p->v[1] = area > 0.0 ? s[1] : s[2];
+			p->v[2] = area > 0.0 ? s[2] : s[1];
+			return true;
+		}
+		s0 = s[i0];
+		s1 = s[i1];
+	}
 	imp_vec2 e = imp_vec2_sub(s1.w, s0.w);
 	if (n == 1 || imp_vec2_dot(e, e) == 0.0) {
 		// The origin is a point of C: find a second point along some axis.

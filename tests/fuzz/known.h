@@ -28,16 +28,6 @@ typedef struct fz_known {
 	   65,536), a user disc 144,225 deep in a box, each look an EPA on the curved user shape. The \
 	   replay skips it to keep the suite fast. */                                                  \
 	{"finding-world-slow", 35},                                                                   \
-	/* 55 (a 10-minute fork-mode run on this session's fixes, seed 403): two user ellipses, one  \
-	   510 wide rounded by 381, one 0.02 wide, with options (EPA forced, 7 iterations, the      \
-	   hill-climbing support): the expanding polygon's nearest edge has the origin behind it     \
-	   (offset -514), so the depth is 0 and the witnesses 514 apart along the normal, at the     \
-	   iteration limit; the defaults answer -864.14. The same with a polygon (a user circle of  \
-	   510 about a triangle 0.66 across, at 1e-100: witnesses 492 apart). Witnesses from GJK's    \
-	   simplex instead were 0.32 and 356 off too: GJK's simplex does not hold the origin either. \
-	   Not analysed further. */                                                                    \
-	{"finding-user2-nesterov-epa-outside", 55},                                                   \
-	{"finding-user2-polygon-epa-outside", 55},                                                    \
 	/* 56 (the same run): imp_shape_polytope on 16 points in the plane y = 0 but one 7e-35 off  \
 	   it loses the vertex (0.121, 0, 0): its box ends at x = 8.3e-39. Without the point off the \
 	   plane the hull is right. Being fixed. */                                                    \
