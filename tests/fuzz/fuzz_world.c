@@ -672,8 +672,14 @@ static imp_status query(run *r, int op)
 				if (!seen_by(r, &qf, k))
 					continue;
 				bool known = body_distance(r, s, p2, p3, k, &d, &scale);
-				fprintf(stderr, "  slot %d: oracle %s %.17g, scale %g; ", k, known ? "converged" : "unknown", d,
-					scale);
+				double plain = NAN;
+				if (r->dim == 2) {
+					imp_closest2_result c2;
+					if (imp_closest2(s, p2, r->body[k].shape, r->body[k].pose2, NULL, &c2) == IMP_OK)
+						plain = c2.distance;
+				}
+				fprintf(stderr, "  slot %d: oracle %s %.17g (defaults %.17g), scale %g; ", k,
+					known ? "converged" : "unknown", d, plain, scale);
 				print_made(r, r->body[k].shape, "");
 			}
 			fprintf(stderr, "nearest: body slot %d at %.17g\n", (int)q.body.index - 1, got);
