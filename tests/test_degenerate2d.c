@@ -1642,6 +1642,66 @@ static void test_segment_thin_box(void **state)
 	imp_shape_destroy(a);
 }
 
+/// Fuzz finding 57: a box 0.125 off the centre of a user circle of radius
+/// 25088 was pushed out through the far side, 25092.375 for 25092.125 (the
+/// expanding polygon's chords sag about 30 there, which hid the side 0.25
+/// nearer), and the world's nearest query, right, disagreed with brute
+/// force. With the circle's centre inside the box, the least push is out
+/// through a face of the box: R plus the centre's distance to the box's
+/// nearest side, in the box's frame. Random radii from 10 to 1e5, boxes,
+/// turns and offsets, both orders.
+static void test_user_circle_box_face(void **state)
+{
+	(void)state;
+	orc_rng rng = {5701};
+	int fails = 0, exact = 0, limited = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 3000; ++i) {
+		circle cr = {pow(10.0, orc_range(&rng, 1.0, 5.0))};
+		double hx = orc_range(&rng, 0.5, 20.0), hy = orc_range(&rng, 0.5, 20.0);
+		double th = orc_range(&rng, 0.0, 2 * PI);
+		double cx = orc_range(&rng, -0.9, 0.9) * hx, cy = orc_range(&rng, -0.9, 0.9) * hy;
+		imp_shape *user, *box;
+		assert_int_equal(imp_shape_user2(circle_support, &cr, 0.0, &user), IMP_OK);
+		assert_int_equal(imp_shape_box2(hx, hy, 0.0, &box), IMP_OK);
+		// The circle's centre at (cx, cy) in the box's frame.
+		imp_pose2 pb = {V(orc_range(&rng, -5.0, 5.0), orc_range(&rng, -5.0, 5.0)), {cos(th), sin(th)}};
+		imp_pose2 pu = {imp_pose2_apply(pb, V(cx, cy)), {cos(0.3 * i), sin(0.3 * i)}};
+		double depth = cr.r + fmin(hx - fabs(cx), hy - fabs(cy));
+		for (int swap = 0; swap < 2; ++swap) {
+			// The defaults, then the world's larger limits while the
+			// answer stops at one: an answer not at a limit is exact.
+			for (int limit = 64; limit <= 16384; limit *= 16) {
+				imp_query_options o = imp_default_query_options();
+				o.max_iterations = o.epa_max_iterations = limit;
+				imp_closest2_result r;
+				assert_int_equal(swap ? imp_closest2_ex(box, pb, user, pu, NULL, &o, &r)
+						      : imp_closest2_ex(user, pu, box, pb, NULL, &o, &r),
+						 IMP_OK);
+				if (r.state == IMP_STATE_ITERATION_LIMIT) {
+					limited += limit == 16384;
+					continue;
+				}
+				double err = fabs(r.distance + depth) / cr.r;
+				worst = fmax(worst, err);
+				exact++;
+				if (!(r.state == IMP_STATE_OVERLAPPING && err <= 1e-9) && ++fails <= 3)
+					printf("  radius %g, box %g x %g, centre (%g %g), swap %d, limit %d: %.17g (%s) for %.17g\n",
+					       cr.r, hx, hy, cx, cy, swap, limit, r.distance, imp_query_state_string(r.state),
+					       -depth);
+				break;
+			}
+		}
+		imp_shape_destroy(user);
+		imp_shape_destroy(box);
+	}
+	printf("  user circles about boxes, 6000 queries: %d answered (worst depth error %.1e of the radius), %d still "
+	       "at the limit of 16384\n",
+	       exact, worst, limited);
+	assert_int_equal(fails, 0);
+	assert_true(exact > 3000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1664,6 +1724,7 @@ int main(void)
 		cmocka_unit_test(test_user_polygon_margin),
 		cmocka_unit_test(test_user_segment_end),
 		cmocka_unit_test(test_box_user_refine_faces),
+		cmocka_unit_test(test_user_circle_box_face),
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
 		cmocka_unit_test(test_sliver_walk),

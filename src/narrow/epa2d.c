@@ -215,7 +215,7 @@ static double bracket_end(imp_vec2 n0, imp_vec2 t0, imp_vec2 v, double top, doub
 /// h_C(n0) and no lower than the polygon's depth, which bounds it from
 /// below. The answer stays at the iteration limit when the options cut
 /// the polygon short (max_iterations below the default).
-static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_iterations, imp_epa2_result *out)
+static bool refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_iterations, imp_epa2_result *out)
 {
 	imp_vec2 n0 = out->normal, t0 = imp_vec2_make(-n0.y, n0.x);
 	imp_vec2 np = p->e[best == 0 ? p->n - 1 : best - 1].normal;
@@ -224,18 +224,18 @@ static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 	double lo = imp_vec2_dot(np, n0) > 0.0 ? imp_vec2_dot(np, t0) / imp_vec2_dot(np, n0) : -1.0;
 	double hi = imp_vec2_dot(nn, n0) > 0.0 ? imp_vec2_dot(nn, t0) / imp_vec2_dot(nn, n0) : 1.0;
 	if (!(lo < 0.0) || !(hi > 0.0) || !isfinite(lo) || !isfinite(hi))
-		return;
+		return false;
 	const double g = 0.6180339887498949;
 	imp_vec2 u1, u2, ue, u0;
 	imp_svert2 w1, w2, we, w0;
 	// The cone of the edge's start is on the side before n0, its end's after.
 	double top = support_height(c, n0, t0, 0.0, &u0, &w0);
 	if (c->bad || !isfinite(top))
-		return;
+		return false;
 	lo = bracket_end(n0, t0, p->v[best].w, top, lo);
 	hi = bracket_end(n0, t0, p->v[best + 1 == p->n ? 0 : best + 1].w, top, hi);
 	if (!(lo < 0.0) || !(hi > 0.0))
-		return;
+		return false;
 	// The ends first: a minimum on an end is no minimum of h_C, and then
 	// the polygon's answer stands. Told by where the search ends, not only
 	// by the heights, which near a face of C are equal to rounding.
@@ -267,13 +267,13 @@ static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 	bool first = f1 < f2;
 	double fb = first ? f1 : f2;
 	if (c->bad || !(hi - lo <= 1e-13) || !(lo > lo0 + margin && hi < hi0 - margin) || !(fb < flo && fb < fhi))
-		return;
+		return false;
 	// At a face of C (a kink of h_C) the search ends within its angle of
 	// the face's normal, n0 when the polygon's edge lies on that face.
 	bool at_n0 = top <= fb;
 	fb = at_n0 ? top : fb;
 	if (!(fb >= out->depth - 1e-12 * (out->depth + 1.0)))
-		return;
+		return false;
 	out->normal = at_n0 ? u0 : (first ? u1 : u2);
 	out->depth = fb > 0.0 ? fb : 0.0;
 	out->e0 = out->e1 = at_n0 ? w0 : (first ? w1 : w2);
@@ -284,6 +284,60 @@ static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 	// in a thin polygon, 510.125 at 7 iterations as exact; fuzz findings
 	// 43, 44 and a user shape 27198 deep for 27123 at one).
 	out->limit = max_iterations < imp_default_options.epa_max_iterations;
+	return true;
+}
+
+/// Edge i's answer: its normal, its distance as the depth, and the point
+/// of it nearest the origin's foot.
+static void edge_answer(const polygon *p, int i, imp_epa2_result *out)
+{
+	int next = i + 1 == p->n ? 0 : i + 1;
+	out->e0 = p->v[i];
+	out->e1 = p->v[next];
+	imp_vec2 nrm = p->e[i].normal;
+	out->normal = imp_vec2_scale(1.0 / imp_vec2_length(nrm), nrm);
+	double key = p->e[i].key;
+	out->depth = key > 0.0 ? sqrt(key) : 0.0;
+	imp_vec2 e = imp_vec2_sub(out->e1.w, out->e0.w);
+	imp_vec2 foot = imp_vec2_scale(out->depth, out->normal);
+	double t = imp_vec2_dot(imp_vec2_sub(foot, out->e0.w), e) / imp_vec2_dot(e, e);
+	out->t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+}
+
+/// Polygon cores of at most this many vertices have their faces' normals
+/// tried as directions of the depth on a curved C (see imp_epa2).
+#define FACE_NORMAL_TRIES 64
+
+/// The depth along each face normal of polygon core x (a's, or b's when
+/// is_b, whose faces push b out along minus their normal), kept when
+/// lower than out's.
+static void try_face_normals2(imp_gjk2_ctx *c, const imp_proxy2 *x, bool is_b, imp_epa2_result *out)
+{
+	if (x->v == NULL || x->n < 2 || x->n > FACE_NORMAL_TRIES)
+		return;
+	for (int i = 0; i < x->n && !c->bad; ++i) {
+		int j = i + 1 == x->n ? 0 : i + 1;
+		if (x->n == 2 && i == 1)
+			j = 0; // a segment's two sides
+		imp_vec2 v0 = is_b ? imp_ctx_b_vertex(c, i) : x->v[i], v1 = is_b ? imp_ctx_b_vertex(c, j) : x->v[j];
+		imp_vec2 d = imp_vec2_sub(v1, v0);
+		double len = imp_vec2_length(d);
+		if (!(len > 0.0))
+			continue;
+		imp_vec2 n = imp_vec2_make(d.y / len, -d.x / len);
+		if (is_b)
+			n = imp_vec2_scale(-1.0, n);
+		imp_vec2 u;
+		imp_svert2 w;
+		double h = support_height(c, n, imp_vec2_make(-n.y, n.x), 0.0, &u, &w);
+		++out->iterations;
+		if (!c->bad && h < out->depth) {
+			out->normal = u;
+			out->depth = h > 0.0 ? h : 0.0;
+			out->e0 = out->e1 = w;
+			out->t = 0.0;
+		}
+	}
 }
 
 void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, double tol,
@@ -323,24 +377,26 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 			break;
 		insert_after(&p, best, &w);
 	}
-	int next = best + 1 == p.n ? 0 : best + 1;
-	out->e0 = p.v[best];
-	out->e1 = p.v[next];
 	if (p.e[best].key == INFINITY) {
+		int next = best + 1 == p.n ? 0 : best + 1;
+		out->e0 = p.v[best];
+		out->e1 = p.v[next];
 		out->normal = imp_vec2_make(1.0, 0.0);
 		out->depth = 0.0;
 		out->t = 0.0;
 		return;
 	}
-	imp_vec2 nrm = p.e[best].normal;
-	double len = imp_vec2_length(nrm);
-	out->normal = imp_vec2_scale(1.0 / len, nrm);
-	double key = p.e[best].key;
-	out->depth = key > 0.0 ? sqrt(key) : 0.0;
-	imp_vec2 e = imp_vec2_sub(out->e1.w, out->e0.w);
-	imp_vec2 foot = imp_vec2_scale(out->depth, out->normal);
-	double t = imp_vec2_dot(imp_vec2_sub(foot, out->e0.w), e) / imp_vec2_dot(e, e);
-	out->t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-	if (out->limit && (c->a.v == NULL || c->b.v == NULL) && out->depth > 0.0)
-		refine_curved(c, &p, best, max_iterations, out);
+	edge_answer(&p, best, out);
+	if (!(out->limit && (c->a.v == NULL || c->b.v == NULL) && out->depth > 0.0))
+		return;
+	refine_curved(c, &p, best, max_iterations, out);
+	// Where a core is a polygon, h_C is kinked along its faces' normals and
+	// its minimum may sit there, away from the polygon's nearest edge: a
+	// box 0.125 off the centre of a user circle of radius 25088 came out
+	// through the far side, 0.25 deeper (the chords' sagitta, about 30,
+	// hid which side was nearer; fuzz finding 57), and its face's normal
+	// gives 25092.125. Those directions are tried as they are, for polygon
+	// cores of at most FACE_NORMAL_TRIES vertices.
+	try_face_normals2(c, &c->a, false, out);
+	try_face_normals2(c, &c->b, true, out);
 }

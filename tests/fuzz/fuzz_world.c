@@ -667,6 +667,7 @@ static imp_status query(run *r, int op)
 		if (getenv("FZ_VERBOSE")) {
 			// Every body the oracle looks at, and what it answers.
 			print_made(r, s, "query shape ");
+			fprintf(stderr, "  at (%.17g %.17g; %.17g %.17g)\n", p2.p.x, p2.p.y, p2.q.c, p2.q.s);
 			for (int k = 0; k < r->slots; ++k) {
 				double d = NAN, scale = 0.0;
 				if (!seen_by(r, &qf, k))
@@ -678,7 +679,8 @@ static imp_status query(run *r, int op)
 					if (imp_closest2(s, p2, r->body[k].shape, r->body[k].pose2, NULL, &c2) == IMP_OK)
 						plain = c2.distance;
 				}
-				fprintf(stderr, "  slot %d: oracle %s %.17g (defaults %.17g), scale %g; ", k,
+				fprintf(stderr, "  slot %d at (%.17g %.17g; %.17g %.17g): oracle %s %.17g (defaults %.17g), scale %g; ", k,
+					r->body[k].pose2.p.x, r->body[k].pose2.p.y, r->body[k].pose2.q.c, r->body[k].pose2.q.s,
 					known ? "converged" : "unknown", d, plain, scale);
 				print_made(r, r->body[k].shape, "");
 			}

@@ -32,12 +32,6 @@ typedef struct fz_known {
 	   it loses the vertex (0.121, 0, 0): its box ends at x = 8.3e-39. Without the point off the \
 	   plane the hull is right. Being fixed. */                                                    \
 	{"finding-polytope-sliver-hull", 56},                                                         \
-	/* 57 (an 8-minute fork-mode world run on this session's fixes, seed 404): a 2D sweep world's \
-	   nearest to a user circle of radius 25088 answers a box at -25092.25 where brute force finds \
-	   another at -25092.375, and that body is never looked at (neither the moved list nor the  \
-	   broad phase's nearest walk hands it to nearest_try). Not analysed further. */               \
-	{"finding-world-nearest-untried", 57},                                                        \
-	{"finding-world-nearest-untried2", 57},                                                       \
 	{NULL, 0},                                                                                    \
 }
 
