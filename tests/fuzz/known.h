@@ -38,10 +38,6 @@ typedef struct fz_known {
 	   Not analysed further. */                                                                    \
 	{"finding-user2-nesterov-epa-outside", 55},                                                   \
 	{"finding-user2-polygon-epa-outside", 55},                                                    \
-	/* 56 (the same run): imp_shape_polytope on 16 points in the plane y = 0 but one 7e-35 off  \
-	   it loses the vertex (0.121, 0, 0): its box ends at x = 8.3e-39. Without the point off the \
-	   plane the hull is right. Being fixed. */                                                    \
-	{"finding-polytope-sliver-hull", 56},                                                         \
 	{NULL, 0},                                                                                    \
 }
 
