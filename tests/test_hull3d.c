@@ -1065,6 +1065,217 @@ done:
 	assert_int_equal(fails, 0);
 }
 
+// ---------------------------------------------------------------------------
+// Nearly flat sets: points in a plane and a few a hair off it.
+
+/// The independent check: along every direction d of a fixed set, the
+/// hull's farthest vertex reaches as far as the farthest input point, within
+/// a tiny part of the magnitude of the coordinates; and every vertex is an
+/// input point. The directions: the axes and box diagonals, random ones,
+/// and for each point the direction to it from the points' mean, which is
+/// outward at a corner of a flat set. Returns whether all held.
+static bool support_holds_all(const imp_hull3 *h, const imp_vec3 *p, int n, const char *what, int seed)
+{
+	double mag = 0.0;
+	imp_vec3 mean = V3(0, 0, 0);
+	for (int i = 0; i < n; i++) {
+		mag = fmax(mag, l1(p[i]));
+		mean = imp_vec3_add(mean, imp_vec3_scale(1.0 / n, p[i]));
+	}
+	double tol = 64 * DBL_EPSILON * mag;
+	bool ok = true;
+	for (int i = 0; i < h->nv && ok; i++) {
+		bool found = false;
+		for (int j = 0; j < n && !found; j++)
+			found = same_point(h->v[i], p[j]);
+		EXPECT(found, "%s %d: vertex (%.17g, %.17g, %.17g) is not an input point", what, seed, h->v[i].x,
+		       h->v[i].y, h->v[i].z);
+		ok = found;
+	}
+	rng r = {(uint64_t)seed * 31u + 5u};
+	int nd = 26 + 100 + n;
+	for (int k = 0; k < nd && ok; k++) {
+		imp_vec3 d;
+		if (k < 26) {
+			int c = k < 13 ? k : k + 1; // the 26 neighbours of a cell, skipping its centre
+			d = V3(c % 3 - 1, c / 3 % 3 - 1, c / 9 - 1);
+		} else if (k < 126) {
+			d = random_unit(&r);
+		} else {
+			d = imp_vec3_sub(p[k - 126], mean);
+			if (!(imp_vec3_length(d) > 0))
+				continue;
+		}
+		double hp = -INFINITY, hv = -INFINITY;
+		int best = 0;
+		for (int i = 0; i < n; i++)
+			if (imp_vec3_dot(d, p[i]) > hp)
+				hp = imp_vec3_dot(d, p[i]), best = i;
+		for (int i = 0; i < h->nv; i++)
+			hv = fmax(hv, imp_vec3_dot(d, h->v[i]));
+		double len = imp_vec3_length(d);
+		EXPECT(hv >= hp - tol * len, "%s %d: along (%.3g, %.3g, %.3g) point %d is %.3g beyond the hull", what,
+		       seed, d.x / len, d.y / len, d.z / len, best, (hp - hv) / len);
+		ok = hv >= hp - tol * len;
+	}
+	return ok;
+}
+
+/// Finding 56 (tests/fuzz/corpus/pairwise/finding-polytope-sliver-hull):
+/// 16 points in y = 0 but point 6, 7.0e-35 below. The hull lost the vertex
+/// (0.12109375, 0, 0): its box ended at x = 8.3e-39, and its support along
+/// (1, -1, -1) reached 7.0e-35 where point 9 gives 0.121. Without point 8
+/// it reached 0.027 only.
+static void test_sliver_finding56(void **state)
+{
+	(void)state;
+	fails = 0;
+	static const imp_vec3 p[16] = {
+		{8.2659121190329433e-39, 0, 0},
+		{-2.625, 0, 1.5510257743299007},
+		{8.2659121190329433e-39, 0, 172.5},
+		{0.02734375, 0, 0},
+		{8.2659121190329433e-39, 0, 0},
+		{-2.625, 0, 1.5510257743299007},
+		{8.2659121190329433e-39, -7.0177012744090564e-35, 0},
+		{1.6543612251060638e-24, 0, 0},
+		{1.0000000000000001e-15, 0, 0},
+		{0.12109375, 0, 0},
+		{8.2659121190329433e-39, 0, 0},
+		{-2.625, 0, 1.5510257743299007},
+		{8.2659121190329433e-39, 0, 0},
+		{0, 0, 0},
+		{8.2659121190329433e-39, 0, 0},
+		{8.2659121190329433e-39, 0, 0},
+	};
+	for (int drop = -1; drop < 16; drop++) {
+		imp_vec3 q[16];
+		int n = 0;
+		for (int i = 0; i < 16; i++)
+			if (i != drop)
+				q[n++] = p[i];
+		imp_hull3 h = check_hull(q, n, 0);
+		// Within the tolerance of a plane: the flat hull, whose corners are
+		// the near origin, (0.121, 0, 0) (but without it, (0.027, 0, 0)),
+		// and the two far points (without point 2, only one).
+		int nv = drop == 2 ? 3 : 4;
+		EXPECT(h.dim == 2 && h.nv == nv, "without point %d: dim %d, %d vertices", drop, h.dim, h.nv);
+		double xmax = -INFINITY, reach = -INFINITY;
+		for (int i = 0; i < h.nv; i++) {
+			xmax = fmax(xmax, h.v[i].x);
+			reach = fmax(reach, h.v[i].x - h.v[i].y - h.v[i].z);
+		}
+		double want = drop == 9 ? 0.02734375 : 0.12109375;
+		EXPECT(xmax == want, "without point %d: the hull ends at x = %.17g, not %.17g", drop, xmax, want);
+		EXPECT(reach == want, "without point %d: support along (1, -1, -1) %.17g, not %.17g", drop, reach,
+		       want);
+		(void)support_holds_all(&h, q, n, "finding 56 without point", drop);
+		imp_hull3_free(&h, NULL);
+	}
+	assert_int_equal(fails, 0);
+}
+
+/// One coordinate of a point of a nearly flat set, at scale s: often zero,
+/// a few roundings of the scale or far below it, or an ordinary value.
+static double flat_coordinate(rng *r, double s)
+{
+	switch (rng_int(r, 6)) {
+	case 0:
+		return 0.0;
+	case 1: // tiny: subnormal-scale to a few roundings of s
+		return s * pow(10.0, -rng_range(r, 13, 42)) * (rng_int(r, 2) ? 1 : -1);
+	case 2: // on a coarse grid: ties along the axes
+		return s * (rng_int(r, 17) - 8) / 8.0;
+	default:
+		return s * rng_range(r, -1, 1);
+	}
+}
+
+/// Random nearly flat sets (fixed seeds): points in a plane (y = 0, or
+/// rotated; 4 to 48 of them, with duplicates and collinear rows, rows
+/// along the axes through points near the origin among them), and one to
+/// three moved off it by 1e-40 to 1e-10 of the scale, against
+/// support_holds_all: every input point within the hull along every
+/// direction tried, every vertex an input point; and check_hull.
+static void test_nearly_flat_property(void **state)
+{
+	(void)state;
+	fails = 0;
+	enum { MAXN = 64 };
+	imp_vec3 p[MAXN];
+	int runs = 0, dims[4] = {0, 0, 0, 0};
+	for (int seed = 0; seed < 20000; seed++) {
+		rng r = {(uint64_t)(900000 + seed)};
+		double s = pow(2.0, rng_range(&r, -30, 30));
+		bool rotated = rng_int(&r, 3) == 0;
+		int n = 4 + rng_int(&r, 45);
+		// Often long along z, from z = 0 up, with a row across that end
+		// (along x at z = 0): the points lexicographically first, where
+		// the flat hull's ring starts.
+		bool row_at_end = rng_int(&r, 2);
+		double stretch = row_at_end ? pow(10.0, rng_range(&r, 0, 2)) : 1.0;
+		int row[MAXN], nrow = 0;
+		for (int i = 0; i < n; i++) {
+			int kind = i < 3 ? 0 : rng_int(&r, 6);
+			if (kind == 4) {
+				p[i] = V3(flat_coordinate(&r, s), 0, row_at_end ? 0.0 : p[0].z);
+				row[nrow++] = i;
+			} else if (kind == 1) { // a duplicate
+				p[i] = p[rng_int(&r, i)];
+			} else if (kind == 2 || kind == 3) { // on a row through an earlier point
+				imp_vec3 a = p[rng_int(&r, i)];
+				double t = flat_coordinate(&r, s);
+				int axis_row = rng_int(&r, 3);
+				if (axis_row == 0)
+					p[i] = V3(a.x + t, 0, a.z);
+				else if (axis_row == 1)
+					p[i] = V3(a.x, 0, row_at_end ? a.z + fabs(t) : a.z + t);
+				else {
+					imp_vec3 b = p[rng_int(&r, i)];
+					p[i] = imp_vec3_add(a, imp_vec3_scale(rng_range(&r, 0, 1), imp_vec3_sub(b, a)));
+					p[i].y = 0;
+				}
+			} else {
+				double z = flat_coordinate(&r, s);
+				p[i] = V3(flat_coordinate(&r, s), 0, row_at_end ? stretch * fabs(z) : z);
+			}
+		}
+		// Moved off the plane: any point, or the row's first (smallest x,
+		// the start of the ring when the row is at the end).
+		int first = nrow > 0 ? row[0] : 0;
+		for (int j = 1; j < nrow; j++)
+			if (p[row[j]].x < p[first].x)
+				first = row[j];
+		int off = 1 + rng_int(&r, 3);
+		for (int j = 0; j < off; j++) {
+			int i = j == 0 && rng_int(&r, 2) ? first : rng_int(&r, n);
+			p[i].y += (rng_int(&r, 2) ? 1 : -1) * s * pow(10.0, -rng_range(&r, 10, 40));
+		}
+		if (rotated) {
+			double m[3][3];
+			random_rotation(&r, m);
+			for (int i = 0; i < n; i++)
+				p[i] = rotate(m, p[i]);
+		}
+		// The definition's checks too (a flat ring strictly convex, every
+		// point on its plane), with the tolerances of near-degenerate sets.
+		imp_hull3 h = check_hull(p, n, -1e-15);
+		if (h.nv == 0)
+			break; // not built: check_hull said why
+		dims[h.dim]++;
+		bool ok = support_holds_all(&h, p, n, "nearly flat seed", seed);
+		imp_hull3_free(&h, NULL);
+		runs++;
+		if (!ok || fails) {
+			print_message("failed: nearly flat seed %d\n", seed);
+			break;
+		}
+	}
+	print_message("nearly flat: %d sets checked, dimensions 0-3: %d %d %d %d\n", runs, dims[0], dims[1], dims[2],
+		      dims[3]);
+	assert_int_equal(fails, 0);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -1295,6 +1506,7 @@ int main(void)
 		cmocka_unit_test(test_cube),          cmocka_unit_test(test_cube_grid),
 		cmocka_unit_test(test_polytopes),     cmocka_unit_test(test_scales),
 		cmocka_unit_test(test_near_coplanar), cmocka_unit_test(test_near_degenerate),
+		cmocka_unit_test(test_sliver_finding56), cmocka_unit_test(test_nearly_flat_property),
 		cmocka_unit_test(test_deterministic), cmocka_unit_test(test_large),
 		cmocka_unit_test(test_out_of_memory),
 	};

@@ -37,6 +37,11 @@
 //   neighbours (collinear, or reflex) is within eps of the hull of the other
 //   vertices: such vertices are dropped and the hull of the rest is built
 //   again, until every corner is clearly convex.
+// - A flat set (within eps of a plane) is projected onto that plane and
+//   hulled by Andrew's monotone chain on exact turns. A corner is dropped
+//   only within eps of the segment between its neighbours, not merely of
+//   their line (see clear_left_turn); the corners where the two chains
+//   meet are tested too, on the finished ring.
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -1448,18 +1453,118 @@ static int compare_point2(const void *pa, const void *pb)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-/// True when the chain a, b, c turns left at b by more than eps: b lies
-/// more than eps to the right of the chord a -> c. Anything less (collinear,
-/// a duplicate) drops b.
-static bool clear_left_turn(point2 a, point2 b, point2 c, double eps)
+/// Adds x * y to the expansion exactly, as two doubles (fma).
+static int expansion_add_product2(double *e, int n, double x, double y)
+{
+	double p = x * y, pe = fma(x, y, -p);
+	n = expansion_add(e, n, pe);
+	return expansion_add(e, n, p);
+}
+
+/// The sign of the cross product (b - a) x (c - a): 1 for a left turn at
+/// b, -1 for a right one, 0 when the three are collinear. A floating-point
+/// filter, then, by multilinearity, the six products of
+/// bx cy - by cx - ax cy + ay cx + ax by - ay bx summed without rounding
+/// (exact for coordinates below 4 in magnitude and none below HULL3_FLUSH
+/// but zero, as output_polygon makes them).
+static int orient2(point2 a, point2 b, point2 c)
 {
 	double ux = b.x - a.x, uy = b.y - a.y, vx = c.x - a.x, vy = c.y - a.y;
-	return ux * vy - uy * vx > eps * sqrt(vx * vx + vy * vy);
+	double l = ux * vy, r = uy * vx, o = l - r;
+	// The differences, the products and the difference each round once:
+	// 3 units of DBL_EPSILON / 2 of |l| + |r|, doubled.
+	double err = 3.0 * DBL_EPSILON * (fabs(l) + fabs(r));
+	if (o > err)
+		return 1;
+	if (o < -err)
+		return -1;
+	double e[12];
+	int n = 0;
+	n = expansion_add_product2(e, n, b.x, c.y);
+	n = expansion_add_product2(e, n, -b.y, c.x);
+	n = expansion_add_product2(e, n, -a.x, c.y);
+	n = expansion_add_product2(e, n, a.y, c.x);
+	n = expansion_add_product2(e, n, a.x, b.y);
+	n = expansion_add_product2(e, n, -a.y, b.x);
+	if (n == 0)
+		return 0;
+	return e[n - 1] > 0.0 ? 1 : -1;
+}
+
+/// True when the chain a, b, c keeps b: it turns left at b (exactly) and b
+/// is more than eps from the segment a c, not only from its line. Sorted
+/// lexicographically, points one rounding apart in x (a point of the plane
+/// a hair off it makes the projection of a straight row slant) come in the
+/// order of y; b can then lie on the line through a and c far beyond c,
+/// a corner of the hull, which a test against the line would drop
+/// (finding 56: the vertex (0.121, 0, 0) of 16 points in y = 0, one of
+/// them 7e-35 below, was dropped as on the line through two points near
+/// the origin). Anything within eps of the segment (collinear between its
+/// ends, a near duplicate of either) or on the right is dropped.
+static bool clear_left_turn(point2 a, point2 b, point2 c, double eps)
+{
+	if (orient2(a, b, c) <= 0)
+		return false;
+	double ux = b.x - a.x, uy = b.y - a.y, vx = c.x - a.x, vy = c.y - a.y;
+	double c2 = vx * vx + vy * vy, t = ux * vx + uy * vy;
+	double dx, dy;
+	if (t <= 0.0) {
+		dx = ux;
+		dy = uy;
+	} else if (t >= c2) {
+		dx = b.x - c.x;
+		dy = b.y - c.y;
+	} else {
+		// Distance to the line; the turn is left, so the cross product is
+		// (within rounding) positive.
+		return ux * vy - uy * vx > eps * sqrt(c2);
+	}
+	return sqrt(dx * dx + dy * dy) > eps;
+}
+
+/// Drops the corners of ring[0 .. k) (positions into q) that clear_left_turn
+/// does not keep with their neighbours on the ring, one at a time, each
+/// judged against the ring as it is then; next and prev (room for k) are
+/// scratch. The ring keeps its order, starting anywhere; returns its length.
+/// Every test after a drop is of a corner the drop changed, so this is
+/// linear in k.
+static int drop_flat_ring_corners(const point2 *q, int32_t *ring, int k, int32_t *next, int32_t *prev, double eps)
+{
+	for (int i = 0; i < k; ++i) {
+		next[i] = i + 1 < k ? i + 1 : 0;
+		prev[i] = i > 0 ? i - 1 : k - 1;
+	}
+	// clear: how many corners just behind v passed with the neighbours they
+	// have now.
+	int v = 0, clear = 0, left = k;
+	while (left >= 3 && clear < left) {
+		int u = prev[v], x = next[v];
+		if (clear_left_turn(q[ring[u]], q[ring[v]], q[ring[x]], eps)) {
+			++clear;
+			v = x;
+			continue;
+		}
+		next[u] = x;
+		prev[x] = u;
+		--left;
+		// u, and x when the run went all round to it, have a new neighbour.
+		clear = clear > 0 ? clear - 1 : 0;
+		if (clear > left - 2)
+			clear = left - 2 > 0 ? left - 2 : 0;
+		v = u;
+	}
+	for (int i = 0; i < left; ++i, v = next[v])
+		prev[i] = ring[v];
+	memcpy(ring, prev, (size_t)left * sizeof *ring);
+	return left;
 }
 
 /// Andrew's monotone chain on q[0 .. m) (sorted here), counter-clockwise;
-/// positions into q go to ring (room for 2m). Returns the ring's length.
-static int planar_ring(point2 *q, int m, int32_t *ring, double eps)
+/// positions into q go to ring (room for 2m). Each corner of the chains is
+/// tested against its final neighbours but the two ends, where the lower
+/// and upper chains meet: those are tested last, on the ring (next and
+/// prev, room for m each, are scratch for that). Returns the ring's length.
+static int planar_ring(point2 *q, int m, int32_t *ring, int32_t *next, int32_t *prev, double eps)
 {
 	qsort(q, (size_t)m, sizeof *q, compare_point2);
 	int k = 0;
@@ -1473,7 +1578,8 @@ static int planar_ring(point2 *q, int m, int32_t *ring, double eps)
 			--k;
 		ring[k++] = i;
 	}
-	return k > 1 ? k - 1 : k;
+	k = k > 1 ? k - 1 : k;
+	return k >= 3 ? drop_flat_ring_corners(q, ring, k, next, prev, eps) : k;
 }
 
 /// A flat hull: the ring of the subset's points in the plane of q[0 .. 3),
@@ -1493,11 +1599,14 @@ static imp_status output_polygon(hull_work *w, int m, const int32_t q[4], imp_hu
 		return IMP_ERR_OUT_OF_MEMORY;
 	for (int i = 0; i < m; ++i) {
 		imp_vec3 d = imp_vec3_sub(p[w->subset[i]], a);
-		q2[i].x = imp_vec3_dot(d, e1);
-		q2[i].y = imp_vec3_dot(d, e2);
+		// Flushed like the points (see HULL3_FLUSH), for orient2.
+		double x = imp_vec3_dot(d, e1), y = imp_vec3_dot(d, e2);
+		q2[i].x = fabs(x) < HULL3_FLUSH ? 0.0 : x;
+		q2[i].y = fabs(y) < HULL3_FLUSH ? 0.0 : y;
 		q2[i].id = w->subset[i];
 	}
-	int k = planar_ring(q2, m, w->hor, w->eps);
+	// buf and next_pt are free: no quickhull runs after this.
+	int k = planar_ring(q2, m, w->hor, w->buf, w->next_pt, w->eps);
 	for (int i = 0; i < k; ++i)
 		w->cone[i] = q2[w->hor[i]].id;
 	imp_free(w->alloc, q2, (size_t)m * sizeof *q2);

@@ -28,10 +28,6 @@ typedef struct fz_known {
 	   65,536), a user disc 144,225 deep in a box, each look an EPA on the curved user shape. The \
 	   replay skips it to keep the suite fast. */                                                  \
 	{"finding-world-slow", 35},                                                                   \
-	/* 56 (the same run): imp_shape_polytope on 16 points in the plane y = 0 but one 7e-35 off  \
-	   it loses the vertex (0.121, 0, 0): its box ends at x = 8.3e-39. Without the point off the \
-	   plane the hull is right. Being fixed. */                                                    \
-	{"finding-polytope-sliver-hull", 56},                                                         \
 	{NULL, 0},                                                                                    \
 }
 
