@@ -215,7 +215,7 @@ static double bracket_end(imp_vec2 n0, imp_vec2 t0, imp_vec2 v, double top, doub
 /// h_C(n0) and no lower than the polygon's depth, which bounds it from
 /// below. The answer stays at the iteration limit when the options cut
 /// the polygon short (max_iterations below the default).
-static bool refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_iterations, imp_epa2_result *out)
+static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_iterations, imp_epa2_result *out)
 {
 	imp_vec2 n0 = out->normal, t0 = imp_vec2_make(-n0.y, n0.x);
 	imp_vec2 np = p->e[best == 0 ? p->n - 1 : best - 1].normal;
@@ -224,18 +224,18 @@ static bool refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 	double lo = imp_vec2_dot(np, n0) > 0.0 ? imp_vec2_dot(np, t0) / imp_vec2_dot(np, n0) : -1.0;
 	double hi = imp_vec2_dot(nn, n0) > 0.0 ? imp_vec2_dot(nn, t0) / imp_vec2_dot(nn, n0) : 1.0;
 	if (!(lo < 0.0) || !(hi > 0.0) || !isfinite(lo) || !isfinite(hi))
-		return false;
+		return;
 	const double g = 0.6180339887498949;
 	imp_vec2 u1, u2, ue, u0;
 	imp_svert2 w1, w2, we, w0;
 	// The cone of the edge's start is on the side before n0, its end's after.
 	double top = support_height(c, n0, t0, 0.0, &u0, &w0);
 	if (c->bad || !isfinite(top))
-		return false;
+		return;
 	lo = bracket_end(n0, t0, p->v[best].w, top, lo);
 	hi = bracket_end(n0, t0, p->v[best + 1 == p->n ? 0 : best + 1].w, top, hi);
 	if (!(lo < 0.0) || !(hi > 0.0))
-		return false;
+		return;
 	// The ends first: a minimum on an end is no minimum of h_C, and then
 	// the polygon's answer stands. Told by where the search ends, not only
 	// by the heights, which near a face of C are equal to rounding.
@@ -267,13 +267,13 @@ static bool refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 	bool first = f1 < f2;
 	double fb = first ? f1 : f2;
 	if (c->bad || !(hi - lo <= 1e-13) || !(lo > lo0 + margin && hi < hi0 - margin) || !(fb < flo && fb < fhi))
-		return false;
+		return;
 	// At a face of C (a kink of h_C) the search ends within its angle of
 	// the face's normal, n0 when the polygon's edge lies on that face.
 	bool at_n0 = top <= fb;
 	fb = at_n0 ? top : fb;
 	if (!(fb >= out->depth - 1e-12 * (out->depth + 1.0)))
-		return false;
+		return;
 	out->normal = at_n0 ? u0 : (first ? u1 : u2);
 	out->depth = fb > 0.0 ? fb : 0.0;
 	out->e0 = out->e1 = at_n0 ? w0 : (first ? w1 : w2);
@@ -284,7 +284,6 @@ static bool refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 	// in a thin polygon, 510.125 at 7 iterations as exact; fuzz findings
 	// 43, 44 and a user shape 27198 deep for 27123 at one).
 	out->limit = max_iterations < imp_default_options.epa_max_iterations;
-	return true;
 }
 
 /// Edge i's answer: its normal, its distance as the depth, and the point
