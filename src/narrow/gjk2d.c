@@ -188,7 +188,11 @@ static inline int solve_segment(imp_svert2 *s, imp_vec2 *v)
 		*v = B;
 		return 1;
 	}
-	double k = imp_vec2_cross(A, B) / (tb - ta);
+	// A x e, not A x B (equal in exact arithmetic): the product of
+	// the two ends cancels when the edge is short beside them (an edge
+	// 1e21 long at 8e28 gave distances 1.6e-9 long), and e is exact there
+	// (Sterbenz).
+	double k = imp_vec2_cross(A, e) / (tb - ta);
 	*v = imp_vec2_make(e.y * k, -e.x * k);
 	return 2;
 }
@@ -626,7 +630,7 @@ IMP_ALWAYS_INLINE int small_segment(vtx x, vtx y, vtx *p, vtx *q, near *v)
 		*v = near_vertex(y.w);
 		return 1;
 	}
-	double cr = imp_vec2_cross(x.w, y.w);
+	double cr = imp_vec2_cross(x.w, e); // not x x y: see solve_segment
 	*p = x;
 	*q = y;
 	v->d = cr >= 0.0 ? imp_vec2_make(e.y, -e.x) : imp_vec2_make(-e.y, e.x);
