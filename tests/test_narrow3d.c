@@ -1693,6 +1693,89 @@ static void test_rim_level_box3(void **state)
 	imp_shape_destroy(cone);
 }
 
+/// Fuzz findings 58 and 61: curved cores level with a cylinder's cap (a
+/// cone's base), outside its disc: an ellipsoid whose equator lies in the
+/// cap's plane, 2.4e-8 long with a warm cache; a needle (a cylinder 1e-15
+/// thin) lying in that plane, 2.2e-7 apart by order. A cylinder's support
+/// jumps between its rims there, and GJK's simplex went long and thin and
+/// stalled. Projecting both shapes on the plane moves no point out of its
+/// shape and brings every pair nearer, so the distance is the plane's: from
+/// the axis to the needle's segment, or to the equator's ellipse, less the
+/// radii. Random sizes and poses, both orders, cold, and warm after a
+/// distance and an overlap query shared the cache.
+static void test_curved_level_rim(void **state)
+{
+	(void)state;
+	o3_rng r = {5801};
+	double worst = 0.0;
+	int fails = 0;
+	for (int i = 0; i < 2000; ++i) {
+		bool cone = i % 2 == 1, needle = (i / 2) % 2 == 0;
+		double hh = o3_range(&r, 0.2, 40.0), rho = o3_range(&r, 0.2, 40.0);
+		double level = cone ? -hh : hh;
+		double ang = o3_range(&r, 0.0, 6.283185307179586), out = rho + o3_range(&r, 0.05, 3.0) * rho;
+		imp_vec3 c = {out * cos(ang), out * sin(ang), level};
+		double phi = o3_range(&r, 0.0, 6.283185307179586);
+		double rad = o3_int(&r, 2) ? 0.0 : o3_range(&r, 0.0, 2.0);
+		imp_shape *k, *o;
+		imp_quat lq;
+		double gap;
+		if (needle) {
+			// The needle's axis along (cos phi, sin phi, 0): z turned a
+			// quarter about (-sin phi, cos phi, 0).
+			double hl = o3_range(&r, 0.5, 30.0), rn = 1e-15 * hl, h = sqrt(0.5);
+			assert_int_equal(imp_shape_cylinder(hl, rn, rad, &o), IMP_OK);
+			lq = (imp_quat){-sin(phi) * h, cos(phi) * h, 0.0, h};
+			imp_vec3 p0 = {c.x - hl * cos(phi), c.y - hl * sin(phi), 0.0};
+			imp_vec3 p1 = {c.x + hl * cos(phi), c.y + hl * sin(phi), 0.0};
+			gap = o3_point_segment_distance(imp_vec3_make(0.0, 0.0, 0.0), p0, p1, NULL) - rho - rn - rad;
+		} else {
+			imp_vec3 e = {o3_range(&r, 0.3, 30.0), o3_range(&r, 0.3, 30.0), o3_range(&r, 0.3, 30.0)};
+			assert_int_equal(imp_shape_ellipsoid(e.x, e.y, e.z, rad, &o), IMP_OK);
+			lq = (imp_quat){0.0, 0.0, sin(0.5 * phi), cos(0.5 * phi)};
+			// The axis in the ellipsoid's frame.
+			imp_vec3 q = {-(cos(phi) * c.x + sin(phi) * c.y), -(-sin(phi) * c.x + cos(phi) * c.y), 0.0};
+			gap = o3_point_ellipsoid_distance(q, e, NULL) - rho - rad;
+		}
+		if (!(gap > 1e-3 * rho)) {
+			imp_shape_destroy(o);
+			--i; // the shape reaches over the disc: another draw
+			continue;
+		}
+		assert_int_equal(cone ? imp_shape_cone(hh, rho, 0.0, &k) : imp_shape_cylinder(hh, rho, 0.0, &k), IMP_OK);
+		imp_pose3 world = o3_pose(&r, 50.0);
+		imp_pose3 po = {imp_pose3_apply(world, c), imp_quat_mul(world.q, lq)};
+		double scene = fmax(hh, rho) + imp_vec3_length(world.p) + out + 30.0;
+		for (int swap = 0; swap < 2; ++swap) {
+			const imp_shape *a = swap ? o : k, *b = swap ? k : o;
+			imp_pose3 pa = swap ? po : world, pb = swap ? world : po;
+			imp_simplex_cache cache = {0};
+			double got[4];
+			imp_closest3_result x;
+			assert_int_equal(imp_closest3(a, pa, b, pb, NULL, &x), IMP_OK);
+			check_identity3(&x, scene, "level");
+			got[0] = x.distance;
+			got[1] = imp_distance3(a, pa, b, pb, &cache);
+			(void)imp_overlap3(a, pa, b, pb, &cache);
+			got[2] = imp_distance3(a, pa, b, pb, &cache);
+			assert_int_equal(imp_closest3(a, pa, b, pb, &cache, &x), IMP_OK);
+			check_identity3(&x, scene, "level, warm");
+			got[3] = x.distance;
+			for (int j = 0; j < 4; ++j) {
+				double err = fabs(got[j] - gap) / scene;
+				worst = fmax(worst, err);
+				if (!(err <= 1e-10) && ++fails <= 5)
+					printf("  %s %s %d, swap %d, answer %d: %.17g, not %.17g\n", needle ? "needle" : "ellipsoid",
+					       cone ? "cone" : "cylinder", i, swap, j, got[j], gap);
+			}
+		}
+		imp_shape_destroy(k);
+		imp_shape_destroy(o);
+	}
+	printf("  needles and ellipsoids level with a rim, 2000: worst %.1e of the scene\n", worst);
+	assert_int_equal(fails, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1701,6 +1784,7 @@ int main(void)
 		cmocka_unit_test(test_analytic),
 		cmocka_unit_test(test_capped_depth3),
 		cmocka_unit_test(test_rim_level_box3),
+		cmocka_unit_test(test_curved_level_rim),
 		cmocka_unit_test(test_curved_consistency),
 		cmocka_unit_test(test_smooth_newton),
 		cmocka_unit_test(test_vertex_ellipsoid),

@@ -28,15 +28,6 @@ typedef struct fz_known {
 	   65,536), a user disc 144,225 deep in a box, each look an EPA on the curved user shape. The \
 	   replay skips it to keep the suite fast. */                                                  \
 	{"finding-world-slow", 35},                                                                   \
-	/* 58 (CI's seeded run on this session's fixes): an ellipsoid level with a cylinder's cap,    \
-	   7.76131515 warm against 7.76131506 cold (brute force: 7.7613150639). Warm passes after a    \
-	   distance and an overlap query with the same cache end 2e-9 to 9e-8 long: GJK stalls on the \
-	   long, thin simplex of the two rims, and neither its restarts nor the rim finish (which     \
-	   follows the ellipsoid by supports) proves the pair. Not fixed. */                          \
-	{"finding-ellipsoid-cylinder-level-warm", 58},                                                \
-	/* 61 (a 10-minute fork-mode run on e9bb5fd, seed 406), not analysed: a cylinder 1e-15    \
-	   thin against a cylinder, 2.2e-7 apart by order (the curved-against-rim class of 58). */   \
-	{"finding-needle-cylinder-swap", 61},                                                         \
 	{NULL, 0},                                                                                    \
 }
 
