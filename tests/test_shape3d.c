@@ -593,7 +593,10 @@ static int check_against_unit_sphere(imp_shape *s, imp_vec3 p, double want, imp_
 /// world refusing it, distance 0 to a unit sphere 2 away while the overlap
 /// test said false). Semi-axes below IMP_MIN_SEMI_AXIS (whose squares the
 /// support divides by underflow) are refused with IMP_ERR_OUT_OF_RANGE,
-/// *out untouched; at the limit the ellipsoid answers right. The other
+/// *out untouched; at the limit the ellipsoid answers right. So are
+/// ellipsoids whose longest semi-axis exceeds IMP_MAX_ELLIPSOID_ASPECT
+/// times the shortest (their supports slide the needle's length under a
+/// direction's rounding). The other
 /// curved shapes and rounding radii, which square no size, take any
 /// positive size down to the least subnormal and answer right; sizes beyond
 /// IMP_MAX_COORDINATE are refused for all (within it, answers are exact to
@@ -626,16 +629,26 @@ static void test_size_limits(void **state)
 	assert_int_equal(imp_shape_cylinder(1e151, 1, 0.0, &s), IMP_ERR_OUT_OF_RANGE);
 	assert_int_equal(imp_shape_cone(1, 1e151, 0.0, &s), IMP_ERR_OUT_OF_RANGE);
 	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1e151, &s), IMP_ERR_OUT_OF_RANGE);
+	// The aspect limit: at it, accepted; beyond it (the fuzz target's needle
+	// 4.2e16 by 0.156, called overlapping a box 378 away), refused.
+	const double A = IMP_MAX_ELLIPSOID_ASPECT;
+	assert_int_equal(imp_shape_ellipsoid(23.15625, 0.15625, 41823223297343488.0, 37.71875, &s), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_shape_ellipsoid(1.0, nextafter(A, INFINITY), 1.0, 0.0, &s), IMP_ERR_OUT_OF_RANGE);
+	assert_int_equal(imp_shape_ellipsoid(2.0 * A, 1.5, 2.0, 0.0, &s), IMP_ERR_OUT_OF_RANGE);
 	assert_ptr_equal(s, sentinel);
+	assert_int_equal(imp_shape_ellipsoid(1.0, A, 1.0, 0.0, &s), IMP_OK);
+	imp_shape_destroy(s);
+	s = sentinel;
 
 	int bad = 0;
-	// The ellipsoid at the limit: flat along x, and along every axis.
-	const double m = IMP_MIN_SEMI_AXIS;
-	assert_int_equal(imp_shape_ellipsoid(m, 1, 1, 0.0, &s), IMP_OK);
-	bad += check_against_unit_sphere(s, imp_vec3_make(3, 0, 0), 2.0, imp_vec3_make(-m, -1, -1),
-					 imp_vec3_make(m, 1, 1));
-	bad += check_against_unit_sphere(s, imp_vec3_make(0, 0, 4), 2.0, imp_vec3_make(-m, -1, -1),
-					 imp_vec3_make(m, 1, 1));
+	// The ellipsoid at the limits: the least semi-axis, flat along x as far
+	// as the aspect limit allows, and the same along every axis.
+	const double m = IMP_MIN_SEMI_AXIS, w = A * m;
+	assert_int_equal(imp_shape_ellipsoid(m, w, w, 0.0, &s), IMP_OK);
+	bad += check_against_unit_sphere(s, imp_vec3_make(3, 0, 0), 2.0, imp_vec3_make(-m, -w, -w),
+					 imp_vec3_make(m, w, w));
+	bad += check_against_unit_sphere(s, imp_vec3_make(0, 0, 4), 3.0, imp_vec3_make(-m, -w, -w),
+					 imp_vec3_make(m, w, w));
 	imp_shape_destroy(s);
 	assert_int_equal(imp_shape_ellipsoid(m, m, m, 0.0, &s), IMP_OK);
 	bad += check_against_unit_sphere(s, imp_vec3_make(3, 0, 0), 2.0, imp_vec3_make(-m, -m, -m),

@@ -183,11 +183,22 @@ IMP_API imp_status imp_shape_cone(double half_height, double base_radius, double
 /// queries do not square them.)
 #define IMP_MIN_SEMI_AXIS 1e-150
 
+/// The largest ratio of an ellipsoid's longest semi-axis to its shortest
+/// (2^40, about 1.1e12). The support of an ellipsoid with semi-axes E
+/// along d is E^2 d / |E d|; a direction rounded by 1e-16 in the shape's
+/// frame moves it along the long axis by the ratio times 1e-16 of its
+/// length, and from a ratio near 1e16 the support lands anywhere on the
+/// needle. Up to this ratio it moves by 1e-4 of the length at most, which
+/// changes the support's value by 1e-20 of it.
+#define IMP_MAX_ELLIPSOID_ASPECT 0x1p40
+
 /// The ellipsoid with semi-axes rx, ry, rz along x, y, z, rounded by
-/// `radius`. Semi-axes from IMP_MIN_SEMI_AXIS to IMP_MAX_COORDINATE:
+/// `radius`. Semi-axes from IMP_MIN_SEMI_AXIS to IMP_MAX_COORDINATE, the
+/// longest at most IMP_MAX_ELLIPSOID_ASPECT times the shortest:
 /// IMP_ERR_BAD_RADIUS for one <= 0, NaN or infinite, IMP_ERR_OUT_OF_RANGE
 /// for one outside that range (a semi-axis of 1e-200 made a shape whose
-/// box and supports were NaN).
+/// box and supports were NaN) or a ratio beyond the limit (a needle 4.2e16
+/// by 0.156 was called overlapping a box 378 away).
 IMP_API imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out);
 
 /// A 3D shape whose core is given by `support`, as imp_shape_user2 (six

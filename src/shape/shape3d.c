@@ -443,6 +443,12 @@ imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, i
 		return st;
 	if (rx < IMP_MIN_SEMI_AXIS || ry < IMP_MIN_SEMI_AXIS || rz < IMP_MIN_SEMI_AXIS)
 		return IMP_ERR_OUT_OF_RANGE;
+	// Its support along d is E^2 d / |E d|: where the long axis over the
+	// short one, A, reaches 1/eps, a direction's rounding (1e-16 in its
+	// own frame) moves the support the whole length along the long axis
+	// (a needle 4.2e16 by 0.156 was called overlapping a box 378 away).
+	if (imp_max3(rx, ry, rz) > IMP_MAX_ELLIPSOID_ASPECT * imp_min(rx, imp_min(ry, rz)))
+		return IMP_ERR_OUT_OF_RANGE;
 	return curved_shape(IMP_SHAPE_ELLIPSOID, imp_vec3_make(rx, ry, rz), radius, out);
 }
 
