@@ -267,35 +267,13 @@ static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
 	return imp_overlap3(q->shape, q->p3, b->shape, b->pose3, NULL);
 }
 
-/// Level 3 between the query shape and body s. False when the narrow
+/// Level 3 between the query shape and a body (imp_world_closest), with
+/// the state it ended in; options NULL: the defaults. False when the narrow
 /// phase had no answer (a user shape's support failed).
-/// The narrow phase on the query shape and a body (imp_world_closest's
-/// answer, with the state it ended in); options NULL: the defaults.
 static bool narrow(const imp_world *w, const qshape *q, const body *b, imp_simplex_cache *cache,
 		   const imp_query_options *o, imp_query_result *r, imp_query_state *state)
 {
-	if (w->dim == 2) {
-		imp_closest2_result c;
-		if (imp_closest2_ex(q->shape, q->p2, b->shape, b->pose2, cache, o, &c) != IMP_OK ||
-		    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
-			return false;
-		r->distance = c.distance;
-		r->point = imp_vec3_make(c.point_a.x, c.point_a.y, 0.0);
-		r->body_point = imp_vec3_make(c.point_b.x, c.point_b.y, 0.0);
-		r->normal = imp_vec3_make(c.normal.x, c.normal.y, 0.0);
-		*state = c.state;
-		return true;
-	}
-	imp_closest3_result c;
-	if (imp_closest3_ex(q->shape, q->p3, b->shape, b->pose3, cache, o, &c) != IMP_OK ||
-	    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
-		return false;
-	r->distance = c.distance;
-	r->point = c.point_a;
-	r->body_point = c.point_b;
-	r->normal = c.normal;
-	*state = c.state;
-	return true;
+	return imp_world_closest(w, q->shape, &q->p2, &q->p3, b->shape, &b->pose2, &b->pose3, cache, o, r, state);
 }
 
 /// The exact signed distance to body s. An answer that stopped at the

@@ -2077,26 +2077,32 @@ static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, co
 
 bool imp_world_closest(const imp_world *w, const imp_shape *a, const imp_pose2 *a2, const imp_pose3 *a3,
 		       const imp_shape *b, const imp_pose2 *b2, const imp_pose3 *b3, imp_simplex_cache *cache,
-		       imp_query_result *r)
+		       const imp_query_options *o, imp_query_result *r, imp_query_state *state)
 {
+	imp_query_state st;
 	if (w->dim == 2) {
 		imp_closest2_result c;
-		if (imp_closest2(a, *a2, b, *b2, cache, &c) != IMP_OK || c.state == IMP_STATE_DEGENERATE ||
+		if (imp_closest2_ex(a, *a2, b, *b2, cache, o, &c) != IMP_OK || c.state == IMP_STATE_DEGENERATE ||
 		    !isfinite(c.distance))
 			return false;
 		r->distance = c.distance;
 		r->point = imp_vec3_make(c.point_a.x, c.point_a.y, 0.0);
 		r->body_point = imp_vec3_make(c.point_b.x, c.point_b.y, 0.0);
 		r->normal = imp_vec3_make(c.normal.x, c.normal.y, 0.0);
-		return true;
+		st = c.state;
+	} else {
+		imp_closest3_result c;
+		if (imp_closest3_ex(a, *a3, b, *b3, cache, o, &c) != IMP_OK || c.state == IMP_STATE_DEGENERATE ||
+		    !isfinite(c.distance))
+			return false;
+		r->distance = c.distance;
+		r->point = c.point_a;
+		r->body_point = c.point_b;
+		r->normal = c.normal;
+		st = c.state;
 	}
-	imp_closest3_result c;
-	if (imp_closest3(a, *a3, b, *b3, cache, &c) != IMP_OK || c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
-		return false;
-	r->distance = c.distance;
-	r->point = c.point_a;
-	r->body_point = c.point_b;
-	r->normal = c.normal;
+	if (state != NULL)
+		*state = st;
 	return true;
 }
 
@@ -2128,7 +2134,7 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 	pose_at(w, sb, t, &b2, &b3);
 	w->step_stats.narrow_calls++;
 	imp_query_result r;
-	if (!imp_world_closest(w, a->shape, &a2, &a3, b->shape, &b2, &b3, &pr->cache, &r))
+	if (!imp_world_closest(w, a->shape, &a2, &a3, b->shape, &b2, &b3, &pr->cache, NULL, &r, NULL))
 		return false;
 	out->distance = r.distance;
 	out->point_a = r.point;

@@ -262,12 +262,14 @@ static inline imp_vec3 imp_turn3(imp_quat from, imp_quat to)
 }
 
 /// Level 3 between shapes a and b at poses of the world's dimension (the
-/// other pose is not read), into r's distance, point (on a), body_point
-/// and normal (a to b; z = 0 in 2D). False when the narrow phase had no
-/// answer (a user shape's support failed). r->body is not touched.
+/// other pose is not read), with options o (NULL: the defaults), into r's
+/// distance, point (on a), body_point and normal (a to b; z = 0 in 2D),
+/// and the state it ended in into *state (may be NULL). False when the
+/// narrow phase had no answer (a user shape's support failed). r->body is
+/// not touched.
 bool imp_world_closest(const imp_world *w, const imp_shape *a, const imp_pose2 *a2, const imp_pose3 *a3,
 		       const imp_shape *b, const imp_pose2 *b2, const imp_pose3 *b3, imp_simplex_cache *cache,
-		       imp_query_result *r);
+		       const imp_query_options *o, imp_query_result *r, imp_query_state *state);
 
 /// The id of the body in a live slot.
 static inline imp_body_id imp_world_id_of(const imp_world *w, int32_t slot)
