@@ -1761,6 +1761,91 @@ static void test_far_needle_segments(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/// A segment against a needle far longer than the gap between them: C is
+/// a long thin parallelogram, and GJK's first new support was its far
+/// corner. The diagonal to it gains little on the start, and its nearest
+/// point taken from the far end's cross product was 5e-12 too far, so the
+/// step looked like a stall and GJK stopped: 3.3718e27 for 3.3536e27
+/// (fuzz finding 64, needle 2.3e32 long). Random needles 1e2 to 1e6 times
+/// the gap, short segments and triangles at every angle, both orders,
+/// against brute force in a's frame.
+static void test_needle_parallelogram(void **state)
+{
+	(void)state;
+	orc_rng rng = {6401};
+	int fails = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 4000; ++i) {
+		// Half the scenes beyond 1e30, where the general loop answers
+		// (the lean loop has no stall exit).
+		double gap = pow(10.0, orc_int(&rng, 2) ? orc_range(&rng, 25.0, 28.0) : orc_range(&rng, -3.0, 27.0));
+		double len = gap * pow(10.0, orc_range(&rng, 2.0, 6.0)), size = gap * orc_range(&rng, 0.001, 0.5);
+		// Across the line between the shapes (as in the finding) or at
+		// any angle.
+		double tn = orc_int(&rng, 2) ? (orc_int(&rng, 2) ? 0.5 : -0.5) * PI + orc_range(&rng, -1e-5, 1e-5)
+					     : orc_range(&rng, 0.0, 2 * PI);
+		double ts = orc_range(&rng, 0.0, 2 * PI);
+		// a: a short segment or triangle at the origin; b: a needle
+		// through a point `gap` (and then some) away, at any angle.
+		imp_vec2 pa_pts[3] = {V(0.0, 0.0), V(size * cos(ts), size * sin(ts)),
+				      V(size * orc_range(&rng, -1.0, 1.0), size * orc_range(&rng, -1.0, 1.0))};
+		int na_in = orc_int(&rng, 2) ? 2 : 3;
+		// One end near the foot (as in the finding), or anywhere.
+		double off = (orc_int(&rng, 2) ? orc_range(&rng, -1e-4, 0.0) : orc_range(&rng, -1.0, 0.0)) * len;
+		imp_vec2 base = V(2.0 * gap + size, 0.0);
+		imp_vec2 pb_pts[2] = {V(base.x + off * cos(tn), base.y + off * sin(tn)),
+				      V(base.x + (off + len) * cos(tn), base.y + (off + len) * sin(tn))};
+		imp_shape *a, *b;
+		double ra = orc_int(&rng, 2) ? 0.0 : gap * orc_range(&rng, 0.0, 0.5);
+		double rb = orc_int(&rng, 2) ? 0.0 : gap * orc_range(&rng, 0.0, 0.5);
+		assert_int_equal(imp_shape_polygon(pa_pts, na_in, ra, &a), IMP_OK);
+		assert_int_equal(imp_shape_polygon(pb_pts, 2, rb, &b), IMP_OK);
+		double ta = orc_range(&rng, 0.0, 2 * PI);
+		imp_pose2 pa = {V(orc_range(&rng, -1.0, 1.0) * gap, orc_range(&rng, -1.0, 1.0) * gap), {cos(ta), sin(ta)}};
+		imp_pose2 pb = {pa.p, pa.q}; // b's points are given in a's frame
+		imp_vec2 la[3], lb[2];
+		int na = imp_shape_vertices2(a, la, 3), nb = imp_shape_vertices2(b, lb, 2);
+		double want = fmax(orc_signed_distance(la, na, ra, lb, nb, rb), 0.0);
+		double scene = orc_scene(la, na, ra, lb, nb, rb);
+		for (int swap = 0; swap < 2; ++swap) {
+			double d = swap ? imp_distance2(b, pb, a, pa, NULL) : imp_distance2(a, pa, b, pb, NULL);
+			imp_closest2_result r;
+			assert_int_equal(swap ? imp_closest2(b, pb, a, pa, NULL, &r) : imp_closest2(a, pa, b, pb, NULL, &r),
+					 IMP_OK);
+			double err = fmax(fabs(d - want), fabs(fmax(r.distance, 0.0) - want)) / scene;
+			worst = fmax(worst, err);
+			if (!(err <= 1e-12) && ++fails <= 3)
+				printf("  case %d, gap %g, needle %g, swap %d: Level 2 %.17g, Level 3 %.17g for %.17g\n", i, gap,
+				       len, swap, d, r.distance, want);
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  needle parallelograms: worst %.3g of the scene\n", worst);
+	assert_int_equal(fails, 0);
+	// The finding: its triangle is a segment (two of its points are 34
+	// apart beside 1.4e25), its capsule's core a needle; brute force to
+	// 60 digits gives 3.3536340264467300e27.
+	const imp_vec2 tri[3] = {V(-8.4488656465351915e-39, 34.125), V(34.1875, 34.125),
+				 V(-1.3654722685217579e+25, -1.3654722685217579e+25)};
+	imp_shape *a, *b;
+	assert_int_equal(imp_shape_polygon(tri, 3, 1.0923778148174063e+26, &a), IMP_OK);
+	assert_int_equal(imp_shape_capsule2(V(-1.1227426313022581e+25, -2.2908823190999533e+32),
+					    V(-1.3654722685217579e+25, -1.3654722685217579e+25), 1.3654722685217579e+25,
+					    &b),
+			 IMP_OK);
+	imp_pose2 pa = {V(-1.3654722685217579e+25, -1.3654722685217579e+25), {0.42755509343028214, -0.90398929312344334}};
+	imp_pose2 pb = {V(-3.4947023130509893e+27, 15.5), {1.0, 0.0}};
+	const double want = 3.3536340264467300e27;
+	for (int swap = 0; swap < 2; ++swap) {
+		double d = swap ? imp_distance2(b, pb, a, pa, NULL) : imp_distance2(a, pa, b, pb, NULL);
+		if (!(fabs(d - want) <= 1e-12 * 2.3e32))
+			fail_msg("finding 64, swap %d: %.17g, not %.17g", swap, d, want);
+	}
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+}
+
 static void test_user_circle_box_face(void **state)
 {
 	(void)state;
@@ -1838,6 +1923,7 @@ int main(void)
 		cmocka_unit_test(test_user_circle_box_face),
 		cmocka_unit_test(test_needle_tip_dent),
 		cmocka_unit_test(test_far_needle_segments),
+		cmocka_unit_test(test_needle_parallelogram),
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
 		cmocka_unit_test(test_sliver_walk),

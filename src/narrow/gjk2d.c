@@ -188,11 +188,14 @@ static inline int solve_segment(imp_svert2 *s, imp_vec2 *v)
 		*v = B;
 		return 1;
 	}
-	// A x e, not A x B (equal in exact arithmetic): the product of
-	// the two ends cancels when the edge is short beside them (an edge
+	// A x e or B x e, not A x B (equal in exact arithmetic): the product
+	// of the two ends cancels when the edge is short beside them (an edge
 	// 1e21 long at 8e28 gave distances 1.6e-9 long), and e is exact there
-	// (Sterbenz).
-	double k = imp_vec2_cross(A, e) / (tb - ta);
+	// (Sterbenz). The nearer end's: its product with e cancels least (an
+	// edge from 3.5e27 to a needle's end at 2.3e32 was 5e-12 long from the
+	// far end, which made a step that gained look like a stall).
+	// |B|^2 - |A|^2 = e . (A + B) = ta + tb.
+	double k = imp_vec2_cross(ta + tb > 0.0 ? A : B, e) / (tb - ta);
 	*v = imp_vec2_make(e.y * k, -e.x * k);
 	return 2;
 }
@@ -620,17 +623,20 @@ static inline near near_vertex(imp_vec2 x)
 IMP_ALWAYS_INLINE int small_segment(vtx x, vtx y, vtx *p, vtx *q, near *v)
 {
 	imp_vec2 e = imp_vec2_sub(y.w, x.w);
-	if (imp_vec2_dot(x.w, e) >= 0.0) {
+	double tx = imp_vec2_dot(x.w, e);
+	if (tx >= 0.0) {
 		*p = x;
 		*v = near_vertex(x.w);
 		return 1;
 	}
-	if (imp_vec2_dot(y.w, e) <= 0.0) {
+	double ty = imp_vec2_dot(y.w, e);
+	if (ty <= 0.0) {
 		*p = y;
 		*v = near_vertex(y.w);
 		return 1;
 	}
-	double cr = imp_vec2_cross(x.w, e); // not x x y: see solve_segment
+	// Not x x y, and from the nearer end: see solve_segment.
+	double cr = imp_vec2_cross(tx + ty > 0.0 ? x.w : y.w, e);
 	*p = x;
 	*q = y;
 	v->d = cr >= 0.0 ? imp_vec2_make(e.y, -e.x) : imp_vec2_make(-e.y, e.x);
