@@ -1085,6 +1085,41 @@ static void test_wide_rim_support3(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/// Fuzz finding 65: a capsule of radius 1e149 whose core is 1e-9 long,
+/// and a capsule 10.5 long at the same pose. The scene is scaled to unit
+/// size, the short core's square (1e-316) underflowed, its inverse was
+/// infinite, the nearest point NaN, and the overlap test said apart
+/// (from a radius of 1e146 up). Pairs of capsules and spheres at one pose,
+/// radii 1e100 to 1e150, cores 1e-300 to 1e3 long: every invariant of
+/// check3, overlap true (the cores meet).
+static void test_tiny_core_huge_radius(void **state)
+{
+	(void)state;
+	rng r = {0x65A1F00DULL};
+	failures = 0;
+	scene_text[0] = 0;
+	for (int i = 0; i < 600; ++i) {
+		double big = decade(&r, 100, 150), small = decade(&r, -300, 3);
+		imp_vec3 o = {0.0, 0.0, 0.0};
+		imp_vec3 p1 = {small * uniform(&r), small * uniform(&r), small * uniform(&r)};
+		imp_vec3 q1 = {decade(&r, -100, 1), decade(&r, -100, 1), 1e-100};
+		imp_shape *a = NULL, *b = NULL;
+		assert_int_equal(imp_shape_capsule3(o, q1, decade(&r, -100, 0), &a), IMP_OK);
+		if (below(&r, 4) == 0)
+			assert_int_equal(imp_shape_sphere(p1, big, &b), IMP_OK);
+		else
+			assert_int_equal(imp_shape_capsule3(o, p1, big, &b), IMP_OK);
+		imp_pose3 pose = {{0.0, 0.0, 0.0}, random_quat(&r)};
+		check3("tiny core, huge radius", i, a, pose, b, pose, NAN);
+		check3("tiny core, huge radius", i, b, pose, a, pose, NAN);
+		if (!imp_overlap3(a, pose, b, pose, NULL) || !imp_overlap3(b, pose, a, pose, NULL))
+			report("imp_overlap3 (the cores meet)", "tiny core, huge radius", i, 0.0, 1.0);
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	assert_int_equal(failures, 0);
+}
+
 /// Issue 20, defect 2: where EPA ran out of faces it left its candidate
 /// count unset, and the depth read past its candidates; a flat ellipsoid
 /// and a cone at the same pose were answered IMP_OK with NaN witnesses.
@@ -1304,6 +1339,7 @@ int main(void)
 		cmocka_unit_test(test_sliver_simplex3),
 		cmocka_unit_test(test_wide_rim_support3),
 		cmocka_unit_test(test_epa_no_face),
+		cmocka_unit_test(test_tiny_core_huge_radius),
 		cmocka_unit_test(test_cylinder_cap3),
 		cmocka_unit_test(test_sliver_triangle_normal3),
 	};

@@ -1660,6 +1660,13 @@ IMP_ALWAYS_INLINE void segment_params(imp_vec3 p0, imp_vec3 p1, imp_vec3 q0, imp
 	double a = imp_vec3_dot(d1, d1), e = imp_vec3_dot(d2, d2), f = imp_vec3_dot(d2, r);
 	double cc = imp_vec3_dot(d1, r), b = imp_vec3_dot(d1, d2);
 	double sp = 0.0, tq = 0.0;
+	// A segment whose square is below 2^-1020 is a point: 1 / |d|^2 would
+	// be infinite (a capsule core 1e-9 long in a scene of 1e149, scaled to
+	// unit size, made the overlap test's point NaN and answered apart,
+	// fuzz finding 65), and the segment is within 1e-154 of its end.
+	const double tiny = 0x1p-1020;
+	a = a >= tiny ? a : 0.0;
+	e = e >= tiny ? e : 0.0;
 	if (a > 0.0 && e > 0.0) {
 		// The divisions are independent of each other, so they overlap
 		// in the pipeline instead of waiting for one another.
