@@ -1253,8 +1253,9 @@ static imp_vec3 polish_jump(imp_gjk3_ctx *c, imp_vec3 u, imp_vec3 t, double eps,
 /// stalls on a ridge it does not follow. The stalled simplex shows the
 /// ridge: its new support lies across it (the other rim, the length of the
 /// cylinder away), so the search's axes are along the ridge (normal to u
-/// and to that jump) and across it. A compass search on those axes, the
-/// step halved from 1e-3 to 1e-13 where no move gains, finds the maximum;
+/// and to that jump) and across it. A compass search on those axes (the
+/// step from 1e-3 radians, doubled where a move gains and halved where
+/// none does, down to 1e-13; POLISH_SUPPORTS at most) finds the maximum;
 /// the answer is then the foot of the plane, bound * u, a point of C when
 /// one core's support there is unique (the ellipsoid, the needle's end):
 /// that core's support point and the foot give both witnesses. An
