@@ -1846,6 +1846,68 @@ static void test_needle_parallelogram(void **state)
 	imp_shape_destroy(b);
 }
 
+/// Fuzz finding 66: a user ellipse 0.039 by 320512 through the middle of
+/// a box, their centres 4.9e-324 apart, was called apart by the overlap
+/// test. GJK's first direction is that difference: turned into the box's
+/// frame it lost its direction to underflow, and its dot product with the
+/// first support rounded to a positive subnormal, which read as a
+/// separating line. Polygons, boxes and user ellipses whose centres are a
+/// few subnormals to 1e-300 apart (they overlap), every support mode, both
+/// orders: overlap true and distance 0.
+static void test_subnormal_first_direction(void **state)
+{
+	(void)state;
+	orc_rng rng = {6601};
+	int fails = 0;
+	for (int i = 0; i < 3000; ++i) {
+		ellipse e = {pow(10.0, orc_range(&rng, -2.0, 6.0)), pow(10.0, orc_range(&rng, -2.0, 6.0))};
+		imp_shape *a, *b;
+		int kind = orc_int(&rng, 3);
+		if (kind == 0) {
+			assert_int_equal(imp_shape_user2(scaled_ellipse_support, &e, 0.0, &a), IMP_OK);
+		} else if (kind == 1) {
+			assert_int_equal(imp_shape_box2(e.a, e.b, 0.0, &a), IMP_OK);
+		} else {
+			imp_vec2 pts[5];
+			for (int k = 0; k < 5; ++k) {
+				double t = 2 * PI * (k + orc_range(&rng, 0.0, 0.8)) / 5.0;
+				pts[k] = V(e.a * cos(t), e.b * sin(t));
+			}
+			assert_int_equal(imp_shape_polygon(pts, 5, 0.0, &a), IMP_OK);
+		}
+		assert_int_equal(imp_shape_box2(orc_range(&rng, 0.5, 10.0), orc_range(&rng, 0.5, 30.0), 0.0, &b), IMP_OK);
+		double tiny = ldexp(floor(orc_range(&rng, 1.0, 4.0)), -1074 + (orc_int(&rng, 2) ? 0 : orc_int(&rng, 80) * 10));
+		double ta = orc_range(&rng, 0.0, 2 * PI), tb = orc_range(&rng, 0.0, 2 * PI);
+		imp_pose2 pa = {V(orc_int(&rng, 2) ? -tiny : tiny, orc_int(&rng, 2) ? 0.0 : tiny), {cos(ta), sin(ta)}};
+		imp_pose2 pb = {V(0.0, 0.0), {cos(tb), sin(tb)}};
+		for (int mode = 0; mode < 3; ++mode) {
+			imp_query_options o = imp_default_query_options();
+			o.support = (imp_support_mode)mode;
+			for (int swap = 0; swap < 2; ++swap) {
+				bool ov = swap ? imp_overlap2_ex(b, pb, a, pa, NULL, &o) : imp_overlap2_ex(a, pa, b, pb, NULL, &o);
+				double d = swap ? imp_distance2_ex(b, pb, a, pa, NULL, &o) : imp_distance2_ex(a, pa, b, pb, NULL, &o);
+				if (!(ov && d == 0.0) && ++fails <= 3)
+					printf("  case %d, kind %d, offset %g, mode %d, swap %d: overlap %d, distance %g\n", i, kind,
+					       tiny, mode, swap, ov, d);
+			}
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	// The finding.
+	ellipse e = {0.0389404296875, 320512.0};
+	imp_shape *a, *b;
+	assert_int_equal(imp_shape_user2(scaled_ellipse_support, &e, 0.0, &a), IMP_OK);
+	assert_int_equal(imp_shape_box2(4.25, 24.25, 0.0, &b), IMP_OK);
+	imp_pose2 pa = {V(-4.9406564584124654e-324, 0.0), {1.0, 0.0}};
+	imp_pose2 pb = {V(0.0, 0.0), {0.98078528040323043, 0.19509032201612825}};
+	if (!imp_overlap2(a, pa, b, pb, NULL) || !imp_overlap2(b, pb, a, pa, NULL))
+		fail_msg("finding 66: an ellipse through a box's centre called apart");
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+	assert_int_equal(fails, 0);
+}
+
 static void test_user_circle_box_face(void **state)
 {
 	(void)state;
@@ -1924,6 +1986,7 @@ int main(void)
 		cmocka_unit_test(test_needle_tip_dent),
 		cmocka_unit_test(test_far_needle_segments),
 		cmocka_unit_test(test_needle_parallelogram),
+		cmocka_unit_test(test_subnormal_first_direction),
 		cmocka_unit_test(test_user_degenerate),
 		cmocka_unit_test(test_sliver_property),
 		cmocka_unit_test(test_sliver_walk),

@@ -424,16 +424,16 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 	imp_vec2 v;
 	if (cache == NULL || !warm_start(c, cache, s, &n, &v)) {
 		bool interior;
-		imp_vec2 d = first_direction(c, cache, &interior);
-		imp_cso_support2(c, imp_vec2_make(-d.x, -d.y), &s[0]);
+		imp_vec2 d = first_direction(c, cache, &interior), dn = imp_search_dir2(d);
+		imp_cso_support2(c, imp_vec2_make(-dn.x, -dn.y), &s[0]);
 		n = 1;
 		v = s[0].w;
-		double dw = imp_vec2_dot(d, s[0].w);
-		if (boolean && !c->bad && dw > 0.0 && dw > R * robust_length(d, NULL)) {
+		double dw = imp_vec2_dot(dn, s[0].w);
+		if (boolean && !c->bad && dw > 0.0 && dw > R * robust_length(dn, NULL)) {
 			// Every point of C lies beyond the line through the origin
 			// normal to d (by more than R).
 			out->n = 1;
-			out->v = d;
+			out->v = dn;
 			out->iterations = 0;
 			out->state = IMP_STATE_SEPARATED;
 			return;
@@ -872,18 +872,18 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 		q = (vtx){out->s[n == 2].w, out->s[n == 2].ia, out->s[n == 2].ib};
 	} else {
 		bool interior;
-		imp_vec2 d = first_direction(c, cache, &interior);
+		imp_vec2 d = first_direction(c, cache, &interior), dn = imp_search_dir2(d);
 		interior = interior && c->interior_ok;
-		p = poly_support(c, d);
+		p = poly_support(c, dn);
 		n = 1;
 		v = near_vertex(p.w);
-		if (boolean && near_beyond((near){d, 0.0}, imp_vec2_dot(d, p.w), R)) {
+		if (boolean && near_beyond((near){dn, 0.0}, imp_vec2_dot(dn, p.w), R)) {
 			// Every point of C lies beyond the line through the origin
 			// normal to d (by more than R).
 			if (c->want_simplex)
 				out->s[0] = (imp_svert2){p.w, va[p.ia], p.ia, p.ib};
 			out->n = 1;
-			out->v = d;
+			out->v = dn;
 			out->iterations = 0;
 			out->state = IMP_STATE_SEPARATED;
 			return;
@@ -1206,7 +1206,10 @@ IMP_ALWAYS_INLINE bool lean_run(const imp_shape *a, const imp_shape *b, imp_rot2
 		// interior points.
 		imp_vec2 d0 = imp_vec2_sub(a->center, imp_vec2_add(imp_rot2_apply(q_b, b->center), p_b));
 		bool interior = na >= 3 || nb >= 3;
-		if (d0.x == 0.0 && d0.y == 0.0) {
+		if (!(fabs(d0.x) + fabs(d0.y) >= 0x1p-500)) {
+			// Centres that coincide, or within 2^-500 (the lean loop's
+			// pairs reach 1e-30 at least): a direction that short turns
+			// and multiplies into underflow (imp_search_dir2).
 			d0 = imp_vec2_make(1.0, 0.0);
 			interior = false;
 		}

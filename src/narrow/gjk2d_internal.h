@@ -158,6 +158,22 @@ static inline double imp_unit_scale2(double m)
 	return ldexp(1.0, -e);
 }
 
+/// A search direction d, brought near unit size by a power of two (exact)
+/// where its largest coordinate lies outside [2^-500, 2^500], and left as it
+/// is elsewhere. GJK's first direction is the difference of the shapes'
+/// centres: 4.9e-324 apart, a support along it turned into b's frame lost
+/// its direction to underflow (0.195 times 4.9e-324 is 0), and its dot
+/// products are a subnormal or 0; an ellipse through a box's centre was
+/// called apart (fuzz finding 66).
+static inline imp_vec2 imp_search_dir2(imp_vec2 d)
+{
+	double m = fabs(d.x) > fabs(d.y) ? fabs(d.x) : fabs(d.y);
+	if (!(m > 0.0) || (m >= 0x1p-500 && m <= 0x1p500))
+		return d;
+	double k = imp_unit_scale2(m);
+	return imp_vec2_make(d.x * k, d.y * k);
+}
+
 /// v / |v| at any length: v divided by its largest coordinate first (1 / |v|
 /// is infinite for a subnormal |v|: EPA's normal of a flat difference
 /// 1e-310 long was NaN, fuzz finding 53); `fallback` for v = 0.

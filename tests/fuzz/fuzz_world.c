@@ -586,6 +586,16 @@ static imp_status query(run *r, int op)
 			if (!seen_by(r, &qf, k) || !body_distance(r, s, p2, p3, k, &d, &scale))
 				continue;
 			double tol = fz_rel_tol(r->dim, scale) * scale + FZ_TINY;
+			if (((d < -tol && !in[k]) || (d > tol && in[k])) && getenv("FZ_VERBOSE")) {
+				print_made(r, s, "query shape ");
+				fprintf(stderr, "  at (%.17g %.17g; %.17g %.17g) / (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g)\n",
+					p2.p.x, p2.p.y, p2.q.c, p2.q.s, p3.p.x, p3.p.y, p3.p.z, p3.q.x, p3.q.y, p3.q.z, p3.q.w);
+				fprintf(stderr, "  slot %d at (%.17g %.17g; %.17g %.17g) / (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g): ",
+					k, r->body[k].pose2.p.x, r->body[k].pose2.p.y, r->body[k].pose2.q.c, r->body[k].pose2.q.s,
+					r->body[k].pose3.p.x, r->body[k].pose3.p.y, r->body[k].pose3.p.z, r->body[k].pose3.q.x,
+					r->body[k].pose3.q.y, r->body[k].pose3.q.z, r->body[k].pose3.q.w);
+				print_made(r, r->body[k].shape, "");
+			}
 			if ((d < -tol && !in[k]) || (d > tol && in[k]))
 				fz_finding("world.overlap_shape", "slot %d at distance %.17g %s", k, d,
 					   in[k] ? "reported" : "not reported");
