@@ -1846,9 +1846,9 @@ static void test_needle_parallelogram(void **state)
 	imp_shape_destroy(b);
 }
 
-/// Fuzz finding 66: a user ellipse 0.039 by 320512 through the middle of
-/// a box, their centres 4.9e-324 apart, was called apart by the overlap
-/// test. GJK's first direction is that difference: turned into the box's
+/// Fuzz findings 66 and 67: a user ellipse 0.039 by 320512 through the
+/// middle of a box, their centres 4.9e-324 apart, was called apart by the
+/// overlap test. GJK's first direction is that difference: turned into the box's
 /// frame it lost its direction to underflow, and its dot product with the
 /// first support rounded to a positive subnormal, which read as a
 /// separating line. Polygons, boxes and user ellipses whose centres are a
@@ -1903,6 +1903,19 @@ static void test_subnormal_first_direction(void **state)
 	imp_pose2 pb = {V(0.0, 0.0), {0.98078528040323043, 0.19509032201612825}};
 	if (!imp_overlap2(a, pa, b, pb, NULL) || !imp_overlap2(b, pb, a, pa, NULL))
 		fail_msg("finding 66: an ellipse through a box's centre called apart");
+	imp_shape_destroy(a);
+	imp_shape_destroy(b);
+	// Finding 67: a plate and a flat ellipse through each other, centres
+	// 4.9e-324 apart on both axes. Level 1 took that difference for its
+	// interior point, 4.9e-324 from the origin; the next support's reach
+	// along it rounded to 0, and GJK stopped there, apart.
+	ellipse f = {0.0625, 1.52587890625e-05};
+	assert_int_equal(imp_shape_user2(scaled_ellipse_support, &f, 0.0, &a), IMP_OK);
+	assert_int_equal(imp_shape_box2(4.265625, 0.00390625, 0.0, &b), IMP_OK);
+	imp_pose2 pf = {V(-4.9406564584124654e-324, -4.9406564584124654e-324), {0.78834642762660589, -0.61523159058062737}};
+	imp_pose2 pe = {V(0.0, 0.0), {1.0, 0.0}};
+	if (!imp_overlap2(b, pf, a, pe, NULL) || !imp_overlap2(a, pe, b, pf, NULL))
+		fail_msg("finding 67: a plate and an ellipse through each other called apart");
 	imp_shape_destroy(a);
 	imp_shape_destroy(b);
 	assert_int_equal(fails, 0);

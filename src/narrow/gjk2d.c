@@ -439,8 +439,11 @@ static void gjk_user(imp_gjk2_ctx *c, const imp_simplex_cache *cache, const imp_
 			return;
 		}
 		// The interior point (see gjk_polygons) only for Level 1: EPA, which
-		// follows at Level 3, grows its polygon from support points.
-		if (boolean && interior && c->interior_ok) {
+		// follows at Level 3, grows its polygon from support points. Not
+		// one imp_search_dir2 had to scale: 4.9e-324 from the origin, the
+		// next support's reach along it rounded to 0 and GJK stopped there,
+		// apart (an ellipse and a plate through each other; fuzz finding 67).
+		if (boolean && interior && c->interior_ok && dn.x == d.x && dn.y == d.y) {
 			s[1] = (imp_svert2){d, c->a.shape->center, -1, -1};
 			n = solve_segment(s, &v);
 		}
@@ -873,7 +876,7 @@ IMP_ALWAYS_INLINE void gjk_polygons(imp_gjk2_ctx *c, const imp_simplex_cache *ca
 	} else {
 		bool interior;
 		imp_vec2 d = first_direction(c, cache, &interior), dn = imp_search_dir2(d);
-		interior = interior && c->interior_ok;
+		interior = interior && c->interior_ok && dn.x == d.x && dn.y == d.y; // see gjk_user
 		p = poly_support(c, dn);
 		n = 1;
 		v = near_vertex(p.w);
