@@ -842,6 +842,59 @@ static double first_contact_bisected(imp_vec3 c, imp_vec3 u, double r)
 	return hi;
 }
 
+/// Fuzz finding 68: two 2D boxes 1e-310 across, one's corner on the
+/// other's centre, were called apart by the time of impact (and the
+/// world's cast, where motion_free found them in contact): a shape's reach
+/// was the square root of a sum of squares, 0 for sizes that small, so the
+/// shapes' balls never met and no distance was asked. Boxes, polygons and
+/// 3D boxes and polytopes from 1e-300 down to a few subnormal units, each
+/// overlapping a copy of itself moved by a fraction of its size, still or
+/// moving: overlapped at t = 0.
+static void test_subnormal_shapes_overlapped(void **state)
+{
+	(void)state;
+	const double sizes[] = {1e-300, 1e-308, 9.9999999999999694e-311, 1e-315, 1e-320, 2e-322};
+	uint64_t seed = 6801;
+	int fails = 0;
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+		double h = sizes[i];
+		for (int kind = 0; kind < 4; ++kind) {
+			imp_shape *s = NULL;
+			const imp_vec2 tri[3] = {{-h, -h}, {h, -h}, {0.0, h}};
+			const imp_vec3 tet[4] = {{-h, -h, -h}, {h, -h, -h}, {0.0, h, -h}, {0.0, 0.0, h}};
+			imp_status st = kind == 0   ? imp_shape_box2(h, h, 0.0, &s)
+					: kind == 1 ? imp_shape_polygon(tri, 3, 0.0, &s)
+					: kind == 2 ? imp_shape_box3(h, h, h, 0.0, &s)
+						    : imp_shape_polytope(tet, 4, 0.0, &s);
+			assert_int_equal(st, IMP_OK);
+			for (int k = 0; k < 20; ++k) {
+				double f = (double)(rng_next(&seed) % 1000) / 4000.0, ang = (double)(rng_next(&seed) % 628) / 100.0;
+				double v = k % 2 ? 0.0 : h; // still, or moving by its size over the step
+				imp_toi_state got;
+				if (kind < 2) {
+					imp_motion2 ma = {{{0.0, 0.0}, {1.0, 0.0}}, {v, 0.0}, 0.0};
+					imp_motion2 mb = {{{f * h, f * h}, {cos(ang), sin(ang)}}, {0.0, v}, 0.0};
+					imp_toi2_result r;
+					assert_int_equal(imp_time_of_impact2(s, ma, s, mb, 1.0, &r), IMP_OK);
+					got = r.state;
+				} else {
+					imp_motion3 ma = {{{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}}, {v, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+					imp_motion3 mb = {{{f * h, f * h, f * h}, {0.0, 0.0, sin(0.5 * ang), cos(0.5 * ang)}},
+							  {0.0, v, 0.0},
+							  {0.0, 0.0, 0.0}};
+					imp_toi3_result r;
+					assert_int_equal(imp_time_of_impact3(s, ma, s, mb, 1.0, &r), IMP_OK);
+					got = r.state;
+				}
+				if (got != IMP_TOI_OVERLAPPED && ++fails <= 5)
+					print_message("size %g, kind %d, case %d: state %d, not overlapped\n", h, kind, k, (int)got);
+			}
+			imp_shape_destroy(s);
+		}
+	}
+	assert_int_equal(fails, 0);
+}
+
 /// Fuzz finding 51: two points (reach 0, so the automatic tolerance was 0)
 /// meeting exactly at the end of a motion 1.4e-310 long that turns: the
 /// rotation's rounding left them 1.6e-322 apart at t = 1, the time of
@@ -1016,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_motion_poses),
 		cmocka_unit_test(test_huge_scene_ball_start),
 		cmocka_unit_test(test_points_meet_at_end),
+		cmocka_unit_test(test_subnormal_shapes_overlapped),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

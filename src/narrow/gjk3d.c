@@ -121,6 +121,19 @@ IMP_ALWAYS_INLINE int proxy_support(imp_proxy3 *x, imp_vec3 d, imp_vec3 *point, 
 void imp_cso_support3(imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out)
 {
 	imp_vec3 pa, pb;
+	if (c->scaled) {
+		// The cores' own coordinates are not scaled: in a scene of 1e-312
+		// a direction of 1e-13 (a scaled v near its answer) times a vertex
+		// underflowed to 0 in every dot product, the search took vertex 0,
+		// and two tetrahedra through each other were called apart (found
+		// with fuzz finding 68). A direction only: brought near unit size
+		// by a power of two.
+		double m = imp_max3(fabs(d.x), fabs(d.y), fabs(d.z));
+		if (m > 0.0 && isfinite(m)) {
+			int e = ilogb(m);
+			d = imp_vec3_make(ldexp(d.x, -e), ldexp(d.y, -e), ldexp(d.z, -e));
+		}
+	}
 	out->ia = proxy_support(&c->a, d, &pa, &c->bad);
 	if (c->b_in_a) {
 		out->ib = imp_support3_brute(c->b.v, c->b.s->count, imp_vec3_neg(d));

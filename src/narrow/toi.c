@@ -92,7 +92,7 @@ static double user_reach(const imp_shape *s, double shrink)
 		y = fmax(fabs(box.lo.y + shrink), fabs(box.hi.y - shrink));
 		z = fmax(fabs(box.lo.z + shrink), fabs(box.hi.z - shrink));
 	}
-	return sqrt(x * x + y * y + z * z);
+	return hypot(hypot(x, y), z); // not sqrt(x^2 + y^2 + z^2), which underflows (fuzz finding 68)
 }
 
 static bool is_user(const imp_shape *s)

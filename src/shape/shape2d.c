@@ -102,14 +102,18 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 	if (table)
 		fill_start_table(v, n, (int32_t *)(v + n));
 	imp_vec2 c = {0.0, 0.0};
-	double r2 = 0.0;
+	double r = 0.0;
 	for (int i = 0; i < n; ++i) {
 		c = imp_vec2_add(c, v[i]);
-		double d2 = imp_vec2_dot(v[i], v[i]);
-		r2 = d2 > r2 ? d2 : r2;
+		// hypot, not the square root of a sum of squares, which
+		// underflows: a box 1e-310 across had reach 0, and a time of
+		// impact took two such boxes through each other for apart (fuzz
+		// finding 68).
+		double d = hypot(v[i].x, v[i].y);
+		r = d > r ? d : r;
 	}
 	s->center = imp_vec2_scale(1.0 / n, c);
-	s->bound_radius = sqrt(r2) + radius;
+	s->bound_radius = r + radius;
 	*out = s;
 	return IMP_OK;
 }
@@ -213,7 +217,7 @@ imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double ra
 	cold->user = user;
 	s->center = imp_vec2_scale(0.5, imp_vec2_add(e[0], e[1]));
 	double hx = imp_max(fabs(e[0].x), fabs(e[1].x)), hy = imp_max(fabs(e[2].y), fabs(e[3].y));
-	s->bound_radius = sqrt(hx * hx + hy * hy) + radius;
+	s->bound_radius = hypot(hx, hy) + radius; // not sqrt(hx^2 + hy^2): see make_polygon's
 	*out = s;
 	return IMP_OK;
 }

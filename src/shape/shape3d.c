@@ -232,13 +232,15 @@ static imp_status make_polytope(const imp_hull3 *h, int kind, double radius, con
 		s->axis_start[k] = imp_support3_brute(v, h->nv, axis);
 	}
 	imp_vec3 c = {0.0, 0.0, 0.0};
-	double r2 = 0.0;
+	double r = 0.0;
 	for (int i = 0; i < h->nv; ++i) {
 		c = imp_vec3_add(c, imp_vec3_scale(1.0 / h->nv, v[i]));
-		r2 = imp_max(r2, imp_vec3_dot(v[i], v[i]));
+		// hypot: the square root of a sum of squares underflows (a 2D
+		// box 1e-310 across had reach 0; fuzz finding 68).
+		r = imp_max(r, hypot(hypot(v[i].x, v[i].y), v[i].z));
 	}
 	s->center = c;
-	s->bound_radius = sqrt(r2) + radius;
+	s->bound_radius = r + radius;
 	*out = (imp_shape *)(void *)s;
 	return IMP_OK;
 }
@@ -482,7 +484,7 @@ imp_status imp_shape_user3(imp_support3_fn *support, const void *user, double ra
 	s->center = imp_vec3_scale(0.5, imp_vec3_add(e[0], e[1]));
 	double hx = imp_max(fabs(e[0].x), fabs(e[1].x)), hy = imp_max(fabs(e[2].y), fabs(e[3].y)),
 	       hz = imp_max(fabs(e[4].z), fabs(e[5].z));
-	s->bound_radius = sqrt(hx * hx + hy * hy + hz * hz) + radius;
+	s->bound_radius = hypot(hypot(hx, hy), hz) + radius; // hypot: see the polytope's
 	*out = (imp_shape *)(void *)s;
 	return IMP_OK;
 }

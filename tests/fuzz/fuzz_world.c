@@ -525,15 +525,24 @@ static imp_status cast(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, c
 	} else if (dst == IMP_OK) {
 		if (free_motion != (dflt.state == IMP_CAST_FREE) && getenv("FZ_VERBOSE")) {
 			print_made(r, s, "motion of ");
-			fprintf(stderr, "  from (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g) to (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g)\n",
-				p3.p.x, p3.p.y, p3.p.z, p3.q.x, p3.q.y, p3.q.z, p3.q.w, t3.p.x, t3.p.y, t3.p.z, t3.q.x, t3.q.y,
-				t3.q.z, t3.q.w);
+			if (r->dim == 2)
+				fprintf(stderr, "  from (%.17g %.17g; %.17g %.17g) to (%.17g %.17g; %.17g %.17g)\n", p2.p.x, p2.p.y,
+					p2.q.c, p2.q.s, t2.p.x, t2.p.y, t2.q.c, t2.q.s);
+			else
+				fprintf(stderr, "  from (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g) to (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g)\n",
+					p3.p.x, p3.p.y, p3.p.z, p3.q.x, p3.q.y, p3.q.z, p3.q.w, t3.p.x, t3.p.y, t3.p.z, t3.q.x,
+					t3.q.y, t3.q.z, t3.q.w);
 			for (int k = 0; k < r->slots; ++k) {
 				if (!seen_by(r, qf ? qf : &(imp_query_filter){0}, k))
 					continue;
 				imp_pose3 bp = r->body[k].pose3;
-				fprintf(stderr, "  slot %d at (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g): ", k, bp.p.x, bp.p.y,
-					bp.p.z, bp.q.x, bp.q.y, bp.q.z, bp.q.w);
+				imp_pose2 bp2 = r->body[k].pose2;
+				if (r->dim == 2)
+					fprintf(stderr, "  slot %d at (%.17g %.17g; %.17g %.17g): ", k, bp2.p.x, bp2.p.y, bp2.q.c,
+						bp2.q.s);
+				else
+					fprintf(stderr, "  slot %d at (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g): ", k, bp.p.x,
+						bp.p.y, bp.p.z, bp.q.x, bp.q.y, bp.q.z, bp.q.w);
 				print_made(r, r->body[k].shape, "");
 			}
 		}
