@@ -482,7 +482,7 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 
 /// h(n) = n . S_C(n): how far C reaches along unit n, an upper bound of
 /// the penetration depth, with the support in *w.
-static double reach_along(imp_gjk3_ctx *c, imp_vec3 n, imp_svert3 *w)
+double imp_depth3_height(imp_gjk3_ctx *c, imp_vec3 n, imp_svert3 *w)
 {
 	imp_cso_support3(c, n, w);
 	return imp_vec3_dot(n, w->w);
@@ -600,7 +600,7 @@ static bool newton_descent(imp_gjk3_ctx *c, imp_vec3 *np, double *hp, imp_svert3
 				imp_vec3 m =
 					unit3(imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(u1, e1), imp_vec3_scale(u2, e2))));
 				imp_svert3 wm;
-				double hm = reach_along(c, m, &wm);
+				double hm = imp_depth3_height(c, m, &wm);
 				if (hm < h || (smooth && hm <= h + round && tangent_length(m, wm.w) < gl)) {
 					n = m;
 					h = hm;
@@ -626,7 +626,7 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 {
 	imp_svert3 w;
 	n = unit3(n);
-	double h = reach_along(c, n, &w);
+	double h = imp_depth3_height(c, n, &w);
 	int it = 0;
 	bool converged = newton_descent(c, &n, &h, &w, max_iterations, tol, &it);
 	if (!converged && !c->bad) {
@@ -646,7 +646,7 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 				imp_vec3 m = unit3(imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(step * compass[k][0], e1),
 										 imp_vec3_scale(step * compass[k][1], e2))));
 				imp_svert3 wm;
-				double hm = reach_along(c, m, &wm);
+				double hm = imp_depth3_height(c, m, &wm);
 				if (hm < h) {
 					n = m;
 					h = hm;
@@ -680,7 +680,7 @@ bool imp_depth3_refine(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double t
 bool imp_depth3_nearest(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_svert3 *w, int *iterations)
 {
 	n = unit3(n);
-	double h = reach_along(c, n, w);
+	double h = imp_depth3_height(c, n, w);
 	if (c->bad || !(h < 0.0))
 		return false;
 	bool converged = newton_descent(c, &n, &h, w, max_iterations, tol, iterations);
@@ -691,7 +691,7 @@ bool imp_depth3_try(imp_gjk3_ctx *c, imp_vec3 n, imp_epa3_result *out)
 {
 	imp_svert3 w;
 	n = unit3(n);
-	double h = reach_along(c, n, &w);
+	double h = imp_depth3_height(c, n, &w);
 	if (c->bad || !(h < out->depth))
 		return false;
 	out->normal = n;

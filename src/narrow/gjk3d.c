@@ -1240,8 +1240,7 @@ static imp_vec3 polish_turn(imp_vec3 u, imp_vec3 t)
 /// least u . w from the origin along u, w = C's support along -u.
 static double polish_bound(imp_gjk3_ctx *c, imp_vec3 u, imp_svert3 *w)
 {
-	imp_cso_support3(c, imp_vec3_neg(u), w);
-	return imp_vec3_dot(u, w->w);
+	return -imp_depth3_height(c, imp_vec3_neg(u), w);
 }
 
 /// The jump of a core's support point when u turns by `eps` either way
@@ -2487,13 +2486,11 @@ static void try_face_normals(imp_gjk3_ctx *c, const imp_proxy3 *x, bool is_b, im
 /// The most distinct support points try_support_kinks keeps.
 #define KINK_POINTS 6
 
-/// h along unit u (any length given).
-static double h_along(imp_gjk3_ctx *c, imp_vec3 u)
+/// h at angle x on the great circle through unit u0 along unit t.
+static double circle_h(imp_gjk3_ctx *c, imp_vec3 u0, imp_vec3 t, double x)
 {
-	u = imp_vec3_scale(1.0 / imp_vec3_length(u), u);
 	imp_svert3 w;
-	imp_cso_support3(c, u, &w);
-	return imp_vec3_dot(u, w.w);
+	return imp_depth3_height(c, imp_vec3_add(imp_vec3_scale(cos(x), u0), imp_vec3_scale(sin(x), t)), &w);
 }
 
 /// The lowest h on the arc of the great circle through unit u0 along unit
@@ -2505,21 +2502,20 @@ static imp_vec3 kink_circle_min(imp_gjk3_ctx *c, imp_vec3 u0, imp_vec3 t, double
 	const double g = 0.6180339887498949;
 	double lo = -span, hi = span;
 	double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-	double f1 = h_along(c, imp_vec3_add(imp_vec3_scale(cos(x1), u0), imp_vec3_scale(sin(x1), t)));
-	double f2 = h_along(c, imp_vec3_add(imp_vec3_scale(cos(x2), u0), imp_vec3_scale(sin(x2), t)));
+	double f1 = circle_h(c, u0, t, x1), f2 = circle_h(c, u0, t, x2);
 	while (hi - lo > 1e-11 && !c->bad) {
 		if (f1 <= f2) {
 			hi = x2;
 			x2 = x1;
 			f2 = f1;
 			x1 = hi - g * (hi - lo);
-			f1 = h_along(c, imp_vec3_add(imp_vec3_scale(cos(x1), u0), imp_vec3_scale(sin(x1), t)));
+			f1 = circle_h(c, u0, t, x1);
 		} else {
 			lo = x1;
 			x1 = x2;
 			f1 = f2;
 			x2 = lo + g * (hi - lo);
-			f2 = h_along(c, imp_vec3_add(imp_vec3_scale(cos(x2), u0), imp_vec3_scale(sin(x2), t)));
+			f2 = circle_h(c, u0, t, x2);
 		}
 	}
 	double x = 0.5 * (lo + hi);
@@ -2596,8 +2592,7 @@ static bool sphere_local_min(imp_gjk3_ctx *c, imp_vec3 n, double h)
 		imp_vec3 m = imp_vec3_add(n, imp_vec3_add(imp_vec3_scale(1e-6 * cos(t), e1), imp_vec3_scale(1e-6 * sin(t), e2)));
 		m = imp_vec3_scale(1.0 / imp_vec3_length(m), m);
 		imp_svert3 w;
-		imp_cso_support3(c, m, &w);
-		if (imp_vec3_dot(m, w.w) < h)
+		if (imp_depth3_height(c, m, &w) < h)
 			return false;
 	}
 	return !c->bad;

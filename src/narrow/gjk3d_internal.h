@@ -182,6 +182,10 @@ bool imp_gjk3_smooth(const imp_gjk3_ctx *c);
 /// vanished to `tol` with h still below 0.
 bool imp_depth3_nearest(imp_gjk3_ctx *c, imp_vec3 n, int max_iterations, double tol, imp_svert3 *w, int *iterations);
 
+/// h(n) = n . s_C(n), C's support height along n (unit for a depth), the
+/// support into *w.
+double imp_depth3_height(imp_gjk3_ctx *c, imp_vec3 n, imp_svert3 *w);
+
 /// h(n) along unit direction n (any length given): when lower than
 /// out->depth, n becomes the answer (one vertex, the support along n).
 bool imp_depth3_try(imp_gjk3_ctx *c, imp_vec3 n, imp_epa3_result *out);
