@@ -1979,6 +1979,62 @@ static void test_user_circle_box_face(void **state)
 	assert_true(exact > 3000);
 }
 
+/// Fuzz finding 70: a thin user ellipse off the centre of a large user
+/// circle. The chords of the polygon EPA grows in C sag more than the near
+/// and far sides' depths differ, and the refinement searched only about
+/// the nearest edge, on the far side: 4518.4999 for 4517.5. The ellipse
+/// (semi-axes a <= b) lies delta off the circle's centre along its thin
+/// axis; h_C(u) = R - delta u.x + sqrt(a^2 u.x^2 + b^2 u.y^2) (u in the
+/// ellipse's frame) is least at u.x = 1, as sqrt(...) >= a, so the depth
+/// is R - delta + a.
+static void test_user_circle_ellipse_basin(void **state)
+{
+	(void)state;
+	orc_rng rng = {7001};
+	int fails = 0, exact = 0, limited = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 2000; ++i) {
+		circle cr = {pow(10.0, orc_range(&rng, 2.0, 5.0))};
+		ellipse el = {pow(10.0, orc_range(&rng, -4.0, -1.0)), orc_range(&rng, 1.0, 20.0)};
+		double delta = orc_range(&rng, 0.05, 0.9) * el.b, th = orc_range(&rng, 0.0, 2 * PI);
+		imp_shape *user, *ell;
+		assert_int_equal(imp_shape_user2(circle_support, &cr, 0.0, &user), IMP_OK);
+		assert_int_equal(imp_shape_user2(ellipse_support, &el, 0.0, &ell), IMP_OK);
+		imp_pose2 pu = {V(orc_range(&rng, -300.0, 300.0), orc_range(&rng, -300.0, 300.0)), {cos(0.7 * i), sin(0.7 * i)}};
+		imp_pose2 pe = {imp_vec2_add(pu.p, V(delta * cos(th), delta * sin(th))), {cos(th), sin(th)}};
+		double depth = cr.r - delta + el.a;
+		for (int swap = 0; swap < 2; ++swap) {
+			for (int limit = 64; limit <= 16384; limit *= 16) {
+				imp_query_options o = imp_default_query_options();
+				o.max_iterations = o.epa_max_iterations = limit;
+				imp_closest2_result r;
+				assert_int_equal(swap ? imp_closest2_ex(ell, pe, user, pu, NULL, &o, &r)
+						      : imp_closest2_ex(user, pu, ell, pe, NULL, &o, &r),
+						 IMP_OK);
+				if (r.state == IMP_STATE_ITERATION_LIMIT) {
+					limited += limit == 16384;
+					continue;
+				}
+				double err = fabs(r.distance + depth) / cr.r;
+				worst = fmax(worst, err);
+				exact++;
+				if (!(r.state == IMP_STATE_OVERLAPPING && err <= 1e-9) && ++fails <= 3)
+					printf("  radius %g, ellipse %g x %g, offset %g, swap %d, limit %d: %.17g (%s) for %.17g\n",
+					       cr.r, el.a, el.b, delta, swap, limit, r.distance, imp_query_state_string(r.state),
+					       -depth);
+				break;
+			}
+		}
+		imp_shape_destroy(user);
+		imp_shape_destroy(ell);
+	}
+	printf("  thin user ellipses off the centre of user circles, 4000 queries: %d answered (worst depth error %.1e "
+	       "of the radius), %d still at the limit of 16384\n",
+	       exact, worst, limited);
+	assert_int_equal(fails, 0);
+	assert_true(exact > 2000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2002,6 +2058,7 @@ int main(void)
 		cmocka_unit_test(test_user_segment_end),
 		cmocka_unit_test(test_box_user_refine_faces),
 		cmocka_unit_test(test_user_circle_box_face),
+		cmocka_unit_test(test_user_circle_ellipse_basin),
 		cmocka_unit_test(test_needle_tip_dent),
 		cmocka_unit_test(test_far_needle_segments),
 		cmocka_unit_test(test_needle_parallelogram),

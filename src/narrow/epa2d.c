@@ -25,6 +25,9 @@ typedef struct edge {
 typedef struct polygon {
 	imp_svert2 v[EPA_CAPACITY];
 	edge e[EPA_CAPACITY];
+	/// h[i]: C's support height along the direction that found vertex i
+	/// (an upper bound of the depth); INFINITY for the first polygon's.
+	double h[EPA_CAPACITY];
 	int n;
 } polygon;
 
@@ -52,14 +55,17 @@ static inline int nearest_edge(const polygon *p)
 	return best;
 }
 
-/// Inserts w after vertex i and refreshes the two new edges.
-static void insert_after(polygon *p, int i, const imp_svert2 *w)
+/// Inserts w, found at support height h, after vertex i and refreshes the
+/// two new edges.
+static void insert_after(polygon *p, int i, const imp_svert2 *w, double h)
 {
 	int k = i + 1;
 	int tail = p->n - k;
 	memmove(&p->v[k + 1], &p->v[k], (size_t)tail * sizeof p->v[0]);
 	memmove(&p->e[k + 1], &p->e[k], (size_t)tail * sizeof p->e[0]);
+	memmove(&p->h[k + 1], &p->h[k], (size_t)tail * sizeof p->h[0]);
 	p->v[k] = *w;
+	p->h[k] = h;
 	p->n += 1;
 	set_edge(p, i);
 	set_edge(p, k);
@@ -215,27 +221,35 @@ static double bracket_end(imp_vec2 n0, imp_vec2 t0, imp_vec2 v, double top, doub
 /// h_C(n0) and no lower than the polygon's depth, which bounds it from
 /// below. The answer stays at the iteration limit when the options cut
 /// the polygon short (max_iterations below the default).
-static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_iterations, imp_epa2_result *out)
+///
+/// Runs about edge `best` of the polygon, whose depth (its nearest edge's
+/// distance, a lower bound) is `floor`; true when it found a minimum, then
+/// in *out (normal, depth, the support as both ends). Counts its supports
+/// in *iterations.
+static bool refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, double floor, imp_epa2_result *out,
+			  int *iterations)
 {
-	imp_vec2 n0 = out->normal, t0 = imp_vec2_make(-n0.y, n0.x);
+	imp_vec2 n0 = p->e[best].normal;
+	n0 = imp_vec2_scale(1.0 / imp_vec2_length(n0), n0);
+	imp_vec2 t0 = imp_vec2_make(-n0.y, n0.x);
 	imp_vec2 np = p->e[best == 0 ? p->n - 1 : best - 1].normal;
 	imp_vec2 nn = p->e[best + 1 == p->n ? 0 : best + 1].normal;
 	// The neighbours' normals as tangent parameters (negative before n0).
 	double lo = imp_vec2_dot(np, n0) > 0.0 ? imp_vec2_dot(np, t0) / imp_vec2_dot(np, n0) : -1.0;
 	double hi = imp_vec2_dot(nn, n0) > 0.0 ? imp_vec2_dot(nn, t0) / imp_vec2_dot(nn, n0) : 1.0;
 	if (!(lo < 0.0) || !(hi > 0.0) || !isfinite(lo) || !isfinite(hi))
-		return;
+		return false;
 	const double g = 0.6180339887498949;
 	imp_vec2 u1, u2, ue, u0;
 	imp_svert2 w1, w2, we, w0;
 	// The cone of the edge's start is on the side before n0, its end's after.
 	double top = support_height(c, n0, t0, 0.0, &u0, &w0);
 	if (c->bad || !isfinite(top))
-		return;
+		return false;
 	lo = bracket_end(n0, t0, p->v[best].w, top, lo);
 	hi = bracket_end(n0, t0, p->v[best + 1 == p->n ? 0 : best + 1].w, top, hi);
 	if (!(lo < 0.0) || !(hi > 0.0))
-		return;
+		return false;
 	// The ends first: a minimum on an end is no minimum of h_C, and then
 	// the polygon's answer stands. Told by where the search ends, not only
 	// by the heights, which near a face of C are equal to rounding.
@@ -263,27 +277,22 @@ static void refine_curved(imp_gjk2_ctx *c, const polygon *p, int best, int max_i
 			f2 = support_height(c, n0, t0, x2, &u2, &w2);
 		}
 	}
-	out->iterations += steps;
+	*iterations += steps;
 	bool first = f1 < f2;
 	double fb = first ? f1 : f2;
 	if (c->bad || !(hi - lo <= 1e-13) || !(lo > lo0 + margin && hi < hi0 - margin) || !(fb < flo && fb < fhi))
-		return;
+		return false;
 	// At a face of C (a kink of h_C) the search ends within its angle of
 	// the face's normal, n0 when the polygon's edge lies on that face.
 	bool at_n0 = top <= fb;
 	fb = at_n0 ? top : fb;
-	if (!(fb >= out->depth - 1e-12 * (out->depth + 1.0)))
-		return;
+	if (!(fb >= floor - 1e-12 * (floor + 1.0)))
+		return false;
 	out->normal = at_n0 ? u0 : (first ? u1 : u2);
 	out->depth = fb > 0.0 ? fb : 0.0;
 	out->e0 = out->e1 = at_n0 ? w0 : (first ? w1 : w2);
 	out->t = 0.0;
-	// A polygon cut short by the options (fewer iterations than the
-	// default) leaves the search bracketed far off: a local minimum it
-	// finds is the best found, not the depth (a user circle of radius 510
-	// in a thin polygon, 510.125 at 7 iterations as exact; fuzz findings
-	// 43, 44 and a user shape 27198 deep for 27123 at one).
-	out->limit = max_iterations < imp_default_options.epa_max_iterations;
+	return true;
 }
 
 /// Edge i's answer: its normal, its distance as the depth, and the point
@@ -347,8 +356,10 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 	out->limit = false;
 	if (!initial_polygon(c, s, n, tol, &p, out))
 		return;
-	for (int i = 0; i < p.n; ++i)
+	for (int i = 0; i < p.n; ++i) {
 		set_edge(&p, i);
+		p.h[i] = INFINITY;
+	}
 
 	int best;
 	for (;;) {
@@ -372,9 +383,10 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 			break;
 		// Converged when w is no farther out than the edge (by tol).
 		double gap = imp_vec2_dot(nrm, imp_vec2_sub(w.w, p.v[best].w));
-		if (gap <= tol * sqrt(imp_vec2_dot(nrm, nrm)))
+		double len = sqrt(imp_vec2_dot(nrm, nrm));
+		if (gap <= tol * len)
 			break;
-		insert_after(&p, best, &w);
+		insert_after(&p, best, &w, imp_vec2_dot(nrm, w.w) / len);
 	}
 	if (p.e[best].key == INFINITY) {
 		int next = best + 1 == p.n ? 0 : best + 1;
@@ -388,7 +400,40 @@ void imp_epa2(imp_gjk2_ctx *c, const imp_svert2 *s, int n, int max_iterations, d
 	edge_answer(&p, best, out);
 	if (!(out->limit && (c->a.v == NULL || c->b.v == NULL) && out->depth > 0.0))
 		return;
-	refine_curved(c, &p, best, max_iterations, out);
+	// Two basins: about the nearest edge, and about the vertex found at
+	// the least support height. The chords of a polygon inscribed in a
+	// large curved C sag more than its basins differ: a user ellipse 0.5
+	// off the centre of a user circle of radius 4518 had its nearest edge
+	// on the far side, 4518.4999 deep for 4517.5 (fuzz finding 70), while
+	// the heights measured at the vertices, which do not sag, told the
+	// sides apart.
+	imp_epa2_result r, r2;
+	bool found = refine_curved(c, &p, best, out->depth, &r, &out->iterations);
+	int low = 0;
+	for (int i = 1; i < p.n; ++i)
+		low = p.h[i] < p.h[low] ? i : low;
+	if (isfinite(p.h[low])) {
+		int before = low == 0 ? p.n - 1 : low - 1;
+		int side = p.e[before].key < p.e[low].key ? before : low;
+		if (side != best && refine_curved(c, &p, side, out->depth, &r2, &out->iterations) &&
+		    (!found || r2.depth < r.depth)) {
+			r = r2;
+			found = true;
+		}
+	}
+	if (found) {
+		out->normal = r.normal;
+		out->depth = r.depth;
+		out->e0 = r.e0;
+		out->e1 = r.e1;
+		out->t = 0.0;
+		// A polygon cut short by the options (fewer iterations than the
+		// default) leaves the search bracketed far off: a local minimum it
+		// finds is the best found, not the depth (a user circle of radius
+		// 510 in a thin polygon, 510.125 at 7 iterations as exact; fuzz
+		// findings 43, 44 and a user shape 27198 deep for 27123 at one).
+		out->limit = max_iterations < imp_default_options.epa_max_iterations;
+	}
 	// Where a core is a polygon, h_C is kinked along its faces' normals and
 	// its minimum may sit there, away from the polygon's nearest edge: a
 	// box 0.125 off the centre of a user circle of radius 25088 came out

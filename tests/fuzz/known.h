@@ -23,23 +23,11 @@ typedef struct fz_known {
 }
 
 #define FZ_KNOWN_FILES {                                                                             \
-	/* 35: not a wrong answer but a slow one (2.7 s of CPU at -O2, 12 s under the sanitizers): its \
-	   steps look at one pair 196,624 times (three steps at the per-pair cap, max_pair_calls =   \
-	   65,536), a user disc 144,225 deep in a box, each look an EPA on the curved user shape. The \
-	   replay skips it to keep the suite fast. */                                                  \
-	{"finding-world-slow", 35},                                                                   \
 	/* 69 (a 10-minute run on 35f5b3b, seed 417), not fixed: a 2D segment 3.3e20 long touching   \
 	   a polygon whose hull reaches 1.6e28; Level 3 answers distance 0 (touching) with witnesses  \
 	   9.7e19 apart along the normal, 6.1e-9 of the scene: within collision.h's 1e-8, beyond the  \
 	   targets' 1e-9. The other order answers 25.5, touching, witnesses consistent. */           \
 	{"finding-segment-needle-polygon-witness", 69},                                               \
-	/* 70 (a 10-minute run on 2c83762, seed 421), not fixed: a 2D user ellipse 0.0005 by 8.75    \
-	   0.5 off the centre of a user circle of radius 4518; the depth is 4517.5 (out the near side) \
-	   and the defaults answer 4518.4999 (the far side), the options (235 EPA iterations) 4517.501. \
-	   At 64 iterations the expanding polygon's chords sag 5.4, more than the two sides differ,  \
-	   and the refinement searches only about the polygon's nearest edge: h_C is a function of one \
-	   angle, and a coarse scan of it would find the basin. */                                   \
-	{"finding-user-circle-ellipse-depth-basin", 70},                                              \
 	{NULL, 0},                                                                                    \
 }
 
