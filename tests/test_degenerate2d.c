@@ -1927,12 +1927,52 @@ static void test_subnormal_first_direction(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/// The tally of depth_ladder over many cases.
+typedef struct ladder_tally {
+	int fails, exact, limited;
+	double worst;
+} ladder_tally;
+
+/// Asks a's and b's depth in both orders, with the defaults, then with the
+/// world's larger limits while the answer stops at one: an answer not at a
+/// limit must be `depth` deep to 1e-9 of `scale`. Returns the wrong
+/// answers' distance (0 when none), the first one's limit in *limit_out.
+static double depth_ladder(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, double depth,
+			   double scale, ladder_tally *t, int *swap_out, int *limit_out)
+{
+	double wrong = 0.0;
+	for (int swap = 0; swap < 2; ++swap) {
+		for (int limit = 64; limit <= 16384; limit *= 16) {
+			imp_query_options o = imp_default_query_options();
+			o.max_iterations = o.epa_max_iterations = limit;
+			imp_closest2_result r;
+			assert_int_equal(swap ? imp_closest2_ex(b, pb, a, pa, NULL, &o, &r)
+					      : imp_closest2_ex(a, pa, b, pb, NULL, &o, &r),
+					 IMP_OK);
+			if (r.state == IMP_STATE_ITERATION_LIMIT) {
+				t->limited += limit == 16384;
+				continue;
+			}
+			double err = fabs(r.distance + depth) / scale;
+			t->worst = fmax(t->worst, err);
+			t->exact++;
+			if (!(r.state == IMP_STATE_OVERLAPPING && err <= 1e-9) && wrong == 0.0) {
+				wrong = r.distance;
+				*swap_out = swap;
+				*limit_out = limit;
+				t->fails++;
+			}
+			break;
+		}
+	}
+	return wrong;
+}
+
 static void test_user_circle_box_face(void **state)
 {
 	(void)state;
 	orc_rng rng = {5701};
-	int fails = 0, exact = 0, limited = 0;
-	double worst = 0.0;
+	ladder_tally t = {0, 0, 0, 0.0};
 	for (int i = 0; i < 3000; ++i) {
 		circle cr = {pow(10.0, orc_range(&rng, 1.0, 5.0))};
 		double hx = orc_range(&rng, 0.5, 20.0), hy = orc_range(&rng, 0.5, 20.0);
@@ -1945,38 +1985,19 @@ static void test_user_circle_box_face(void **state)
 		imp_pose2 pb = {V(orc_range(&rng, -5.0, 5.0), orc_range(&rng, -5.0, 5.0)), {cos(th), sin(th)}};
 		imp_pose2 pu = {imp_pose2_apply(pb, V(cx, cy)), {cos(0.3 * i), sin(0.3 * i)}};
 		double depth = cr.r + fmin(hx - fabs(cx), hy - fabs(cy));
-		for (int swap = 0; swap < 2; ++swap) {
-			// The defaults, then the world's larger limits while the
-			// answer stops at one: an answer not at a limit is exact.
-			for (int limit = 64; limit <= 16384; limit *= 16) {
-				imp_query_options o = imp_default_query_options();
-				o.max_iterations = o.epa_max_iterations = limit;
-				imp_closest2_result r;
-				assert_int_equal(swap ? imp_closest2_ex(box, pb, user, pu, NULL, &o, &r)
-						      : imp_closest2_ex(user, pu, box, pb, NULL, &o, &r),
-						 IMP_OK);
-				if (r.state == IMP_STATE_ITERATION_LIMIT) {
-					limited += limit == 16384;
-					continue;
-				}
-				double err = fabs(r.distance + depth) / cr.r;
-				worst = fmax(worst, err);
-				exact++;
-				if (!(r.state == IMP_STATE_OVERLAPPING && err <= 1e-9) && ++fails <= 3)
-					printf("  radius %g, box %g x %g, centre (%g %g), swap %d, limit %d: %.17g (%s) for %.17g\n",
-					       cr.r, hx, hy, cx, cy, swap, limit, r.distance, imp_query_state_string(r.state),
-					       -depth);
-				break;
-			}
-		}
+		int swap, limit, before = t.fails;
+		double wrong = depth_ladder(user, pu, box, pb, depth, cr.r, &t, &swap, &limit);
+		if (t.fails > before && t.fails <= 3)
+			printf("  radius %g, box %g x %g, centre (%g %g), swap %d, limit %d: %.17g for %.17g\n", cr.r, hx, hy,
+			       cx, cy, swap, limit, wrong, -depth);
 		imp_shape_destroy(user);
 		imp_shape_destroy(box);
 	}
 	printf("  user circles about boxes, 6000 queries: %d answered (worst depth error %.1e of the radius), %d still "
 	       "at the limit of 16384\n",
-	       exact, worst, limited);
-	assert_int_equal(fails, 0);
-	assert_true(exact > 3000);
+	       t.exact, t.worst, t.limited);
+	assert_int_equal(t.fails, 0);
+	assert_true(t.exact > 3000);
 }
 
 /// Fuzz finding 70: a thin user ellipse off the centre of a large user
@@ -1991,8 +2012,7 @@ static void test_user_circle_ellipse_basin(void **state)
 {
 	(void)state;
 	orc_rng rng = {7001};
-	int fails = 0, exact = 0, limited = 0;
-	double worst = 0.0;
+	ladder_tally t = {0, 0, 0, 0.0};
 	for (int i = 0; i < 2000; ++i) {
 		circle cr = {pow(10.0, orc_range(&rng, 2.0, 5.0))};
 		ellipse el = {pow(10.0, orc_range(&rng, -4.0, -1.0)), orc_range(&rng, 1.0, 20.0)};
@@ -2003,36 +2023,19 @@ static void test_user_circle_ellipse_basin(void **state)
 		imp_pose2 pu = {V(orc_range(&rng, -300.0, 300.0), orc_range(&rng, -300.0, 300.0)), {cos(0.7 * i), sin(0.7 * i)}};
 		imp_pose2 pe = {imp_vec2_add(pu.p, V(delta * cos(th), delta * sin(th))), {cos(th), sin(th)}};
 		double depth = cr.r - delta + el.a;
-		for (int swap = 0; swap < 2; ++swap) {
-			for (int limit = 64; limit <= 16384; limit *= 16) {
-				imp_query_options o = imp_default_query_options();
-				o.max_iterations = o.epa_max_iterations = limit;
-				imp_closest2_result r;
-				assert_int_equal(swap ? imp_closest2_ex(ell, pe, user, pu, NULL, &o, &r)
-						      : imp_closest2_ex(user, pu, ell, pe, NULL, &o, &r),
-						 IMP_OK);
-				if (r.state == IMP_STATE_ITERATION_LIMIT) {
-					limited += limit == 16384;
-					continue;
-				}
-				double err = fabs(r.distance + depth) / cr.r;
-				worst = fmax(worst, err);
-				exact++;
-				if (!(r.state == IMP_STATE_OVERLAPPING && err <= 1e-9) && ++fails <= 3)
-					printf("  radius %g, ellipse %g x %g, offset %g, swap %d, limit %d: %.17g (%s) for %.17g\n",
-					       cr.r, el.a, el.b, delta, swap, limit, r.distance, imp_query_state_string(r.state),
-					       -depth);
-				break;
-			}
-		}
+		int swap, limit, before = t.fails;
+		double wrong = depth_ladder(user, pu, ell, pe, depth, cr.r, &t, &swap, &limit);
+		if (t.fails > before && t.fails <= 3)
+			printf("  radius %g, ellipse %g x %g, offset %g, swap %d, limit %d: %.17g for %.17g\n", cr.r, el.a,
+			       el.b, delta, swap, limit, wrong, -depth);
 		imp_shape_destroy(user);
 		imp_shape_destroy(ell);
 	}
 	printf("  thin user ellipses off the centre of user circles, 4000 queries: %d answered (worst depth error %.1e "
 	       "of the radius), %d still at the limit of 16384\n",
-	       exact, worst, limited);
-	assert_int_equal(fails, 0);
-	assert_true(exact > 2000);
+	       t.exact, t.worst, t.limited);
+	assert_int_equal(t.fails, 0);
+	assert_true(t.exact > 2000);
 }
 
 int main(void)
