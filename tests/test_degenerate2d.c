@@ -1769,6 +1769,68 @@ static void test_far_needle_segments(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/// A segment beside a needle polygon whose two edges at one end turn by
+/// 1e-22 of a turn or less: their angles, taken by the polygon walk to
+/// order C's edges, come out equal or swapped, and the walk started the
+/// needle's ring at the later of the two. The earlier edge then waited to
+/// the walk's end, was paired with the segment's far end, and the answer
+/// (touching at this scale) put a's witness there: normal . (b - a) was
+/// 9.7e19 for a distance of 0, 6.1e-9 of the scene (fuzz finding 69, a
+/// needle 1.6e28 long). Random needles 1e18 to 1e28 long, segments (and,
+/// every other case, triangles on them: the walk's other merge, by cross
+/// products) leaving the needle's side near its corner, both orders: every
+/// answer's witnesses and distance within 1e-12 of the scene, against
+/// brute force in a's frame.
+static void test_needle_corner_segment(void **state)
+{
+	(void)state;
+	orc_rng rng = {6901};
+	int fails = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 3000; ++i) {
+		double L = pow(10.0, orc_range(&rng, 18.0, 28.0)), H = L * pow(10.0, orc_range(&rng, -6.0, -2.0));
+		double c = orc_range(&rng, 1.0, 100.0), dx = orc_range(&rng, 1.0, 100.0), w = orc_range(&rng, 1.0, 20.0);
+		// B, R, T1, T2: B -> R and R -> T1 nearly parallel.
+		imp_vec2 pts[4] = {V(0.0, -L), V(c, 0.0), V(c - dx, H), V(c - dx - w, H)};
+		imp_shape *a, *b;
+		assert_int_equal(imp_shape_polygon(pts, 4, 0.0, &b), IMP_OK);
+		double len = pow(10.0, orc_range(&rng, 1.0, 20.0)), phi = orc_range(&rng, 0.05, 1.2);
+		// The triangle's third corner on the segment's right: across the
+		// needle, overlapping it.
+		imp_vec2 seg[3] = {V(0.0, 0.0), V(len, 0.0), V(0.5 * len, orc_range(&rng, -3.0, -0.001) * len)};
+		assert_int_equal(imp_shape_polygon(seg, 2 + (i & 1), 0.0, &a), IMP_OK);
+		double tb = orc_range(&rng, 0.0, 2 * PI);
+		imp_pose2 pb = {orc_vec(&rng, -50.0, 50.0, -50.0, 50.0), {cos(tb), sin(tb)}};
+		// The segment's start beside the corner R, its direction leaving
+		// the needle's side downwards, in b's frame.
+		imp_vec2 start = V(c + orc_range(&rng, 0.0, 100.0), -orc_range(&rng, 1.0, 1000.0));
+		double ts = tb + phi - 0.5 * PI;
+		imp_pose2 pa = {imp_pose2_apply(pb, start), {cos(ts), sin(ts)}};
+		imp_vec2 la[3], lb[4], wb[4];
+		int na = imp_shape_vertices2(a, la, 3), nb = imp_shape_vertices2(b, lb, 4);
+		orc_transform(imp_pose2_mul_inv(pa, pb), lb, nb, wb);
+		double want = orc_signed_distance(la, na, 0.0, wb, nb, 0.0);
+		double scene = orc_scene(la, na, 0.0, wb, nb, 0.0);
+		for (int swap = 0; swap < 2; ++swap) {
+			imp_closest2_result r;
+			assert_int_equal(swap ? imp_closest2(b, pb, a, pa, NULL, &r) : imp_closest2(a, pa, b, pb, NULL, &r),
+					 IMP_OK);
+			imp_vec2 d = swap ? imp_vec2_sub(r.point_a, r.point_b) : imp_vec2_sub(r.point_b, r.point_a);
+			double along = (swap ? -1.0 : 1.0) * imp_vec2_dot(r.normal, d);
+			double err = fmax(fabs(along - r.distance), fabs(r.distance - want)) / scene;
+			worst = fmax(worst, err);
+			if (!(err <= 1e-12) && ++fails <= 3)
+				printf("  case %d, needle %g, segment %g, swap %d: distance %.17g for %.17g, normal . (b - a) "
+				       "%.17g\n",
+				       i, L, len, swap, r.distance, want, along);
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  segments and triangles at needle corners: worst %.3g of the scene\n", worst);
+	assert_int_equal(fails, 0);
+}
+
 /// A segment against a needle far longer than the gap between them: C is
 /// a long thin parallelogram, and GJK's first new support was its far
 /// corner. The diagonal to it gains little on the start, and its nearest
@@ -2064,6 +2126,7 @@ int main(void)
 		cmocka_unit_test(test_user_circle_ellipse_basin),
 		cmocka_unit_test(test_needle_tip_dent),
 		cmocka_unit_test(test_far_needle_segments),
+		cmocka_unit_test(test_needle_corner_segment),
 		cmocka_unit_test(test_needle_parallelogram),
 		cmocka_unit_test(test_subnormal_first_direction),
 		cmocka_unit_test(test_user_degenerate),

@@ -29,13 +29,24 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 	return i;
 }
 
-/// The first of a ring's n edge angles ang[0..n) that is least: where the
-/// ring's walk must start.
+/// Where a ring of n edge angles ang[0..n) must start its walk: at its
+/// least angle, found as the edge after the ring's largest drop (its
+/// angles rise around the ring but at the wrap). Not the first least
+/// angle: two edges of a needle, at its two ends, can turn by 1e-22 of a
+/// turn, and their angles are then equal; the first of them in the array
+/// may be the later on the ring, and the earlier one waited to the end of
+/// the walk. A segment across a polygon 1.6e28 long then answered depth 0
+/// with its far end as the witness, 9.7e19 off along the normal (fuzz
+/// finding 69).
 static int least_angle(const double *ang, int n)
 {
 	int k0 = 0;
-	for (int k = 1; k < n; ++k)
-		k0 = ang[k] < ang[k0] ? k : k0;
+	double drop = ang[n - 1] - ang[0];
+	for (int k = 1; k < n; ++k) {
+		double d = ang[k - 1] - ang[k];
+		k0 = d > drop ? k : k0;
+		drop = d > drop ? d : drop;
+	}
 	return k0;
 }
 
