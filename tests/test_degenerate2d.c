@@ -1831,6 +1831,57 @@ static void test_needle_corner_segment(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/// A needle triangle whose tip turns within 1e-21 of a half turn, its far
+/// end 1e18 to 1e24 away, against a small polygon across the tip. The
+/// polygon walk merged the two rings' edges by cross products, whose sign
+/// between an edge of the polygon and the needle's edge after the tip is
+/// the sine of an angle within rounding of a half turn: the merge went
+/// wrong, and the answer was depth 0 with witnesses 3.5e-8 of the scene
+/// apart along the normal for a depth of 17.2 (fuzz finding 71). A ring
+/// with such a tip (imp_shape.sharp) is merged by angle. Both orders,
+/// against brute force in a's frame.
+static void test_sharp_needle_walk(void **state)
+{
+	(void)state;
+	orc_rng rng = {7101};
+	int fails = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 3000; ++i) {
+		double L = pow(10.0, orc_range(&rng, 18.0, 24.0));
+		double w0 = orc_range(&rng, -50.0, 0.0), w1 = orc_range(&rng, 1.0, 150.0);
+		imp_vec2 needle[3] = {V(w0, L), V(orc_range(&rng, -1.0, 1.0), orc_range(&rng, -1.0, 1.0)), V(w1, L)};
+		imp_vec2 quad[4];
+		for (int k = 0; k < 4; ++k)
+			quad[k] = orc_vec(&rng, -60.0, 60.0, -60.0, 60.0);
+		imp_shape *a, *b;
+		assert_int_equal(imp_shape_polygon(quad, 4, 0.0, &a), IMP_OK);
+		assert_int_equal(imp_shape_polygon(needle, 3, 0.0, &b), IMP_OK);
+		double ta = orc_range(&rng, 0.0, 2 * PI), tb = orc_range(&rng, 0.0, 2 * PI);
+		imp_pose2 pa = {orc_vec(&rng, -5.0, 5.0, -5.0, 5.0), {cos(ta), sin(ta)}};
+		imp_pose2 pb = {orc_vec(&rng, -5.0, 5.0, -5.0, 5.0), {cos(tb), sin(tb)}};
+		imp_vec2 la[4], lb[3], wb[3];
+		int na = imp_shape_vertices2(a, la, 4), nb = imp_shape_vertices2(b, lb, 3);
+		orc_transform(imp_pose2_mul_inv(pa, pb), lb, nb, wb);
+		double want = orc_signed_distance(la, na, 0.0, wb, nb, 0.0);
+		double scene = orc_scene(la, na, 0.0, wb, nb, 0.0);
+		for (int swap = 0; swap < 2; ++swap) {
+			imp_closest2_result r;
+			assert_int_equal(swap ? imp_closest2(b, pb, a, pa, NULL, &r) : imp_closest2(a, pa, b, pb, NULL, &r),
+					 IMP_OK);
+			imp_vec2 d = imp_vec2_sub(r.point_b, r.point_a);
+			double err = fmax(fabs(imp_vec2_dot(r.normal, d) - r.distance), fabs(r.distance - want)) / scene;
+			worst = fmax(worst, err);
+			if (!(err <= 1e-12) && ++fails <= 3)
+				printf("  case %d, needle %g, swap %d: distance %.17g for %.17g, normal . (b - a) %.17g\n", i,
+				       L, swap, r.distance, want, imp_vec2_dot(r.normal, d));
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  sharp needles across polygons: worst %.3g of the scene\n", worst);
+	assert_int_equal(fails, 0);
+}
+
 /// A segment against a needle far longer than the gap between them: C is
 /// a long thin parallelogram, and GJK's first new support was its far
 /// corner. The diagonal to it gains little on the start, and its nearest
@@ -2127,6 +2178,7 @@ int main(void)
 		cmocka_unit_test(test_needle_tip_dent),
 		cmocka_unit_test(test_far_needle_segments),
 		cmocka_unit_test(test_needle_corner_segment),
+		cmocka_unit_test(test_sharp_needle_walk),
 		cmocka_unit_test(test_needle_parallelogram),
 		cmocka_unit_test(test_subnormal_first_direction),
 		cmocka_unit_test(test_user_degenerate),

@@ -196,8 +196,8 @@ static inline imp_vec2 imp_robust_unit2(imp_vec2 v, imp_vec2 fallback)
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out);
 
 /// imp_walk2 on two rings: a's vertices (its frame), b's in its own frame
-/// with b's pose (q, p_b) in a's.
-void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b,
+/// with b's pose (q, p_b) in a's; `sharp` when either is (imp_shape.sharp).
+void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b, bool sharp,
 		     imp_epa2_result *out);
 
 /// imp_closest2 (default options) for a caller that has checked both

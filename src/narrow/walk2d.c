@@ -133,10 +133,11 @@ static walk_step walk_neighbour(const imp_vec2 *e, const double *ang, int ea, in
 
 void imp_walk2(const imp_gjk2_ctx *c, imp_epa2_result *out)
 {
-	imp_walk2_rings(c->a.v, c->a.n, c->b.shape->v, c->b.n, c->q, c->p, out);
+	imp_walk2_rings(c->a.v, c->a.n, c->b.shape->v, c->b.n, c->q, c->p, c->a.shape->sharp || c->b.shape->sharp,
+			out);
 }
 
-void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b,
+void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp_rot2 q, imp_vec2 p_b, bool sharp,
 		     imp_epa2_result *out)
 {
 	const int ea = na >= 2 ? na : 0, eb = nb >= 2 ? nb : 0;
@@ -156,8 +157,9 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	// Two candidate edges are less than a half turn apart when both rings
 	// have 3 or more vertices (a convex ring turns by less than a half turn
 	// at a vertex), and a cross product orders them; a segment turns by
-	// exactly a half turn, and then only the angles can.
-	const bool by_angle = na == 2 || nb == 2;
+	// exactly a half turn, and then only the angles can; so does a sharp
+	// ring's tip, by as little as rounding (IMP_SHARP_TIP).
+	const bool by_angle = na == 2 || nb == 2 || sharp;
 	for (int k = 0, i = i0; k < ea; ++k) {
 		int i1 = i + 1 == na ? 0 : i + 1;
 		e[k] = imp_vec2_sub(va[i1], va[i]);

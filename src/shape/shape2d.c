@@ -83,6 +83,32 @@ static imp_shape *shape_alloc(const imp_allocator *alloc, size_t tail, bool user
 	return s;
 }
 
+/// Whether a vertex of the ring v[0..n) (3 or more) has its edges meeting
+/// at IMP_SHARP_TIP or less: their directions nearly opposite, sin^2 of
+/// the angle between them within IMP_SHARP_TIP^2. The two edges are first
+/// brought to unit size by their largest coordinate, so that no square
+/// leaves double's range (an edge that still underflows against the other
+/// can call a tip sharp that is not, which only costs the walk its faster
+/// merge). No hypot: with it, bench/narrow2d --smoke took 2.1% more
+/// instructions (the polygons it makes), without it 0.8%.
+static bool has_sharp_tip(const imp_vec2 *v, int n)
+{
+	for (int i = 0; n >= 3 && i < n; ++i) {
+		imp_vec2 p = v[i == 0 ? n - 1 : i - 1], q = v[i + 1 == n ? 0 : i + 1];
+		imp_vec2 e = imp_vec2_sub(v[i], p), f = imp_vec2_sub(q, v[i]);
+		double m = imp_max(imp_max(fabs(e.x), fabs(e.y)), imp_max(fabs(f.x), fabs(f.y)));
+		if (!(m > 0.0))
+			continue;
+		e = imp_vec2_scale(1.0 / m, e);
+		f = imp_vec2_scale(1.0 / m, f);
+		double cr = imp_vec2_cross(e, f);
+		if (imp_vec2_dot(e, f) < 0.0 &&
+		    cr * cr <= IMP_SHARP_TIP * IMP_SHARP_TIP * imp_vec2_dot(e, e) * imp_vec2_dot(f, f))
+			return true;
+	}
+	return false;
+}
+
 /// Makes the shape record for a hull of n vertices.
 static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const imp_allocator *alloc,
 			       imp_shape **out)
@@ -99,6 +125,7 @@ static imp_status make_polygon(const imp_vec2 *hull, int n, double radius, const
 	s->radius = radius;
 	s->v = v;
 	s->climb_auto = n >= IMP_HILL_CLIMB_MIN_VERTICES;
+	s->sharp = has_sharp_tip(v, n);
 	if (table)
 		fill_start_table(v, n, (int32_t *)(v + n));
 	imp_vec2 c = {0.0, 0.0};

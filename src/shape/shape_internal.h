@@ -47,7 +47,7 @@ struct imp_shape {
 	uint8_t dim;
 	uint8_t kind;
 	uint8_t climb_auto;   ///< hill climbing under the default options
-	uint8_t reserved;
+	uint8_t sharp;        ///< a polygon vertex turns by a half turn less IMP_SHARP_TIP or less (see below)
 	int32_t count;        ///< core vertices (polygon), 0 for user shapes
 	int32_t base_offset;  ///< the allocation starts this many bytes before the record
 	double radius;
@@ -56,6 +56,17 @@ struct imp_shape {
 	double bound_radius;  ///< max distance of a point of the rounded shape from the local origin
 	imp_shape_cold *cold; ///< NULL for polygons made with the default allocator
 };
+
+/// A polygon vertex whose two edges meet at an angle (the core's inside)
+/// of this many radians or less makes the polygon `sharp`: a needle's tip.
+/// There its edges are nearly opposite, and the polygon walk's merge by
+/// cross products, which orders two edges by the sign of sin of the angle
+/// between them, reads rounding once that sine falls to 1e-16 of the
+/// edges (fuzz finding 71: a needle triangle whose tip turned within 1e-21
+/// of a half turn; the walk answered depth 0 for 17.2, its witnesses 3.5e-8
+/// of the scene apart along the normal). A sharp ring is merged by angle,
+/// as a segment is.
+#define IMP_SHARP_TIP 0x1p-20
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 _Static_assert(sizeof(struct imp_shape) == 64, "the query record is one cache line");
