@@ -100,9 +100,10 @@ static double box_gap(imp_aabb3 a, imp_aabb3 b, double grow, double *coord)
 /// touch to a few ulps of their coordinates may be judged either way (a
 /// segment's box 1e-20 from a point's, grown by 0.1875 each: touching by
 /// the world's sums).
-static bool boxes_on_edge(const ow_body *a, const ow_body *b, double margin)
+static bool boxes_on_edge(const ow_body *a, const ow_body *b, double margin, double *coord)
 {
 	imp_aabb3 ba = {{0, 0, 0}, {0, 0, 0}}, bb = ba;
+	*coord = 0.0;
 	if (imp_shape_dim(a->shape) == 2) {
 		imp_aabb2 x, y;
 		if (imp_shape_aabb2(a->shape, a->pose2, &x) != IMP_OK || imp_shape_aabb2(b->shape, b->pose2, &y) != IMP_OK)
@@ -112,18 +113,24 @@ static bool boxes_on_edge(const ow_body *a, const ow_body *b, double margin)
 	} else if (imp_shape_aabb3(a->shape, a->pose3, &ba) != IMP_OK || imp_shape_aabb3(b->shape, b->pose3, &bb) != IMP_OK) {
 		return false;
 	}
-	double coord, gap = box_gap(ba, bb, margin, &coord);
-	return fabs(gap) <= 64.0 * DBL_EPSILON * (coord + margin) + 1e-300;
+	double gap = box_gap(ba, bb, margin, coord);
+	return fabs(gap) <= 64.0 * DBL_EPSILON * (*coord + margin) + 1e-300;
 }
 
 bool ow_on_edge(const ow_body *a, const ow_body *b, ow_rule rule)
 {
+	double coord;
+	bool box_edge = boxes_on_edge(a, b, rule.margin, &coord);
 	if (!rule.narrow_phase)
-		return boxes_on_edge(a, b, rule.margin);
+		return box_edge;
 	double size = 0.0;
 	// Boxes farther apart than the margin plus the tolerance are no edge case.
 	(void)boxes_close(a, b, rule.margin, &size);
-	double tol = 1e-9 * (1.0 + size), d;
+	// The margin test rounds at the coordinates' scale: two boxes 27 short
+	// of a margin of 1e20 apart, the world touching, were apart by the
+	// box test's sums here (1e20 - 5.7 rounds to 1e20), and the distance
+	// was 16384 short of the margin, one ulp (finding-world-margin-1e20).
+	double tol = 1e-9 * (1.0 + size) + 64.0 * DBL_EPSILON * (coord + rule.margin), d;
 	if (imp_shape_dim(a->shape) == 2) {
 		imp_closest2_result r;
 		if (imp_closest2(a->shape, a->pose2, b->shape, b->pose2, NULL, &r) != IMP_OK)
@@ -135,7 +142,7 @@ bool ow_on_edge(const ow_body *a, const ow_body *b, ow_rule rule)
 			return false;
 		d = r.distance;
 	}
-	return fabs(d - rule.margin) <= tol;
+	return box_edge || fabs(d - rule.margin) <= tol;
 }
 
 /// A body's box, in 2D or 3D (the unused half zeroed), and whether it was

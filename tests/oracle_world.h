@@ -49,8 +49,9 @@ bool ow_touch(const ow_body *a, const ow_body *b, ow_rule rule);
 
 /// Whether the answer for a and b sits on the edge of the rule, where
 /// rounding may decide it: the signed distance within 1e-9 (relative to
-/// the bodies' size) of the margin; for box-only rules, the boxes grown by
-/// the margin within rounding (64 ulps of their coordinates) of touching.
+/// the bodies' size) plus 64 ulps of the coordinates and the margin of the
+/// margin, or the boxes grown by the margin within rounding of touching;
+/// for box-only rules, the boxes alone (64 ulps of their coordinates).
 bool ow_on_edge(const ow_body *a, const ow_body *b, ow_rule rule);
 
 /// Every touching pair among bodies[0 .. n) (dead ones skipped), sorted by
