@@ -1881,6 +1881,44 @@ static void test_sharp_needle_walk(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/// A segment 1e-12 to 1e-6 long touching the end of a polygon core that
+/// reaches 1e101 to 1e149 (a segment after its hull): the scene is scaled
+/// to unit size, the short edge becomes 1e-160 or so long, its square
+/// subnormal, and the walk's normal 1 / sqrt of it was 1 + 2.9e-9 long
+/// (CI's seeded fuzz run). Both orders: a unit normal to 1e-15.
+static void test_tiny_edge_huge_scene_normal(void **state)
+{
+	(void)state;
+	orc_rng rng = {7301};
+	int fails = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 2000; ++i) {
+		double far = pow(10.0, orc_range(&rng, 101.0, 149.0)), len = pow(10.0, orc_range(&rng, -12.0, -6.0));
+		double th = orc_range(&rng, 0.0, 2 * PI);
+		imp_vec2 end = V(-len, -len);
+		imp_vec2 pts[2] = {end, V(far * cos(th), far * sin(th))};
+		imp_shape *a, *b;
+		assert_int_equal(imp_shape_polygon(pts, 2, orc_int(&rng, 2) ? 0.0 : len, &a), IMP_OK);
+		assert_int_equal(imp_shape_segment2(end, V(end.x + len * cos(0.3 * i), end.y + len * sin(0.3 * i)), &b),
+				 IMP_OK);
+		imp_pose2 id = {V(0.0, 0.0), {1.0, 0.0}};
+		for (int swap = 0; swap < 2; ++swap) {
+			imp_closest2_result r;
+			assert_int_equal(swap ? imp_closest2(b, id, a, id, NULL, &r) : imp_closest2(a, id, b, id, NULL, &r),
+					 IMP_OK);
+			double err = fabs(imp_vec2_length(r.normal) - 1.0);
+			worst = fmax(worst, err);
+			if (!(err <= 1e-15) && ++fails <= 3)
+				printf("  case %d, far %g, length %g, swap %d: |normal| - 1 = %.3g (%s)\n", i, far, len, swap,
+				       err, imp_query_state_string(r.state));
+		}
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	printf("  tiny edges in huge scenes: worst |normal| - 1 = %.3g\n", worst);
+	assert_int_equal(fails, 0);
+}
+
 /// A segment against a needle far longer than the gap between them: C is
 /// a long thin parallelogram, and GJK's first new support was its far
 /// corner. The diagonal to it gains little on the start, and its nearest
@@ -2178,6 +2216,7 @@ int main(void)
 		cmocka_unit_test(test_far_needle_segments),
 		cmocka_unit_test(test_needle_corner_segment),
 		cmocka_unit_test(test_sharp_needle_walk),
+		cmocka_unit_test(test_tiny_edge_huge_scene_normal),
 		cmocka_unit_test(test_needle_parallelogram),
 		cmocka_unit_test(test_subnormal_first_direction),
 		cmocka_unit_test(test_user_degenerate),

@@ -286,8 +286,12 @@ void imp_walk2_rings(const imp_vec2 *va, int na, const imp_vec2 *vb, int nb, imp
 	e0->a = e1->a = va[ia];
 	double back = 1.0 / scale;
 	e0->w = imp_vec2_scale(back, at.u);
-	double il = 1.0 / sqrt(len2[at.k]);
-	out->normal = imp_vec2_make(be.y * il, -be.x * il);
+	// Its normal from the edge brought to unit size first: after the
+	// scene's scaling an edge 1e-9 long beside one of 1e149 is 1e-158
+	// long, its square subnormal, and 1 / sqrt of it gave a normal of
+	// length 1 + 2.9e-9 (CI's seeded fuzz run, a segment 1e-9 long at the
+	// end of a polygon reaching 1e149).
+	out->normal = imp_robust_unit2(imp_vec2_make(be.y, -be.x), imp_vec2_make(1.0, 0.0));
 	out->depth = best > 0.0 ? sqrt(best) * back : 0.0;
 	e1->w = imp_vec2_scale(back, imp_vec2_add(at.u, be));
 	if (at.k < ea) {
