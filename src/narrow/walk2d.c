@@ -40,6 +40,8 @@ static int support_first(const imp_vec2 *v, int n, imp_vec2 d)
 /// finding 69).
 static int least_angle(const double *ang, int n)
 {
+	if (n < 2)
+		return 0; // no edge (a point), or one
 	int k0 = 0;
 	double drop = ang[n - 1] - ang[0];
 	for (int k = 1; k < n; ++k) {
