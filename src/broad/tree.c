@@ -54,15 +54,6 @@ typedef struct tree_entry {
 	int32_t node;
 } tree_entry;
 
-static double surface(const imp_box *b, int dim)
-{
-	double x = b->hi[0] - b->lo[0], y = b->hi[1] - b->lo[1];
-	if (dim == 2)
-		return x + y;
-	double z = b->hi[2] - b->lo[2];
-	return x * y + y * z + z * x;
-}
-
 /// imp_box_overlap on all three axes (a 2D box has 0 for both z bounds)
 /// without a branch per axis.
 static inline bool box_meets(const imp_box *a, const imp_box *b)
@@ -210,18 +201,18 @@ static int32_t best_sibling(const imp_tree *t, const imp_box *box)
 	const tnode *n = t->nodes;
 	int32_t i = t->root;
 	while (n[i].height > 0) {
-		double area = surface(&n[i].box, t->dim);
+		double area = imp_box_area(&n[i].box, t->dim);
 		imp_box both = imp_box_union(&n[i].box, box);
-		double here = 2.0 * surface(&both, t->dim);
+		double here = 2.0 * imp_box_area(&both, t->dim);
 		// What every node below pays for this node's growth.
-		double inherited = 2.0 * (surface(&both, t->dim) - area);
+		double inherited = 2.0 * (imp_box_area(&both, t->dim) - area);
 		double cost[2];
 		for (int k = 0; k < 2; k++) {
 			const tnode *c = &n[n[i].child[k]];
 			imp_box with = imp_box_union(&c->box, box);
-			cost[k] = surface(&with, t->dim) + inherited;
+			cost[k] = imp_box_area(&with, t->dim) + inherited;
 			if (c->height > 0)
-				cost[k] -= surface(&c->box, t->dim);
+				cost[k] -= imp_box_area(&c->box, t->dim);
 		}
 		if (here < cost[0] && here < cost[1])
 			break;
@@ -370,7 +361,7 @@ static int32_t wide_make(imp_tree *t, int32_t b, int32_t *lossy)
 		int best = -1;
 		double area = -1.0;
 		for (int j = 0; j < k; j++) {
-			double sj = n[lane[j]].height > 0 ? surface(&n[lane[j]].box, t->dim) : -1.0;
+			double sj = n[lane[j]].height > 0 ? imp_box_area(&n[lane[j]].box, t->dim) : -1.0;
 			if (sj > area) {
 				area = sj;
 				best = j;

@@ -22,6 +22,17 @@ static inline bool imp_box_overlap(const imp_box *a, const imp_box *b, int dim)
 }
 
 /// The smallest box holding both.
+/// Half the surface area of a box (3D), half its perimeter (2D): how
+/// likely a query meets it, for the trees' surface-area heuristics.
+static inline double imp_box_area(const imp_box *b, int dim)
+{
+	double x = b->hi[0] - b->lo[0], y = b->hi[1] - b->lo[1];
+	if (dim == 2)
+		return x + y;
+	double z = b->hi[2] - b->lo[2];
+	return x * y + y * z + z * x;
+}
+
 static inline imp_box imp_box_union(const imp_box *a, const imp_box *b)
 {
 	imp_box u;

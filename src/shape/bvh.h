@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// A static bounding-volume hierarchy over the boxes of a shape's pieces
+// (the mid-phase of non-convex shapes): built once, top down (binned
+// surface-area heuristic, then median splits below a depth), stored depth
+// first in one array, and read only, so any number of threads may query
+// one hierarchy at once. Queries allocate nothing: their stacks are
+// bounded by IMP_BVH_MAX_DEPTH.
+#ifndef IMPACT_SHAPE_BVH_H
+#define IMPACT_SHAPE_BVH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/alloc.h"
+#include "core/box.h"
+
+/// The most nodes on a path from the root: the build splits by the surface
+/// area heuristic down to depth IMP_BVH_SAH_DEPTH, then at the median,
+/// which halves the pieces at each level (2^31 pieces need 31 more).
+#define IMP_BVH_MAX_DEPTH 64
+#define IMP_BVH_SAH_DEPTH 32
+
+/// A node: its box, and either its second child (the first follows it in
+/// the array) or, for a leaf, its one piece. One cache line.
+typedef struct imp_bvh_node {
+	imp_box box;
+	int32_t right; ///< internal: the second child's index; leaf: -1
+	int32_t item;  ///< leaf: the piece's index; internal: -1
+	int32_t pad[2];
+} imp_bvh_node;
+
+typedef struct imp_bvh {
+	imp_bvh_node *nodes; ///< 2 n - 1 of them, depth first, the root at 0
+	int32_t count;       ///< pieces (n >= 1)
+	int32_t depth;       ///< the most nodes on a path from the root
+	int dim;             ///< 2 or 3
+} imp_bvh;
+
+/// Builds the hierarchy over boxes[0..n) (finite, n >= 1), in `dim`
+/// dimensions. False when out of memory: *t is then empty (nodes NULL).
+bool imp_bvh_build(imp_bvh *t, const imp_box *boxes, int32_t n, int dim, const imp_allocator *alloc);
+
+/// Frees the nodes (the allocator the hierarchy was built with).
+void imp_bvh_free(imp_bvh *t, const imp_allocator *alloc);
+
+/// Told of a piece; false stops the query.
+typedef bool imp_bvh_item_fn(void *ctx, int32_t item);
+
+/// Every piece whose box overlaps `box` (closed boxes: touching counts),
+/// each once; false when fn stopped it.
+bool imp_bvh_query(const imp_bvh *t, const imp_box *box, imp_bvh_item_fn *fn, void *ctx);
+
+/// A rigid motion from one frame into another: x' = r x + t (2D: the upper
+/// left 2 x 2 of r, t[2] = 0).
+typedef struct imp_bvh_xform {
+	double r[3][3];
+	double t[3];
+} imp_bvh_xform;
+
+/// A box holding box `b` moved by x: the moved centre, its half sizes
+/// through |r|, grown by rounding's bound so that it holds every moved
+/// point of b as computed in doubles.
+void imp_box_move(const imp_box *b, const imp_bvh_xform *x, int dim, imp_box *out);
+
+/// Told of a pair of pieces (a's, b's); false stops the traversal.
+typedef bool imp_bvh_pair_fn(void *ctx, int32_t ia, int32_t ib);
+
+/// Every pair of pieces whose boxes overlap, a's in its frame and b's
+/// moved by b_in_a (imp_box_move) into a's, each pair once: a descent of
+/// both hierarchies at once. False when fn stopped it.
+bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, imp_bvh_pair_fn *fn, void *ctx);
+
+/// Told of a pair of pieces whose boxes' lower bound (imp_box_bound: the
+/// gap, negative for boxes that overlap) is at most `bound`; returns the
+/// bound for the rest of the search (the pair's answer, when lower).
+typedef double imp_bvh_bound_fn(void *ctx, int32_t ia, int32_t ib, double bound);
+
+/// Branch and bound over pairs of pieces: node pairs whose boxes' lower
+/// bound exceeds the current bound are skipped, the nearer of two child
+/// pairs is visited first. Returns the final bound. b may be NULL for a
+/// single box `query` (in a's frame) standing for b: fn is then told ib 0.
+double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
+		       double bound, imp_bvh_bound_fn *fn, void *ctx);
+
+#endif
