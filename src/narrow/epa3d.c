@@ -180,6 +180,7 @@ static void flat_result(const poly3 *p, imp_epa3_result *out)
 	out->candidate[0] = n;
 	out->candidate[1] = imp_vec3_neg(n);
 	out->candidates = 2;
+	out->spreads = 0;
 	out->n = k < 3 ? k : 3;
 	for (int i = 0; i < out->n; ++i) {
 		out->s[i] = kept[i];
@@ -342,6 +343,7 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 	out->iterations = 0;
 	out->limit = false;
 	out->candidates = 0;
+	out->spreads = 0;
 	if (p.nv == 4 && volume(p.v[0].w, p.v[1].w, p.v[2].w, p.v[3].w) == 0.0)
 		p.nv = 3;
 	if (p.nv < 4 && !complete_simplex(c, &p)) {
@@ -366,6 +368,7 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 	for (int i = 0; i < 4; ++i)
 		scale = fmax(scale, fmax(fabs(p.v[i].w.x), fmax(fabs(p.v[i].w.y), fabs(p.v[i].w.z))));
 	double abs_tol = tol * scale;
+	double top = INFINITY; // the least support height measured: h's minimum is no higher
 	int fi;
 	for (;;) {
 		fi = nearest_face(&p);
@@ -384,6 +387,8 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 		++out->iterations;
 		if (c->bad)
 			return;
+		double hw = imp_vec3_dot(f->n, w.w);
+		top = hw < top ? hw : top;
 		bool known = false;
 		for (int k = 0; k < 3; ++k) {
 			const imp_svert3 *q = &p.v[f->v[k]];
@@ -434,6 +439,31 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 		if (pick < 0)
 			break;
 		out->candidate[out->candidates++] = p.f[pick].n;
+	}
+	// Faces apart from those (and from each other) by more than 45
+	// degrees: h's local minima can differ by less than the polytope sags
+	// (a box's six faces inside a large ball), and the nearest faces then
+	// crowd into the wrong ones. Only faces nearer than the least support
+	// height measured: no other can hold the minimum.
+	out->spreads = 0;
+	for (int round = 0; round < IMP_EPA3_CANDIDATES; ++round) {
+		int pick = -1;
+		for (int i = 0; i < p.nf; ++i) {
+			const face3 *f = &p.f[i];
+			if (!(f->d < top) || !f->live)
+				continue;
+			bool taken = false;
+			for (int k = 0; k < out->candidates; ++k)
+				taken = taken || imp_vec3_dot(out->candidate[k], f->n) > 0.7;
+			for (int k = 0; k < out->spreads; ++k)
+				taken = taken || imp_vec3_dot(out->spread[k], f->n) > 0.7;
+			if (f->live && f->d < INFINITY && !taken && (pick < 0 || f->d < p.f[pick].d))
+				pick = i;
+		}
+		if (pick < 0)
+			break;
+		out->spread_d[out->spreads] = p.f[pick].d;
+		out->spread[out->spreads++] = p.f[pick].n;
 	}
 	// Coplanar faces tie on their distance, and the projection of the
 	// origin lies in only one of them: of the faces within rounding of the

@@ -2784,12 +2784,22 @@ IMP_NOINLINE static imp_status closest3_general(const imp_shape *a, const imp_po
 			// 16: one iteration answered a depth 18% off as exact).
 			imp_epa3_result best;
 			bool found = false, stopped = false;
-			for (int k = 0; k < e.candidates && !c.bad; ++k) {
+			// The nearest faces' normals, then the spread ones whose
+			// face lies nearer than the best depth found so far: the
+			// polytope is inside C, so a face's distance bounds h from
+			// below over its directions, and a face above the best
+			// cannot hold a lower minimum (ordinary pairs skip them; a
+			// user box nearly centred in a large ball took 102.838 for
+			// 102.731 without them, fuzz finding 74).
+			for (int k = 0; k < e.candidates + e.spreads && !c.bad; ++k) {
+				bool spread = k >= e.candidates;
+				if (spread && found && !(e.spread_d[k - e.candidates] < best.depth))
+					continue;
 				imp_epa3_result f = e;
 				f.limit = false;
 				f.iterations = 0;
-				bool done = imp_depth3_refine(&c, e.candidate[k], options->epa_max_iterations,
-							      imp_gjk3_smooth(&c) ? 1e-12 : 1e-9, &f);
+				bool done = imp_depth3_refine(&c, spread ? e.spread[k - e.candidates] : e.candidate[k],
+							      options->epa_max_iterations, imp_gjk3_smooth(&c) ? 1e-12 : 1e-9, &f);
 				if (!c.bad && (!found || f.depth < best.depth)) {
 					best = f;
 					found = true;

@@ -67,6 +67,13 @@ typedef struct imp_epa3_result {
 	bool limit;         ///< stopped by the iteration limit or the polytope's capacity
 	imp_vec3 candidate[IMP_EPA3_CANDIDATES]; ///< normals of the nearest faces (distinct), nearest first
 	int candidates;
+	/// Normals of faces more than 45 degrees from every candidate and from
+	/// each other, nearest first, with their distances (lower bounds of h
+	/// over their directions): where the descent also starts when the
+	/// best it found lies above such a bound (see closest3_general).
+	imp_vec3 spread[IMP_EPA3_CANDIDATES];
+	double spread_d[IMP_EPA3_CANDIDATES];
+	int spreads;
 } imp_epa3_result;
 
 /// Expanding polytope (EPA) from GJK's final simplex s[0..n) whose hull

@@ -23,16 +23,6 @@ typedef struct fz_known {
 }
 
 #define FZ_KNOWN_FILES {                                                                             \
-	/* 74 (CI's seeded run on 07001f1), not fixed: a user box 10.875 wide nearly centred in an    \
-	   ellipsoid of semi-axes 92 rounded by 92; each of the box's six faces is a local minimum of  \
-	   the depth function, they differ by less than EPA's polytope sags on the ball, and the      \
-	   descents from EPA's six nearest faces can all miss the deepest-fitting one: 102.838 for    \
-	   102.731 with the defaults. Analytic cases (box centred within 2% of its size in balls of   \
-	   radius 30 to 200): 173 of 3,000 answers off by up to 5e-4 of the scene. Spreading the     \
-	   candidates (dot < 0.99, 0.9, 0.7 instead of 0.999) left 123, 71 and 33; six more          \
-	   candidates 45 degrees from all others left 1, for 86% more instructions on ordinary deep   \
-	   curved pairs: not taken. */                                                               \
-	{"finding-user-box-centred-ball-basin", 74},                                                  \
 	{NULL, 0},                                                                                    \
 }
 
