@@ -323,6 +323,27 @@ static expand_result expand(poly3 *p, int fi, const imp_svert3 *w, double floor,
 	return EXPANDED;
 }
 
+/// The live face nearest the origin, nearer than `below`, whose normal is
+/// `apart` or less (dot product) from each of the na normals a[] and nb
+/// normals b[]; -1 when none is.
+static int nearest_apart(const poly3 *p, const imp_vec3 *a, int na, const imp_vec3 *b, int nb, double apart,
+			 double below)
+{
+	int pick = -1;
+	for (int i = 0; i < p->nf; ++i) {
+		const face3 *f = &p->f[i];
+		if (!f->live || !(f->d < below) || (pick >= 0 && !(f->d < p->f[pick].d)))
+			continue;
+		bool taken = false;
+		for (int k = 0; k < na && !taken; ++k)
+			taken = imp_vec3_dot(a[k], f->n) > apart;
+		for (int k = 0; k < nb && !taken; ++k)
+			taken = imp_vec3_dot(b[k], f->n) > apart;
+		pick = taken ? pick : i;
+	}
+	return pick;
+}
+
 void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, double tol, imp_epa3_result *out)
 {
 	poly3 p;
@@ -426,42 +447,18 @@ void imp_epa3(imp_gjk3_ctx *c, const imp_svert3 *s, int n, int max_iterations, d
 	// The normals of the nearest faces, where a descent on curved cores
 	// starts (h has a local minimum near each face of a box, say).
 	out->candidates = 0;
-	for (int round = 0; round < IMP_EPA3_CANDIDATES; ++round) {
-		int pick = -1;
-		for (int i = 0; i < p.nf; ++i) {
-			const face3 *f = &p.f[i];
-			bool taken = false;
-			for (int k = 0; k < out->candidates; ++k)
-				taken = taken || imp_vec3_dot(out->candidate[k], f->n) > 0.999;
-			if (f->live && f->d < INFINITY && !taken && (pick < 0 || f->d < p.f[pick].d))
-				pick = i;
-		}
-		if (pick < 0)
-			break;
+	int pick;
+	while (out->candidates < IMP_EPA3_CANDIDATES &&
+	       (pick = nearest_apart(&p, out->candidate, out->candidates, NULL, 0, 0.999, INFINITY)) >= 0)
 		out->candidate[out->candidates++] = p.f[pick].n;
-	}
 	// Faces apart from those (and from each other) by more than 45
 	// degrees: h's local minima can differ by less than the polytope sags
 	// (a box's six faces inside a large ball), and the nearest faces then
 	// crowd into the wrong ones. Only faces nearer than the least support
 	// height measured: no other can hold the minimum.
 	out->spreads = 0;
-	for (int round = 0; round < IMP_EPA3_CANDIDATES; ++round) {
-		int pick = -1;
-		for (int i = 0; i < p.nf; ++i) {
-			const face3 *f = &p.f[i];
-			if (!(f->d < top) || !f->live)
-				continue;
-			bool taken = false;
-			for (int k = 0; k < out->candidates; ++k)
-				taken = taken || imp_vec3_dot(out->candidate[k], f->n) > 0.7;
-			for (int k = 0; k < out->spreads; ++k)
-				taken = taken || imp_vec3_dot(out->spread[k], f->n) > 0.7;
-			if (f->live && f->d < INFINITY && !taken && (pick < 0 || f->d < p.f[pick].d))
-				pick = i;
-		}
-		if (pick < 0)
-			break;
+	while (out->spreads < IMP_EPA3_CANDIDATES &&
+	       (pick = nearest_apart(&p, out->candidate, out->candidates, out->spread, out->spreads, 0.7, top)) >= 0) {
 		out->spread_d[out->spreads] = p.f[pick].d;
 		out->spread[out->spreads++] = p.f[pick].n;
 	}
