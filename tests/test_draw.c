@@ -188,6 +188,50 @@ static void test_draw_3d(void **state)
 	imp_shape_destroy(cyl);
 }
 
+/// Non-convex shapes: a chain's segments as capsules on its points, a
+/// compound's children, a mesh's triangles as edges (a degenerate one as
+/// its segment or point), a height field's surface triangles.
+static void test_draw_nonconvex(void **state)
+{
+	(void)state;
+	record r;
+	imp_debug_draw d = recorder(&r);
+	imp_vec2 pts[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+	imp_shape *chain, *disc, *compound;
+	assert_int_equal(imp_shape_chain(pts, 4, true, 0.1, &chain), IMP_OK);
+	imp_pose2 at = imp_pose2_make(5, 0, 0.5);
+	assert_int_equal(imp_draw_shape2(&d, chain, at, black), IMP_OK);
+	assert_int_equal(r.capsules, 4);
+	// The last segment joins point 3 to point 0, placed at the pose.
+	imp_vec2 p3 = imp_pose2_apply(at, pts[3]), p0 = imp_pose2_apply(at, pts[0]);
+	assert_true(fabs(r.last[0].x - p3.x) < 1e-12 && fabs(r.last[1].y - p0.y) < 1e-12 && r.last_radius == 0.1);
+	assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.5, &disc), IMP_OK);
+	const imp_shape *kids[2] = {disc, disc};
+	imp_pose2 poses[2] = {imp_pose2_make(0, 0, 0), imp_pose2_make(2, 0, 0)};
+	assert_int_equal(imp_shape_compound2(kids, poses, 2, &compound), IMP_OK);
+	assert_int_equal(imp_draw_shape2(&d, compound, imp_pose2_make(0, 1, 0), black), IMP_OK);
+	assert_int_equal(r.circles, 2);
+	assert_true(fabs(r.last[0].x - 2) < 1e-12 && fabs(r.last[0].y - 1) < 1e-12);
+
+	imp_vec3 v[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	int32_t tris[9] = {0, 1, 2, 0, 0, 3, 2, 2, 2}; // a triangle, a segment, a point
+	imp_shape *mesh, *field;
+	assert_int_equal(imp_shape_mesh(v, 4, tris, 3, 0.0, &mesh), IMP_OK);
+	assert_int_equal(imp_draw_shape3(&d, mesh, (imp_pose3){imp_vec3_make(0, 0, 0), imp_quat_identity()}, black), IMP_OK);
+	assert_int_equal(r.segments, 4);
+	assert_int_equal(r.points, 1);
+	double h[6] = {1, 2, 3, 1, 2, 3};
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 1, 1, 0, 0, &field), IMP_OK);
+	assert_int_equal(imp_draw_shape3(&d, field, (imp_pose3){imp_vec3_make(0, 0, 0), imp_quat_identity()}, black), IMP_OK);
+	assert_int_equal(r.segments, 4 + 4 * 3);
+	assert_int_equal(imp_draw_shape2(&d, mesh, imp_pose2_make(0, 0, 0), black), IMP_ERR_DIMENSION_MISMATCH);
+	imp_shape_destroy(field);
+	imp_shape_destroy(mesh);
+	imp_shape_destroy(compound);
+	imp_shape_destroy(disc);
+	imp_shape_destroy(chain);
+}
+
 static void test_draw_world(void **state)
 {
 	(void)state;
@@ -278,6 +322,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_draw_2d),
 		cmocka_unit_test(test_draw_3d),
+		cmocka_unit_test(test_draw_nonconvex),
 		cmocka_unit_test(test_draw_world),
 		cmocka_unit_test(test_svg),
 	};

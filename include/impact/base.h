@@ -41,6 +41,9 @@ typedef enum imp_status {
 	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE (or an ellipsoid semi-axis below IMP_MIN_SEMI_AXIS)
 	IMP_ERR_BAD_ID,             ///< an id that names no live object of this world (stale, foreign or null)
 	IMP_ERR_BUSY,               ///< a call the world cannot take now (from inside one of its callbacks)
+	IMP_ERR_UNSUPPORTED,        ///< a shape kind the call does not take (a compound inside a compound)
+	IMP_ERR_IO,                 ///< a file that cannot be opened or read
+	IMP_ERR_PARSE,              ///< a file whose contents do not parse
 	IMP_STATUS_COUNT
 } imp_status;
 

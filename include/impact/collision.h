@@ -31,7 +31,9 @@ extern "C" {
 /// 3e-11 seen); Level 1 answers agree except within that tolerance of
 /// touching. Iteration counts and, for touching pairs, witnesses may differ.
 /// A cache holding anything else (another pair, garbage) is detected or
-/// harmless.
+/// harmless. For a pair with a non-convex side the cache keeps the pair of
+/// children that answered last and its simplex: the next query answers
+/// that pair first, and its distance bounds the search of the others.
 typedef struct imp_simplex_cache {
 	uint8_t count;      ///< number of simplex vertices, 0 = empty
 	uint8_t dim;        ///< 2 or 3 once written
@@ -39,6 +41,8 @@ typedef struct imp_simplex_cache {
 	int32_t index_a[4]; ///< vertex index on shape a of each simplex vertex (-1: none)
 	int32_t index_b[4]; ///< vertex index on shape b
 	double direction[3]; ///< last separating direction in a's frame (for shapes without vertices)
+	int32_t child_a;    ///< a pair with a non-convex side: 1 + the child of a whose pair the simplex is (0: a is convex)
+	int32_t child_b;    ///< the same for b
 } imp_simplex_cache;
 
 /// How a support point is found on polygons.
@@ -95,6 +99,8 @@ typedef struct imp_closest2_result {
 	int iterations;     ///< GJK iterations
 	int epa_iterations; ///< EPA iterations, or 1 for the polygon edge walk (0 when the cores are apart)
 	imp_query_state state;
+	int child_a;        ///< for a non-convex a: the child holding point_a (numbered as in shape.h), whose feature feature_a is; -1 for a convex a
+	int child_b;        ///< the same for b
 } imp_closest2_result;
 
 /// Level 1: do the two rounded shapes overlap (touching counts)? The
@@ -158,6 +164,8 @@ typedef struct imp_closest3_result {
 	int iterations;     ///< GJK iterations
 	int epa_iterations; ///< EPA iterations (0 when the cores are apart)
 	imp_query_state state;
+	int child_a;        ///< for a non-convex a: the child holding point_a (numbered as in shape.h), whose feature feature_a is (a triangle's: corners 0..2, edge k from corner k to k + 1, face 0; a height-field prism's: see imp_shape_heightfield); -1 for a convex a
+	int child_b;        ///< the same for b
 } imp_closest3_result;
 
 /// Level 1 in 3D: do the two rounded shapes overlap (touching counts)?

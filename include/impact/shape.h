@@ -8,6 +8,7 @@
 #define IMPACT_SHAPE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base.h"
 #include "math.h"
@@ -16,7 +17,7 @@
 extern "C" {
 #endif
 
-/// An opaque convex shape.
+/// An opaque shape: convex, or non-convex (a set of convex children).
 typedef struct imp_shape imp_shape;
 
 /// What a shape is made of.
@@ -31,6 +32,13 @@ typedef enum imp_shape_kind {
 	IMP_SHAPE_CONE = 8,      ///< a cone core about the z axis: base disc at z = -h, apex at z = +h
 	IMP_SHAPE_ELLIPSOID = 9, ///< an ellipsoid core with semi-axes along x, y, z
 	IMP_SHAPE_USER3 = 10,    ///< a 3D core given by a support callback
+	// Non-convex shapes: sets of convex children under a bounding-volume
+	// hierarchy (see "Non-convex shapes" below).
+	IMP_SHAPE_COMPOUND2 = 11,  ///< 2D convex shapes, each at a pose
+	IMP_SHAPE_COMPOUND3 = 12,  ///< 3D convex shapes, each at a pose
+	IMP_SHAPE_MESH = 13,       ///< a triangle mesh (a surface), rounded by a radius
+	IMP_SHAPE_HEIGHTFIELD = 14, ///< a grid of heights over x-y, solid down to a base
+	IMP_SHAPE_CHAIN = 15,      ///< a 2D polyline, open or closed, rounded by a radius
 } imp_shape_kind;
 
 /// What kind of feature of a shape's core holds a closest point.
@@ -112,11 +120,13 @@ IMP_API int imp_shape_kind_of(const imp_shape *shape);
 /// The rounding radius (0 for a sharp shape); NaN for an invalid shape.
 IMP_API double imp_shape_radius(const imp_shape *shape);
 
-/// The number of core vertices of a polygon (0 for user shapes, -1 invalid).
+/// The number of core vertices of a polygon or polytope (0 for curved and
+/// user shapes), of a mesh's vertices, of a chain's points (0 for compounds
+/// and height fields); -1 invalid.
 IMP_API int imp_shape_vertex_count(const imp_shape *shape);
 
-/// Copies the core vertices of a polygon (counter-clockwise, local frame)
-/// into out[0 .. min(capacity, count)). Returns the vertex count, or -1 for
+/// Copies the core vertices of a polygon (counter-clockwise, local frame),
+/// or a chain's points, into out[0 .. min(capacity, count)). Returns the vertex count, or -1 for
 /// an invalid shape or a NULL `out` with capacity > 0.
 IMP_API int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capacity);
 
@@ -205,8 +215,8 @@ IMP_API imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double r
 /// axis supports are taken here).
 IMP_API imp_status imp_shape_user3(imp_support3_fn *support, const void *user, double radius, imp_shape **out);
 
-/// Copies the core vertices of a polytope or box (local frame) into
-/// out[0 .. min(capacity, count)). Returns the vertex count (0 for curved
+/// Copies the core vertices of a polytope or box (local frame), or a mesh's
+/// vertices, into out[0 .. min(capacity, count)). Returns the vertex count (0 for curved
 /// and user shapes), or -1 for an invalid or 2D shape or a NULL `out` with
 /// capacity > 0.
 IMP_API int imp_shape_vertices3(const imp_shape *shape, imp_vec3 *out, int capacity);
@@ -240,6 +250,66 @@ IMP_API imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_a
 /// True when `pose` is finite, its translation within IMP_MAX_COORDINATE
 /// and |q|^2 within 1e-6 of 1: the condition every 3D query checks.
 IMP_API bool imp_pose3_is_valid(imp_pose3 pose);
+
+// ---------------------------------------------------------------------------
+// Non-convex shapes. Each is a set of convex children: a compound's shapes,
+// a mesh's triangles, a height field's cells (two triangular prisms each),
+// a chain's segments. Every pairwise query takes them on either side or on
+// both, as the union of their children: overlap when a child overlaps;
+// distance and closest points those of the nearest pair of children; for
+// shapes that overlap, the deepest penetration over the pairs of children
+// that overlap (imp_closest2/3 name the children in child_a and child_b).
+// A bounding-volume hierarchy over the children, built here, finds them.
+// Children are numbered from 0: a compound's in the order given, a mesh's
+// triangles, a chain's segments, and a height field's prisms 2 (r (cols -
+// 1) + c) + t for triangle t (0 or 1) of the cell at row r, column c.
+
+/// A compound: convex children (any shape kind made so far: polygons/polytopes, circles/spheres,
+/// capsules, boxes, ..., user shapes), each at a pose in the compound's frame. The children stay
+/// owned by the caller and must outlive the compound. count >= 1.
+/// Errors: IMP_ERR_NULL_ARGUMENT (an array, a child or out), IMP_ERR_BAD_COUNT
+/// (count < 1 or > 2^20), IMP_ERR_BAD_SHAPE (a child that is not a shape),
+/// IMP_ERR_DIMENSION_MISMATCH (a child of the other dimension),
+/// IMP_ERR_UNSUPPORTED (a non-convex child: compounds do not nest),
+/// the pose errors of a query for a child's pose, IMP_ERR_NOT_FINITE (a user
+/// child's support), IMP_ERR_OUT_OF_MEMORY. The compound's radius is 0 (its
+/// children carry their own).
+IMP_API imp_status imp_shape_compound2(const imp_shape *const *children, const imp_pose2 *poses, int count, imp_shape **out);
+IMP_API imp_status imp_shape_compound3(const imp_shape *const *children, const imp_pose3 *poses, int count, imp_shape **out);
+
+/// A triangle mesh: vertices and triangles (three vertex indices each, any winding, open or closed,
+/// not necessarily manifold), rounded by radius >= 0. The mesh is the union of its triangles (a
+/// surface), not the solid a closed mesh bounds: a shape entirely inside a closed mesh without
+/// touching a triangle does not overlap it, as in FCL and Bullet. A triangle without area (repeated
+/// or collinear corners) is the segment between its two corners farthest apart, or its point.
+/// Copies what it needs. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_COUNT (vertex_count < 1 or
+/// > 2^26, triangle_count < 1 or > 2^24, an index outside [0, vertex_count)), IMP_ERR_NOT_FINITE,
+/// IMP_ERR_OUT_OF_RANGE (a coordinate), IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY.
+/// imp_shape_face_count gives the triangle count and imp_shape_face a triangle's vertex indices.
+IMP_API imp_status imp_shape_mesh(const imp_vec3 *vertices, int vertex_count, const int32_t *triangles, int triangle_count,
+				  double radius, imp_shape **out);
+
+/// A height field: rows x cols heights over the x-y plane (z up), heights[r * cols + c] at
+/// (c * dx, r * dy); each grid cell is solid down to base_z (base_z below every height), so a body
+/// pushed below the terrain still overlaps it. A cell is split along its diagonal from (c, r) to
+/// (c + 1, r + 1): triangle 0 has corners (c, r), (c + 1, r), (c + 1, r + 1), triangle 1 (c, r),
+/// (c + 1, r + 1), (c, r + 1); under each stands a prism down to base_z. Errors:
+/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_COUNT (rows or cols < 2, more than 2^24 cells),
+/// IMP_ERR_NOT_FINITE, IMP_ERR_BAD_RADIUS (dx or dy not > 0, radius < 0), IMP_ERR_OUT_OF_RANGE
+/// (a height at or below base_z; a coordinate beyond IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
+IMP_API imp_status imp_shape_heightfield(const double *heights, int rows, int cols, double dx, double dy, double base_z,
+					 double radius, imp_shape **out);
+
+/// A 2D chain: the segments p[0]p[1], ..., p[count-2]p[count-1] (and p[count-1]p[0] when loop),
+/// rounded by radius >= 0. count >= 2. A segment whose two points are equal is that point.
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_COUNT (count < 2 or > 2^24), IMP_ERR_NOT_FINITE,
+/// IMP_ERR_OUT_OF_RANGE, IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY. imp_shape_vertices2 gives
+/// the points back.
+IMP_API imp_status imp_shape_chain(const imp_vec2 *points, int count, bool loop, double radius, imp_shape **out);
+
+/// The number of children of a non-convex shape; 0 for a convex shape, -1
+/// for NULL or anything that is not a shape.
+IMP_API int imp_shape_child_count(const imp_shape *shape);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,9 @@ const char *imp_status_string(imp_status status)
 	case IMP_ERR_OUT_OF_RANGE: return "out of range (beyond IMP_MAX_COORDINATE, or a semi-axis below IMP_MIN_SEMI_AXIS)";
 	case IMP_ERR_BAD_ID: return "stale or foreign id";
 	case IMP_ERR_BUSY: return "world busy in a callback";
+	case IMP_ERR_UNSUPPORTED: return "shape kind not supported by this call";
+	case IMP_ERR_IO: return "file cannot be read";
+	case IMP_ERR_PARSE: return "file does not parse";
 	case IMP_STATUS_COUNT: break;
 	}
 	return "unknown status";

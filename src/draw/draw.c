@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "impact/draw.h"
+#include "shape/composite.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 #include "world/world_internal.h"
@@ -39,6 +40,54 @@ static imp_status check_draw(const imp_debug_draw *draw, const imp_shape *shape,
 	return imp_shape_check(shape, dim);
 }
 
+/// A 2D non-convex shape: each child drawn as a convex shape.
+static imp_status draw_composite2(const imp_debug_draw *draw, const imp_composite *c, imp_pose2 pose, imp_color color)
+{
+	for (int32_t k = 0; k < c->count; ++k) {
+		imp_child2 ch;
+		imp_composite_child2(c, k, &ch);
+		imp_status st = imp_draw_shape2(draw, ch.shape, imp_composite_pose2(pose, &ch), color);
+		if (st != IMP_OK)
+			return st;
+	}
+	return IMP_OK;
+}
+
+/// A 3D non-convex shape: a compound's children as convex shapes; a mesh's
+/// triangles and a height field's surface as their edges, seen through the
+/// view.
+static imp_status draw_composite3(const imp_debug_draw *draw, const imp_composite *c, imp_pose3 pose, imp_color color)
+{
+	if (c->kind == IMP_SHAPE_COMPOUND3) {
+		for (int32_t k = 0; k < c->count; ++k) {
+			imp_child3 ch;
+			imp_composite_child3(c, k, &ch);
+			imp_status st = imp_draw_shape3(draw, ch.shape, imp_composite_pose3(pose, &ch), color);
+			if (st != IMP_OK)
+				return st;
+		}
+		return IMP_OK;
+	}
+	if (draw->segment == NULL)
+		return IMP_OK;
+	imp_mat3 r = imp_pose3_matrix(pose);
+	for (int32_t k = 0; k < c->count; ++k) {
+		imp_child3 ch;
+		imp_composite_child3(c, k, &ch);
+		// A triangle's three corners; a prism's top (the terrain's surface).
+		int n = c->kind == IMP_SHAPE_MESH ? ch.rec.count : 3;
+		imp_vec2 p[3];
+		for (int i = 0; i < n; ++i)
+			p[i] = imp_draw_project(draw, imp_vec3_add(imp_mat3_apply(&r, ch.v[i]), pose.p));
+		for (int i = 0; i < n && n > 1; ++i)
+			if (n > 2 || i == 0)
+				draw->segment(p[i], p[(i + 1) % n], color, draw->user);
+		if (n == 1 && draw->point != NULL)
+			draw->point(p[0], 0.0, color, draw->user);
+	}
+	return IMP_OK;
+}
+
 imp_status imp_draw_shape2(const imp_debug_draw *draw, const imp_shape *shape, imp_pose2 pose, imp_color color)
 {
 	imp_status st = check_draw(draw, shape, 2);
@@ -46,6 +95,8 @@ imp_status imp_draw_shape2(const imp_debug_draw *draw, const imp_shape *shape, i
 		st = imp_pose2_status(pose);
 	if (st != IMP_OK)
 		return st;
+	if (imp_shape_is_composite(shape))
+		return draw_composite2(draw, imp_composite_of(shape), pose, color);
 	double r = imp_shape_radius(shape);
 	int n = imp_shape_vertex_count(shape);
 	if (n > 0) {
@@ -86,6 +137,8 @@ imp_status imp_draw_shape3(const imp_debug_draw *draw, const imp_shape *shape, i
 		st = imp_pose3_status(pose);
 	if (st != IMP_OK)
 		return st;
+	if (imp_shape_is_composite(shape))
+		return draw_composite3(draw, imp_composite_of(shape), pose, color);
 	if (imp_shape_kind_of(shape) == IMP_SHAPE_SPHERE && draw->circle != NULL) {
 		// Its centre is its support along any direction minus the radius.
 		imp_vec3 s;

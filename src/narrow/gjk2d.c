@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "narrow/gjk2d_internal.h"
+#include "narrow/composite_query.h"
 #include "narrow/query_options.h"
 
 /// Polygon pairs stop on a repeated support vertex; this relative gap only
@@ -1457,11 +1458,15 @@ static IMP_NOINLINE double distance_general(const imp_shape *a, const imp_shape 
 double imp_distance2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			imp_simplex_cache *cache, const imp_query_options *options)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_distance2(a, pa, b, pb, cache, options, NULL, NULL);
 	return distance_query(a, pa, b, pb, cache, options, NULL, NULL);
 }
 
 double imp_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_distance2(a, pa, b, pb, cache, NULL, NULL, NULL);
 	return distance_query(a, pa, b, pb, cache, NULL, NULL, NULL);
 }
 
@@ -1469,6 +1474,8 @@ double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
 			   imp_query_state *state)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_distance2(a, pa, b, pb, cache, options, iterations, state);
 	return distance_query(a, pa, b, pb, cache, options, iterations, state);
 }
 
@@ -1518,11 +1525,15 @@ static IMP_NOINLINE bool overlap_general(const imp_shape *a, const imp_shape *b,
 bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 		     imp_simplex_cache *cache, const imp_query_options *options)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_overlap2(a, pa, b, pb, cache, options);
 	return overlap_query(a, pa, b, pb, cache, options);
 }
 
 bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_overlap2(a, pa, b, pb, cache, NULL);
 	return overlap_query(a, pa, b, pb, cache, NULL);
 }
 
@@ -1872,13 +1883,21 @@ static IMP_NOINLINE imp_status closest_general(const imp_shape *a, imp_pose2 pa,
 imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			   imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
 {
-	return closest_query(a, pa, b, pb, cache, options, out, false);
+	if (imp_pair_has_composite(a, b)) {
+		if (out == NULL)
+			return IMP_ERR_NULL_ARGUMENT;
+		return imp_composite_closest2(a, pa, b, pb, cache, options, out);
+	}
+	imp_status st = closest_query(a, pa, b, pb, cache, options, out, false);
+	if (st == IMP_OK)
+		out->child_a = out->child_b = -1;
+	return st;
 }
 
 imp_status imp_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			imp_simplex_cache *cache, imp_closest2_result *out)
 {
-	return closest_query(a, pa, b, pb, cache, NULL, out, false);
+	return imp_closest2_ex(a, pa, b, pb, cache, NULL, out);
 }
 
 imp_status imp_closest2_checked(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,

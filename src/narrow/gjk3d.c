@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "narrow/gjk3d_internal.h"
+#include "narrow/composite_query.h"
 #include "narrow/query_options.h"
 
 /// Polytope pairs stop on a repeated support vertex; this relative gap only
@@ -2375,6 +2376,8 @@ IMP_NOINLINE static bool overlap3_general(const imp_shape *a, const imp_pose3 *p
 bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache,
 		     const imp_query_options *options)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_overlap3(a, pa, b, pb, cache, options);
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;
@@ -2419,6 +2422,8 @@ double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
 			   imp_query_state *state)
 {
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_distance3(a, pa, b, pb, cache, options, iterations, state);
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;
@@ -2893,16 +2898,22 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
+	if (imp_pair_has_composite(a, b))
+		return imp_composite_closest3(a, pa, b, pb, cache, options, out);
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;
+	imp_status st = IMP_OK;
 	if (maybe_segments(a, b) && segments3_make(a, pa, b, pb, options, &sg) && !segments3_cross(&sg)) {
 		// Cores apart: the closed form's answer (cores that meet need
 		// EPA).
 		segments3_closest(&sg, pa, out);
-		return IMP_OK;
+	} else {
+		st = closest3_general(a, &pa, b, &pb, cache, options, out);
 	}
-	return closest3_general(a, &pa, b, &pb, cache, options, out);
+	if (st == IMP_OK)
+		out->child_a = out->child_b = -1;
+	return st;
 }
 
 imp_status imp_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,

@@ -341,9 +341,9 @@ imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const im
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	imp_status st = imp_shape_check(a, 2);
+	imp_status st = imp_shape_check_convex(a, 2);
 	if (st == IMP_OK)
-		st = imp_shape_check(b, 2);
+		st = imp_shape_check_convex(b, 2);
 	if (st == IMP_OK)
 		st = imp_pose2_status(ma.pose);
 	if (st == IMP_OK)
@@ -425,9 +425,9 @@ imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const im
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	imp_status st = imp_shape_check(a, 3);
+	imp_status st = imp_shape_check_convex(a, 3);
 	if (st == IMP_OK)
-		st = imp_shape_check(b, 3);
+		st = imp_shape_check_convex(b, 3);
 	if (st == IMP_OK)
 		st = imp_pose3_status(ma.pose);
 	if (st == IMP_OK)

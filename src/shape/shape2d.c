@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "shape/composite.h"
 #include "shape/shape3_internal.h"
 
 static bool is_finite2(imp_vec2 v)
@@ -253,6 +254,10 @@ void imp_shape_destroy(imp_shape *shape)
 {
 	if (shape == NULL || shape->magic != IMP_SHAPE_MAGIC)
 		return;
+	if (imp_kind_is_composite(shape->kind)) {
+		imp_composite_release((imp_composite *)(void *)shape);
+		return;
+	}
 	if (shape->dim == 3) {
 		imp_shape3_release((imp_shape3 *)(void *)shape);
 		return;
@@ -282,19 +287,40 @@ double imp_shape_radius(const imp_shape *shape)
 	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape->radius : NAN;
 }
 
+/// The vertices a shape's vertex accessors give: the core's, a mesh's, a
+/// chain's points; none for compounds and height fields.
+static int shape_vertices(const imp_shape *shape, const void **v)
+{
+	if (!imp_kind_is_composite(shape->kind)) {
+		*v = shape->dim == 2 ? (const void *)shape->v : (const void *)imp_shape3_of(shape)->v;
+		return shape->count;
+	}
+	const imp_composite *c = imp_composite_of(shape);
+	*v = c->kind == IMP_SHAPE_MESH ? (const void *)c->v3 : (const void *)c->v2;
+	return c->kind == IMP_SHAPE_MESH ? c->vertex_count : (c->kind == IMP_SHAPE_CHAIN ? c->point_count : 0);
+}
+
 int imp_shape_vertex_count(const imp_shape *shape)
 {
-	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape->count : -1;
+	const void *v;
+	return shape != NULL && shape->magic == IMP_SHAPE_MAGIC ? shape_vertices(shape, &v) : -1;
+}
+
+int imp_shape_vertices_copy(const imp_shape *shape, int dim, void *out, int capacity)
+{
+	if (imp_shape_check(shape, dim) != IMP_OK || (out == NULL && capacity > 0) || capacity < 0)
+		return -1;
+	const void *v;
+	int count = shape_vertices(shape, &v);
+	int n = count < capacity ? count : capacity;
+	if (n > 0)
+		memcpy(out, v, (size_t)n * (dim == 2 ? sizeof(imp_vec2) : sizeof(imp_vec3)));
+	return count;
 }
 
 int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capacity)
 {
-	if (imp_shape_check(shape, 2) != IMP_OK || (out == NULL && capacity > 0) || capacity < 0)
-		return -1;
-	int n = shape->count < capacity ? shape->count : capacity;
-	if (n > 0)
-		memcpy(out, shape->v, (size_t)n * sizeof *out);
-	return shape->count;
+	return imp_shape_vertices_copy(shape, 2, out, capacity);
 }
 
 /// Support point of the core in local direction d (not normalised).
@@ -324,6 +350,8 @@ imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 d
 	st = imp_pose2_status(pose);
 	if (st != IMP_OK)
 		return st;
+	if (imp_kind_is_composite(shape->kind))
+		return imp_composite_support2(imp_composite_of(shape), pose, direction, out);
 	imp_vec2 d = imp_rot2_apply_inv(pose.q, direction);
 	imp_vec2 p = core_support(shape, d);
 	if (!is_finite2(p))
@@ -343,6 +371,8 @@ imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *ou
 	st = imp_pose2_status(pose);
 	if (st != IMP_OK)
 		return st;
+	if (imp_kind_is_composite(shape->kind))
+		return imp_composite_aabb2(imp_composite_of(shape), pose, out);
 	return imp_shape2_aabb_unchecked(shape, pose, out);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "shape/composite.h"
 #include "shape/hull3d.h"
 #include "shape/shape3_internal.h"
 
@@ -496,19 +497,15 @@ static bool is_hull_kind(const imp_shape3 *s)
 
 int imp_shape_vertices3(const imp_shape *shape, imp_vec3 *out, int capacity)
 {
-	if (imp_shape_check(shape, 3) != IMP_OK || (out == NULL && capacity > 0) || capacity < 0)
-		return -1;
-	const imp_shape3 *s = imp_shape3_of(shape);
-	int n = s->count < capacity ? s->count : capacity;
-	if (n > 0)
-		memcpy(out, s->v, (size_t)n * sizeof *out);
-	return s->count;
+	return imp_shape_vertices_copy(shape, 3, out, capacity);
 }
 
 int imp_shape_face_count(const imp_shape *shape)
 {
 	if (imp_shape_check(shape, 3) != IMP_OK)
 		return -1;
+	if (imp_kind_is_composite(shape->kind))
+		return shape->kind == IMP_SHAPE_MESH ? shape->count : 0;
 	return imp_shape3_of(shape)->nf;
 }
 
@@ -516,6 +513,8 @@ int imp_shape_edge_count(const imp_shape *shape)
 {
 	if (imp_shape_check(shape, 3) != IMP_OK)
 		return -1;
+	if (imp_kind_is_composite(shape->kind))
+		return 0;
 	return imp_shape3_of(shape)->ne;
 }
 
@@ -526,6 +525,8 @@ imp_status imp_shape_edge(const imp_shape *shape, int index, int *v0, int *v1)
 		return st;
 	if (v0 == NULL || v1 == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
+	if (imp_kind_is_composite(shape->kind))
+		return IMP_ERR_BAD_COUNT; // no edges: see imp_shape_edge_count
 	const imp_shape3 *s = imp_shape3_of(shape);
 	if (index < 0 || index >= s->ne)
 		return IMP_ERR_BAD_COUNT;
@@ -538,6 +539,15 @@ int imp_shape_face(const imp_shape *shape, int index, int *out, int capacity)
 {
 	if (imp_shape_check(shape, 3) != IMP_OK || (out == NULL && capacity > 0) || capacity < 0)
 		return -1;
+	if (imp_kind_is_composite(shape->kind)) {
+		// A mesh's faces are its triangles.
+		const imp_composite *c = imp_composite_of(shape);
+		if (c->kind != IMP_SHAPE_MESH || index < 0 || index >= c->count)
+			return -1;
+		for (int i = 0; i < 3 && i < capacity; ++i)
+			out[i] = c->triangles[3 * (int64_t)index + i];
+		return 3;
+	}
 	const imp_shape3 *s = imp_shape3_of(shape);
 	if (index < 0 || index >= s->nf)
 		return -1;
@@ -575,6 +585,8 @@ imp_status imp_shape_support3(const imp_shape *shape, imp_pose3 pose, imp_vec3 d
 	st = imp_pose3_status(pose);
 	if (st != IMP_OK)
 		return st;
+	if (imp_kind_is_composite(shape->kind))
+		return imp_composite_support3(imp_composite_of(shape), pose, direction, out);
 	const imp_shape3 *s = imp_shape3_of(shape);
 	imp_mat3 r = imp_pose3_matrix(pose);
 	imp_vec3 d = imp_mat3_apply_t(&r, direction);
@@ -613,5 +625,7 @@ imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *ou
 	st = imp_pose3_status(pose);
 	if (st != IMP_OK)
 		return st;
+	if (imp_kind_is_composite(shape->kind))
+		return imp_composite_aabb3(imp_composite_of(shape), pose, out);
 	return imp_shape3_aabb_unchecked(shape, pose, out);
 }

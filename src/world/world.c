@@ -773,6 +773,8 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 		return IMP_ERR_BAD_SHAPE;
 	if (imp_shape_dim(def->shape) != w->dim)
 		return IMP_ERR_DIMENSION_MISMATCH;
+	if (imp_shape_check_convex(def->shape, w->dim) != IMP_OK)
+		return IMP_ERR_UNSUPPORTED;
 	if (def->type != IMP_BODY_STATIC && def->type != IMP_BODY_KINEMATIC && def->type != IMP_BODY_DYNAMIC)
 		return IMP_ERR_BAD_OPTIONS;
 	imp_status st = check_pose(w, def);

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+// Pairwise queries on non-convex shapes (shape/composite.h): the mid-phase.
+// A pair with a non-convex side walks the side's bounding-volume hierarchy
+// (both hierarchies at once when both sides are non-convex), in the frame
+// of one side, and hands each pair of children whose boxes pass to the
+// convex queries (barycode GJK, EPA). Level 1 stops at the first pair that
+// overlaps; Levels 2 and 3 are a branch and bound on the signed distance,
+// nearer boxes first, the best pair's answer so far the bound (a box pair
+// that overlaps bounds the depth of its children's penetration from
+// below: core/box.h, imp_box_bound). The cache keeps the best pair and its
+// simplex: the next query on the pair starts from that pair's answer.
+#include "narrow/composite_query.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "narrow/query_options.h"
+#include "shape/composite.h"
+
+/// A query on a pair with a non-convex side.
+typedef struct cq {
+	int dim;
+	int level;  ///< 1 overlap, 2 distance, 3 closest
+	const imp_shape *a, *b;
+	const imp_composite *ca, *cb; ///< NULL for a convex side
+	imp_pose2 pa2, pb2;
+	imp_pose3 pa3, pb3;
+	const imp_query_options *o;
+	bool swapped;          ///< the hierarchy walked alone is b's (a is convex)
+	int32_t done_a, done_b; ///< the pair the cache gave, already answered (-2: none)
+	// The answer so far.
+	bool hit;              ///< Level 1: a pair overlaps
+	bool any;              ///< a pair has been answered
+	double best;           ///< Levels 2, 3: the least signed distance (Level 2: distance)
+	int32_t best_a, best_b; ///< its children (-1: a convex side)
+	imp_query_state best_state;
+	imp_closest2_result r2;
+	imp_closest3_result r3;
+	imp_simplex_cache best_cache;
+	const imp_simplex_cache *user_cache;
+	int iterations, epa_iterations;
+	imp_status st;         ///< the first error a child query gave
+	bool degenerate;       ///< a user child's support was not finite
+} cq;
+
+// ---------------------------------------------------------------------------
+// One pair of children.
+
+/// Feature of a child's record as a feature of the child: a triangle with
+/// no area was given as its segment or point, whose vertices are corners
+/// corner[] of the triangle (and its one edge the triangle's edge from
+/// corner[0]).
+static imp_feature child_feature3(const imp_child3 *ch, imp_feature f)
+{
+	if (ch->posed || ch->rec.count >= 3)
+		return f;
+	if (f.kind == IMP_FEATURE_VERTEX && f.index >= 0 && f.index < ch->rec.count)
+		f.index = ch->corner[f.index];
+	else if (f.kind == IMP_FEATURE_EDGE)
+		f.index = ch->corner[0];
+	return f;
+}
+
+/// One pair's answer, of either dimension.
+typedef struct pair_answer {
+	double d;              ///< signed distance (Level 1: -1 overlapping, +1 apart)
+	imp_query_state state;
+	imp_status st;
+	int iterations, epa_iterations;
+	imp_closest2_result r2;
+	imp_closest3_result r3;
+} pair_answer;
+
+/// The pair's query in 3D: children ia, ib (-1: the convex side itself).
+static void query3(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
+{
+	imp_child3 xa, xb;
+	const imp_shape *sa = q->a, *sb = q->b;
+	imp_pose3 pa = q->pa3, pb = q->pb3;
+	if (ia >= 0) {
+		imp_composite_child3(q->ca, ia, &xa);
+		sa = xa.shape;
+		pa = imp_composite_pose3(q->pa3, &xa);
+	}
+	if (ib >= 0) {
+		imp_composite_child3(q->cb, ib, &xb);
+		sb = xb.shape;
+		pb = imp_composite_pose3(q->pb3, &xb);
+	}
+	if (q->level == 1) {
+		x->d = imp_overlap3_ex(sa, pa, sb, pb, cache, q->o) ? -1.0 : 1.0;
+	} else if (q->level == 2) {
+		x->d = imp_distance3_stats(sa, pa, sb, pb, cache, q->o, &x->iterations, &x->state);
+	} else {
+		imp_closest3_result *r = &x->r3;
+		x->st = imp_closest3_ex(sa, pa, sb, pb, cache, q->o, r);
+		if (x->st != IMP_OK)
+			return;
+		x->d = r->distance;
+		x->state = r->state;
+		x->iterations = r->iterations;
+		x->epa_iterations = r->epa_iterations;
+		if (ia >= 0)
+			r->feature_a = child_feature3(&xa, r->feature_a);
+		if (ib >= 0)
+			r->feature_b = child_feature3(&xb, r->feature_b);
+		r->child_a = ia;
+		r->child_b = ib;
+	}
+}
+
+/// The same in 2D.
+static void query2(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
+{
+	imp_child2 xa, xb;
+	const imp_shape *sa = q->a, *sb = q->b;
+	imp_pose2 pa = q->pa2, pb = q->pb2;
+	if (ia >= 0) {
+		imp_composite_child2(q->ca, ia, &xa);
+		sa = xa.shape;
+		pa = imp_composite_pose2(q->pa2, &xa);
+	}
+	if (ib >= 0) {
+		imp_composite_child2(q->cb, ib, &xb);
+		sb = xb.shape;
+		pb = imp_composite_pose2(q->pb2, &xb);
+	}
+	if (q->level == 1) {
+		x->d = imp_overlap2_ex(sa, pa, sb, pb, cache, q->o) ? -1.0 : 1.0;
+	} else if (q->level == 2) {
+		x->d = imp_distance2_stats(sa, pa, sb, pb, cache, q->o, &x->iterations, &x->state);
+	} else {
+		imp_closest2_result *r = &x->r2;
+		x->st = imp_closest2_ex(sa, pa, sb, pb, cache, q->o, r);
+		if (x->st != IMP_OK)
+			return;
+		x->d = r->distance;
+		x->state = r->state;
+		x->iterations = r->iterations;
+		x->epa_iterations = r->epa_iterations;
+		r->child_a = ia;
+		r->child_b = ib;
+	}
+}
+
+/// Answers one pair and keeps it when it is the best so far; false when
+/// the search should stop (Level 1 found an overlap, Level 2 found 0, an
+/// error, a degenerate support).
+static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
+{
+	imp_simplex_cache cache;
+	if (start != NULL)
+		cache = *start;
+	else
+		memset(&cache, 0, sizeof cache);
+	pair_answer x = {.d = NAN, .state = IMP_STATE_SEPARATED, .st = IMP_OK};
+	if (q->dim == 2)
+		query2(q, ia, ib, &cache, &x);
+	else
+		query3(q, ia, ib, &cache, &x);
+	q->iterations += x.iterations;
+	q->epa_iterations += x.epa_iterations;
+	if (x.st != IMP_OK) {
+		q->st = x.st;
+		return false;
+	}
+	if (x.state == IMP_STATE_DEGENERATE) {
+		q->degenerate = true;
+		return false;
+	}
+	double d = x.d;
+	imp_query_state state = x.state;
+	if (isnan(d)) {
+		// A child's pose composed with the composite's left the range of
+		// a pose (its query refused it).
+		q->st = IMP_ERR_OUT_OF_RANGE;
+		return false;
+	}
+	if (q->level == 1) {
+		if (d < 0.0) {
+			q->hit = true;
+			q->best_a = ia;
+			q->best_b = ib;
+			q->best_cache = cache;
+			q->any = true;
+			return false;
+		}
+		return true;
+	}
+	if (!q->any || d < q->best) {
+		q->any = true;
+		q->best = d;
+		q->best_a = ia;
+		q->best_b = ib;
+		q->best_state = state;
+		q->best_cache = cache;
+		q->r2 = x.r2;
+		q->r3 = x.r3;
+	}
+	return !(q->level == 2 && q->best <= 0.0);
+}
+
+/// The children of piece p of side `c` (NULL: the convex side, child -1).
+static int32_t piece_children(const imp_composite *c, int32_t p, int *n)
+{
+	if (c == NULL) {
+		*n = 1;
+		return -1;
+	}
+	return imp_composite_piece_first(c, p, n);
+}
+
+/// Every pair of children of pieces pa (a's) and pb (b's); false to stop.
+static bool visit_pieces(cq *q, int32_t pa, int32_t pb)
+{
+	int na, nb;
+	int32_t fa = piece_children(q->ca, pa, &na), fb = piece_children(q->cb, pb, &nb);
+	for (int i = 0; i < na; ++i)
+		for (int j = 0; j < nb; ++j) {
+			int32_t ia = q->ca != NULL ? fa + i : -1, ib = q->cb != NULL ? fb + j : -1;
+			if (ia == q->done_a && ib == q->done_b)
+				continue;
+			if (!visit(q, ia, ib, NULL))
+				return false;
+		}
+	return true;
+}
+
+/// The pieces a walk of one hierarchy reports are the walked side's; the
+/// other side is convex.
+static bool pieces_of_walk(cq *q, int32_t item, int32_t other)
+{
+	return q->swapped ? visit_pieces(q, other, item) : visit_pieces(q, item, other);
+}
+
+static bool pair_fn(void *ctx, int32_t ia, int32_t ib)
+{
+	cq *q = ctx;
+	if (q->ca != NULL && q->cb != NULL)
+		return visit_pieces(q, ia, ib);
+	return pieces_of_walk(q, ia, ib);
+}
+
+static bool item_fn(void *ctx, int32_t item)
+{
+	return pieces_of_walk(ctx, item, 0);
+}
+
+static double bound_fn(void *ctx, int32_t ia, int32_t ib, double bound)
+{
+	cq *q = ctx;
+	bool go = pair_fn(ctx, ia, ib);
+	if (!go)
+		return -INFINITY; // stop: nothing lies below
+	(void)bound;
+	return q->best;
+}
+
+// ---------------------------------------------------------------------------
+// The walk.
+
+/// The motion from b's frame into a's: 3D.
+static imp_bvh_xform xform3(imp_pose3 pa, imp_pose3 pb)
+{
+	imp_quat qa = imp_quat_normalize(pa.q), qb = imp_quat_normalize(pb.q);
+	imp_mat3 r = imp_mat3_from_quat(imp_quat_mul(imp_quat_conj(qa), qb));
+	imp_vec3 t = imp_quat_rotate_inv(qa, imp_vec3_sub(pb.p, pa.p));
+	imp_bvh_xform x;
+	memcpy(x.r, r.m, sizeof x.r);
+	x.t[0] = t.x;
+	x.t[1] = t.y;
+	x.t[2] = t.z;
+	return x;
+}
+
+static imp_bvh_xform xform2(imp_pose2 pa, imp_pose2 pb)
+{
+	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
+	double n = sqrt(q.c * q.c + q.s * q.s);
+	q.c /= n;
+	q.s /= n;
+	imp_vec2 t = imp_pose2_apply_inv(pa, pb.p);
+	imp_bvh_xform x = {{{q.c, -q.s, 0.0}, {q.s, q.c, 0.0}, {0.0, 0.0, 1.0}}, {t.x, t.y, 0.0}};
+	return x;
+}
+
+/// The box of convex shape s at pose `at` (relative to the walked side's
+/// frame).
+static imp_status convex_box(const cq *q, const imp_shape *s, const imp_pose2 *at2, const imp_pose3 *at3, imp_box *out)
+{
+	if (q->dim == 2) {
+		imp_aabb2 a;
+		imp_status st = imp_shape2_aabb_unchecked(s, *at2, &a);
+		*out = (imp_box){{a.lo.x, a.lo.y, 0.0}, {a.hi.x, a.hi.y, 0.0}};
+		return st;
+	}
+	imp_aabb3 a;
+	imp_status st = imp_shape3_aabb_unchecked(s, *at3, &a);
+	*out = (imp_box){{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
+	return st;
+}
+
+/// The pose of `of` in the frame of `in` (unit rotations).
+static imp_pose3 relative3(imp_pose3 in, imp_pose3 of)
+{
+	imp_quat qi = imp_quat_normalize(in.q), qo = imp_quat_normalize(of.q);
+	imp_pose3 r = {imp_quat_rotate_inv(qi, imp_vec3_sub(of.p, in.p)), imp_quat_normalize(imp_quat_mul(imp_quat_conj(qi), qo))};
+	return r;
+}
+
+static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
+{
+	imp_bvh_xform x = xform2(in, of);
+	imp_pose2 r = {{x.t[0], x.t[1]}, {x.r[0][0], x.r[1][0]}};
+	return r;
+}
+
+/// Walks the hierarchies: Level 1 by the overlap of boxes, Levels 2 and 3
+/// branch and bound from q->best.
+static imp_status walk(cq *q)
+{
+	const imp_bvh *tree;
+	imp_box box;
+	imp_bvh_xform x;
+	bool both = q->ca != NULL && q->cb != NULL;
+	if (both) {
+		tree = &q->ca->bvh;
+		x = q->dim == 2 ? xform2(q->pa2, q->pb2) : xform3(q->pa3, q->pb3);
+	} else {
+		// The convex side's box in the other's frame.
+		q->swapped = q->ca == NULL;
+		const imp_shape *convex = q->swapped ? q->a : q->b;
+		tree = q->swapped ? &q->cb->bvh : &q->ca->bvh;
+		imp_pose2 at2 = {{0, 0}, {1, 0}};
+		imp_pose3 at3 = imp_pose3_identity();
+		if (q->dim == 2)
+			at2 = q->swapped ? relative2(q->pb2, q->pa2) : relative2(q->pa2, q->pb2);
+		else
+			at3 = q->swapped ? relative3(q->pb3, q->pa3) : relative3(q->pa3, q->pb3);
+		imp_status st = convex_box(q, convex, &at2, &at3, &box);
+		if (st != IMP_OK) {
+			q->degenerate = true; // a user support that is not finite
+			return IMP_OK;
+		}
+	}
+	if (q->level == 1) {
+		if (both)
+			imp_bvh_pairs(tree, &q->cb->bvh, &x, pair_fn, q);
+		else
+			imp_bvh_query(tree, &box, item_fn, q);
+		return q->st;
+	}
+	double bound = q->any ? q->best : INFINITY;
+	imp_bvh_nearest(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box, bound, bound_fn, q);
+	return q->st;
+}
+
+// ---------------------------------------------------------------------------
+// The cache.
+
+/// The child pair the cache names for this pair of shapes, if it names
+/// one that exists: a non-convex side's child is 1 + its index, a convex
+/// side's 0.
+static bool cached_pair(const cq *q, const imp_simplex_cache *cache, int32_t *ia, int32_t *ib)
+{
+	if (cache == NULL || cache->count == 0 || cache->dim != q->dim)
+		return false;
+	int32_t a = cache->child_a - 1, b = cache->child_b - 1;
+	bool ok_a = q->ca != NULL ? a >= 0 && a < q->ca->count : a == -1;
+	bool ok_b = q->cb != NULL ? b >= 0 && b < q->cb->count : b == -1;
+	if (!ok_a || !ok_b)
+		return false;
+	*ia = a;
+	*ib = b;
+	return true;
+}
+
+static void write_cache(const cq *q, imp_simplex_cache *cache)
+{
+	if (cache == NULL || !q->any)
+		return;
+	*cache = q->best_cache;
+	cache->child_a = q->best_a + 1;
+	cache->child_b = q->best_b + 1;
+}
+
+/// Sets up a query; IMP_OK or why the arguments are refused.
+static imp_status begin(cq *q, int dim, int level, const imp_shape *a, const imp_shape *b,
+			const imp_query_options *o)
+{
+	memset(q, 0, sizeof *q);
+	q->dim = dim;
+	q->level = level;
+	q->a = a;
+	q->b = b;
+	q->o = o == NULL ? &imp_default_options : o;
+	q->done_a = q->done_b = -2;
+	q->best = INFINITY;
+	imp_status st = imp_shape_check(a, dim);
+	if (st == IMP_OK)
+		st = imp_shape_check(b, dim);
+	if (st == IMP_OK && q->o != &imp_default_options && !imp_options_valid(q->o))
+		st = IMP_ERR_BAD_OPTIONS;
+	if (st != IMP_OK)
+		return st;
+	q->ca = imp_kind_is_composite(a->kind) ? imp_composite_of(a) : NULL;
+	q->cb = imp_kind_is_composite(b->kind) ? imp_composite_of(b) : NULL;
+	return IMP_OK;
+}
+
+/// The cached pair first (its answer bounds the rest), then the walk.
+static imp_status run(cq *q, imp_simplex_cache *cache)
+{
+	int32_t ia, ib;
+	if (cached_pair(q, cache, &ia, &ib)) {
+		q->done_a = ia;
+		q->done_b = ib;
+		if (!visit(q, ia, ib, cache) || q->st != IMP_OK)
+			goto done;
+	}
+	imp_status st = walk(q);
+	if (st != IMP_OK)
+		return st;
+done:
+	if (q->st != IMP_OK)
+		return q->st;
+	if (!q->degenerate)
+		write_cache(q, cache);
+	return IMP_OK;
+}
+
+// ---------------------------------------------------------------------------
+// The entry points.
+
+/// begin() and the poses' check, for a query of either dimension (the
+/// other dimension's poses are ignored).
+static imp_status begin_posed(cq *q, int dim, int level, const imp_shape *a, const imp_pose2 *a2, const imp_pose3 *a3,
+			      const imp_shape *b, const imp_pose2 *b2, const imp_pose3 *b3, const imp_query_options *o)
+{
+	imp_status st = begin(q, dim, level, a, b, o);
+	if (st == IMP_OK)
+		st = dim == 2 ? imp_pose2_status(*a2) : imp_pose3_status(*a3);
+	if (st == IMP_OK)
+		st = dim == 2 ? imp_pose2_status(*b2) : imp_pose3_status(*b3);
+	if (dim == 2) {
+		q->pa2 = *a2;
+		q->pb2 = *b2;
+	} else {
+		q->pa3 = *a3;
+		q->pb3 = *b3;
+	}
+	return st;
+}
+
+bool imp_composite_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			    imp_simplex_cache *cache, const imp_query_options *options)
+{
+	cq q;
+	if (begin_posed(&q, 3, 1, a, NULL, &pa, b, NULL, &pb, options) != IMP_OK)
+		return false;
+	return run(&q, cache) == IMP_OK && q.hit;
+}
+
+bool imp_composite_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			    imp_simplex_cache *cache, const imp_query_options *options)
+{
+	cq q;
+	if (begin_posed(&q, 2, 1, a, &pa, NULL, b, &pb, NULL, options) != IMP_OK)
+		return false;
+	return run(&q, cache) == IMP_OK && q.hit;
+}
+
+/// Level 2's answer: the distance, its iterations and state.
+static double distance_answer(cq *q, imp_simplex_cache *cache, int *iterations, imp_query_state *state)
+{
+	if (run(q, cache) != IMP_OK)
+		return NAN;
+	if (iterations != NULL)
+		*iterations = q->iterations;
+	if (q->degenerate) {
+		if (state != NULL)
+			*state = IMP_STATE_DEGENERATE;
+		return NAN;
+	}
+	if (state != NULL)
+		*state = q->best_state;
+	return q->best;
+}
+
+double imp_composite_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			       imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			       imp_query_state *state)
+{
+	cq q;
+	if (begin_posed(&q, 3, 2, a, NULL, &pa, b, NULL, &pb, options) != IMP_OK)
+		return NAN;
+	return distance_answer(&q, cache, iterations, state);
+}
+
+double imp_composite_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+			       imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			       imp_query_state *state)
+{
+	cq q;
+	if (begin_posed(&q, 2, 2, a, &pa, NULL, b, &pb, NULL, options) != IMP_OK)
+		return NAN;
+	return distance_answer(&q, cache, iterations, state);
+}
+
+/// Level 3's answer: the best pair's, with the iterations of every pair,
+/// or a degenerate one (no field valid) when a user child's support was
+/// not finite. The fields common to both dimensions through pointers.
+static void closest_common(const cq *q, double *distance, imp_feature *fa, imp_feature *fb, int *ca, int *cb,
+			   int *iterations, int *epa_iterations, imp_query_state *state)
+{
+	if (q->degenerate || !q->any) {
+		*distance = NAN;
+		*fa = *fb = (imp_feature){IMP_FEATURE_NONE, -1};
+		*ca = *cb = -1;
+		*state = IMP_STATE_DEGENERATE;
+	}
+	*iterations = q->iterations;
+	*epa_iterations = q->epa_iterations;
+}
+
+imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out)
+{
+	cq q;
+	imp_status st = begin_posed(&q, 3, 3, a, NULL, &pa, b, NULL, &pb, options);
+	if (st == IMP_OK)
+		st = run(&q, cache);
+	if (st != IMP_OK)
+		return st;
+	imp_closest3_result r = q.degenerate || !q.any ? (imp_closest3_result){.distance = NAN} : q.r3;
+	closest_common(&q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
+		       &r.epa_iterations, &r.state);
+	*out = r;
+	return IMP_OK;
+}
+
+imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
+{
+	cq q;
+	imp_status st = begin_posed(&q, 2, 3, a, &pa, NULL, b, &pb, NULL, options);
+	if (st == IMP_OK)
+		st = run(&q, cache);
+	if (st != IMP_OK)
+		return st;
+	imp_closest2_result r = q.degenerate || !q.any ? (imp_closest2_result){.distance = NAN} : q.r2;
+	closest_common(&q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
+		       &r.epa_iterations, &r.state);
+	*out = r;
+	return IMP_OK;
+}

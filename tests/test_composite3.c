@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: MIT
+// Non-convex 3D shapes (meshes, height fields, compounds) in the pairwise
+// queries, against a brute force over every pair of children with the
+// independent polytope oracle (oracle3d.h): procedural meshes (noisy
+// spheres, tori, thin plates, open surfaces, meshes with repeated and
+// zero-area triangles), height fields with shapes above, across and under
+// the surface, compounds of polytopes, boxes, spheres and capsules; both
+// orders of every pair, touching pairs made on purpose, scaled scenes,
+// warm caches. Also the constructors' refusals and the accessors.
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <impact/impact.h>
+
+#include "oracle3d.h"
+
+#define PI 3.14159265358979323846
+
+/// A shape with the oracle's view of each of its children: the child's
+/// polytope, radius and pose in the shape's frame.
+typedef struct body {
+	imp_shape *shape;
+	imp_shape *owned[8]; ///< a compound's children
+	int n_owned;
+	int n;               ///< children (1 for a convex shape)
+	o3_poly *poly;
+	double *radius;
+	imp_pose3 *pose;
+	double scale;        ///< the largest coordinate of the shape's points
+} body;
+
+static void body_alloc(body *b, int n)
+{
+	memset(b, 0, sizeof *b);
+	b->n = n;
+	b->poly = calloc((size_t)n, sizeof *b->poly);
+	b->radius = calloc((size_t)n, sizeof *b->radius);
+	b->pose = calloc((size_t)n, sizeof *b->pose);
+	assert_non_null(b->poly);
+	for (int i = 0; i < n; ++i)
+		b->pose[i] = imp_pose3_identity();
+}
+
+static void body_free(body *b)
+{
+	imp_shape_destroy(b->shape);
+	for (int i = 0; i < b->n_owned; ++i)
+		imp_shape_destroy(b->owned[i]);
+	free(b->poly);
+	free(b->radius);
+	free(b->pose);
+}
+
+static double max_coord(const imp_vec3 *p, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; ++i)
+		m = fmax(m, fmax(fabs(p[i].x), fmax(fabs(p[i].y), fabs(p[i].z))));
+	return m;
+}
+
+static void mesh_body(body *b, const imp_vec3 *v, int nv, const int32_t *t, int nt, double radius)
+{
+	body_alloc(b, nt);
+	assert_int_equal(imp_shape_mesh(v, nv, t, nt, radius, &b->shape), IMP_OK);
+	for (int i = 0; i < nt; ++i) {
+		imp_vec3 p[3] = {v[t[3 * i]], v[t[3 * i + 1]], v[t[3 * i + 2]]};
+		o3_poly_make(&b->poly[i], p, 3);
+		b->radius[i] = radius;
+	}
+	b->scale = max_coord(v, nv) + radius;
+}
+
+/// A convex body: points (1: sphere, 2: capsule, more: polytope).
+static void convex_body(body *b, const imp_vec3 *p, int n, double radius)
+{
+	body_alloc(b, 1);
+	if (n == 1 && radius > 0.0)
+		assert_int_equal(imp_shape_sphere(p[0], radius, &b->shape), IMP_OK);
+	else if (n == 2 && radius > 0.0)
+		assert_int_equal(imp_shape_capsule3(p[0], p[1], radius, &b->shape), IMP_OK);
+	else
+		assert_int_equal(imp_shape_polytope(p, n, radius, &b->shape), IMP_OK);
+	o3_poly_make(&b->poly[0], p, n);
+	b->radius[0] = radius;
+	b->scale = max_coord(p, n) + radius;
+}
+
+// ---------------------------------------------------------------------------
+// Procedural meshes.
+
+typedef struct mesh {
+	imp_vec3 v[512];
+	int32_t t[3 * 1024];
+	int nv, nt;
+} mesh;
+
+static void tri(mesh *m, int a, int b, int c)
+{
+	m->t[3 * m->nt] = a;
+	m->t[3 * m->nt + 1] = b;
+	m->t[3 * m->nt + 2] = c;
+	++m->nt;
+}
+
+/// A sphere of nu x nv quads, each radius moved by up to `noise`.
+static void noisy_sphere(mesh *m, o3_rng *r, int nu, int nv, double rad, double noise)
+{
+	m->nv = m->nt = 0;
+	m->v[m->nv++] = imp_vec3_make(0, 0, rad * (1 + o3_range(r, -noise, noise)));
+	for (int j = 1; j < nv; ++j)
+		for (int i = 0; i < nu; ++i) {
+			double th = PI * j / nv, ph = 2 * PI * i / nu;
+			double rr = rad * (1 + o3_range(r, -noise, noise));
+			m->v[m->nv++] = imp_vec3_make(rr * sin(th) * cos(ph), rr * sin(th) * sin(ph), rr * cos(th));
+		}
+	int south = m->nv;
+	m->v[m->nv++] = imp_vec3_make(0, 0, -rad * (1 + o3_range(r, -noise, noise)));
+	for (int i = 0; i < nu; ++i)
+		tri(m, 0, 1 + i, 1 + (i + 1) % nu);
+	for (int j = 1; j < nv - 1; ++j)
+		for (int i = 0; i < nu; ++i) {
+			int a = 1 + (j - 1) * nu + i, b = 1 + (j - 1) * nu + (i + 1) % nu;
+			tri(m, a, a + nu, b + nu);
+			tri(m, a, b + nu, b);
+		}
+	for (int i = 0; i < nu; ++i)
+		tri(m, south, 1 + (nv - 2) * nu + (i + 1) % nu, 1 + (nv - 2) * nu + i);
+}
+
+static void torus(mesh *m, int nu, int nv, double big, double small)
+{
+	m->nv = m->nt = 0;
+	for (int i = 0; i < nu; ++i)
+		for (int j = 0; j < nv; ++j) {
+			double u = 2 * PI * i / nu, w = 2 * PI * j / nv;
+			m->v[m->nv++] = imp_vec3_make((big + small * cos(w)) * cos(u), (big + small * cos(w)) * sin(u),
+						      small * sin(w));
+		}
+	for (int i = 0; i < nu; ++i)
+		for (int j = 0; j < nv; ++j) {
+			int a = i * nv + j, b = ((i + 1) % nu) * nv + j, c = ((i + 1) % nu) * nv + (j + 1) % nv,
+			    d = i * nv + (j + 1) % nv;
+			tri(m, a, b, c);
+			tri(m, a, c, d);
+		}
+}
+
+/// An open surface: a grid of n x n quads with random heights, and
+/// (thin) a second one `gap` above it.
+static void plate(mesh *m, o3_rng *r, int n, double size, double bump, bool thin, double gap)
+{
+	m->nv = m->nt = 0;
+	int layers = thin ? 2 : 1;
+	for (int l = 0; l < layers; ++l) {
+		int base = m->nv;
+		for (int j = 0; j <= n; ++j)
+			for (int i = 0; i <= n; ++i)
+				m->v[m->nv++] = imp_vec3_make(size * i / n - size / 2, size * j / n - size / 2,
+							      l * gap + o3_range(r, -bump, bump));
+		for (int j = 0; j < n; ++j)
+			for (int i = 0; i < n; ++i) {
+				int a = base + j * (n + 1) + i;
+				tri(m, a, a + 1, a + n + 2);
+				tri(m, a, a + n + 2, a + n + 1);
+			}
+	}
+}
+
+/// Adds repeated triangles, triangles with a repeated corner, collinear
+/// ones and single points.
+static void degenerate_extras(mesh *m, o3_rng *r)
+{
+	int nt = m->nt;
+	for (int k = 0; k < 6 && k < nt; ++k) {
+		int t = o3_int(r, nt);
+		int a = m->t[3 * t], b = m->t[3 * t + 1], c = m->t[3 * t + 2];
+		switch (k % 3) {
+		case 0:
+			tri(m, a, b, c); // repeated
+			break;
+		case 1:
+			tri(m, a, a, b); // a segment
+			break;
+		default:
+			tri(m, c, c, c); // a point
+			break;
+		}
+	}
+	// Three collinear points.
+	imp_vec3 p = m->v[m->t[0]], q = m->v[m->t[1]];
+	m->v[m->nv] = imp_vec3_add(p, imp_vec3_scale(0.5, imp_vec3_sub(q, p)));
+	tri(m, m->t[0], m->nv, m->t[1]);
+	++m->nv;
+}
+
+// ---------------------------------------------------------------------------
+// The brute force and the checks.
+
+/// The oracle's signed distance of a's child i at pa and b's child j at pb.
+static double child_sd(const body *a, int i, imp_pose3 pa, const body *b, int j, imp_pose3 pb)
+{
+	imp_pose3 wa = imp_pose3_mul(pa, a->pose[i]), wb = imp_pose3_mul(pb, b->pose[j]);
+	wa.q = imp_quat_normalize(wa.q);
+	wb.q = imp_quat_normalize(wb.q);
+	return o3_signed_distance(&a->poly[i], wa, a->radius[i], &b->poly[j], wb, b->radius[j], NULL, NULL, NULL);
+}
+
+static double brute(const body *a, imp_pose3 pa, const body *b, imp_pose3 pb, int *bi, int *bj)
+{
+	double best = INFINITY;
+	for (int i = 0; i < a->n; ++i)
+		for (int j = 0; j < b->n; ++j) {
+			double d = child_sd(a, i, pa, b, j, pb);
+			if (d < best) {
+				best = d;
+				*bi = i;
+				*bj = j;
+			}
+		}
+	return best;
+}
+
+typedef struct stats {
+	int pairs, overlapping, touching;
+	double worst; ///< largest error relative to the scene
+} stats;
+
+/// The scene's size at these poses.
+static double scene_of(const body *a, imp_pose3 pa, const body *b, imp_pose3 pb)
+{
+	double s = fmax(a->scale, b->scale);
+	s += fmax(fabs(pa.p.x) + fabs(pa.p.y) + fabs(pa.p.z), fabs(pb.p.x) + fabs(pb.p.y) + fabs(pb.p.z));
+	return fmax(s, 1e-300);
+}
+
+/// Every level in both orders against the brute force; `cache` (may be
+/// NULL) is used by the a-b order's Level 3.
+static void check_pair(const body *a, imp_pose3 pa, const body *b, imp_pose3 pb, imp_simplex_cache *cache,
+		       stats *st)
+{
+	int bi = -1, bj = -1;
+	double want = brute(a, pa, b, pb, &bi, &bj);
+	double scene = scene_of(a, pa, b, pb), tol = 1e-9 * scene;
+	st->pairs++;
+	st->overlapping += want < -tol;
+	st->touching += fabs(want) <= tol;
+	for (int order = 0; order < 2; ++order) {
+		const body *x = order ? b : a, *y = order ? a : b;
+		imp_pose3 px = order ? pb : pa, py = order ? pa : pb;
+		imp_closest3_result r;
+		assert_int_equal(imp_closest3(x->shape, px, y->shape, py, order ? NULL : cache, &r), IMP_OK);
+		double err = fabs(r.distance - want);
+		if (!(err <= tol)) {
+			print_error("closest: %.17g, brute force %.17g (children %d %d; got %d %d; order %d)\n",
+				    r.distance, want, order ? bj : bi, order ? bi : bj, r.child_a, r.child_b, order);
+			fail();
+		}
+		st->worst = fmax(st->worst, err / scene);
+		assert_true(r.state != IMP_STATE_DEGENERATE);
+		// The children named give that answer.
+		assert_true(r.child_a >= (x->n > 1 || imp_shape_child_count(x->shape) > 0 ? 0 : -1));
+		assert_true(r.child_b >= (y->n > 1 || imp_shape_child_count(y->shape) > 0 ? 0 : -1));
+		double named = child_sd(x, r.child_a < 0 ? 0 : r.child_a, px, y, r.child_b < 0 ? 0 : r.child_b, py);
+		assert_true(fabs(named - want) <= tol);
+		// Witnesses and normal agree with the distance.
+		assert_true(fabs(imp_vec3_length(r.normal) - 1.0) <= 1e-9);
+		double along = imp_vec3_dot(r.normal, imp_vec3_sub(r.point_b, r.point_a));
+		assert_true(fabs(along - r.distance) <= 1e-8 * scene);
+		// Levels 1 and 2.
+		double d = imp_distance3(x->shape, px, y->shape, py, NULL);
+		assert_true(fabs(d - fmax(want, 0.0)) <= tol);
+		if (fabs(want) > tol)
+			assert_int_equal(imp_overlap3(x->shape, px, y->shape, py, NULL), want < 0.0);
+	}
+}
+
+static void report(const char *name, const stats *s)
+{
+	printf("  %-28s %4d pairs (%d overlapping, %d touching), worst error %.2g of the scene\n", name, s->pairs,
+	       s->overlapping, s->touching, s->worst);
+}
+
+/// b's pose moved along the oracle's normal so that the pair touches.
+static imp_pose3 touching_pose(const body *a, imp_pose3 pa, const body *b, imp_pose3 pb)
+{
+	int bi = 0, bj = 0;
+	brute(a, pa, b, pb, &bi, &bj);
+	imp_pose3 wa = imp_pose3_mul(pa, a->pose[bi]), wb = imp_pose3_mul(pb, b->pose[bj]);
+	imp_vec3 n;
+	double sd = o3_signed_distance(&a->poly[bi], wa, a->radius[bi], &b->poly[bj], wb, b->radius[bj], NULL, NULL, &n);
+	pb.p = imp_vec3_sub(pb.p, imp_vec3_scale(sd, n));
+	return pb;
+}
+
+// ---------------------------------------------------------------------------
+// Convex shapes to meet the non-convex ones.
+
+/// A vector with coordinates in the three ranges, one draw a statement
+/// (gcc and clang order a call's arguments differently).
+static imp_vec3 rvec3(o3_rng *r, double xlo, double xhi, double ylo, double yhi, double zlo, double zhi)
+{
+	double x = o3_range(r, xlo, xhi);
+	double y = o3_range(r, ylo, yhi);
+	double z = o3_range(r, zlo, zhi);
+	return imp_vec3_make(x, y, z);
+}
+
+static void random_convex(body *b, o3_rng *r, double size)
+{
+	imp_vec3 p[8];
+	int kind = o3_int(r, 4);
+	double radius = kind >= 2 ? o3_range(r, 0.05, 0.3) * size : (o3_int(r, 2) ? 0.0 : 0.1 * size);
+	int n = kind == 2 ? 1 : (kind == 3 ? 2 : 8);
+	for (int i = 0; i < n; ++i)
+		p[i] = o3_vec(r, -size, size);
+	if (kind == 1) { // a box as a polytope of its corners
+		imp_vec3 h = imp_vec3_scale(size, rvec3(r, 0.2, 1, 0.2, 1, 0.2, 1));
+		for (int i = 0; i < 8; ++i)
+			p[i] = imp_vec3_make(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z);
+	}
+	convex_body(b, p, n, radius);
+}
+
+static imp_pose3 near_pose(o3_rng *r, double extent)
+{
+	imp_vec3 p = o3_vec(r, -extent, extent);
+	return imp_pose3_make(p, o3_quat(r));
+}
+
+static void make_mesh_body(body *b, o3_rng *r, int kind, double scale)
+{
+	static mesh m;
+	switch (kind) {
+	case 0:
+		noisy_sphere(&m, r, 8, 5, 1.0, 0.15);
+		break;
+	case 1:
+		torus(&m, 8, 5, 1.0, 0.35);
+		break;
+	case 2:
+		plate(&m, r, 4, 2.0, 0.1, false, 0.0);
+		break;
+	case 3:
+		plate(&m, r, 3, 2.0, 0.0, true, 1e-3);
+		break;
+	default:
+		noisy_sphere(&m, r, 6, 4, 1.0, 0.1);
+		degenerate_extras(&m, r);
+		break;
+	}
+	for (int i = 0; i < m.nv; ++i)
+		m.v[i] = imp_vec3_scale(scale, m.v[i]);
+	mesh_body(b, m.v, m.nv, m.t, m.nt, kind == 1 ? 0.05 * scale : 0.0);
+}
+
+static void test_mesh_convex(void **state)
+{
+	(void)state;
+	static const char *names[] = {"noisy sphere", "torus", "bumpy plate", "thin plate", "degenerate triangles"};
+	for (int kind = 0; kind < 5; ++kind) {
+		stats st = {0};
+		o3_rng r = {1000 + (uint64_t)kind};
+		body mb;
+		make_mesh_body(&mb, &r, kind, 1.0);
+		for (int i = 0; i < 60; ++i) {
+			body cb;
+			random_convex(&cb, &r, o3_range(&r, 0.1, 0.6));
+			imp_pose3 pm = near_pose(&r, 0.5), pc = near_pose(&r, kind == 2 || kind == 3 ? 0.8 : 1.4);
+			check_pair(&mb, pm, &cb, pc, NULL, &st);
+			if (i % 4 == 0)
+				check_pair(&mb, pm, &cb, touching_pose(&mb, pm, &cb, pc), NULL, &st);
+			body_free(&cb);
+		}
+		body_free(&mb);
+		report(names[kind], &st);
+		assert_true(st.overlapping > 5 && st.pairs - st.overlapping > 5);
+	}
+}
+
+static void test_mesh_mesh(void **state)
+{
+	(void)state;
+	stats st = {0};
+	o3_rng r = {2000};
+	for (int i = 0; i < 24; ++i) {
+		body a, b;
+		make_mesh_body(&a, &r, i % 5, 1.0);
+		make_mesh_body(&b, &r, (i / 5 + 2) % 5, o3_range(&r, 0.4, 1.0));
+		imp_pose3 pa = near_pose(&r, 0.3), pb = near_pose(&r, 1.2);
+		check_pair(&a, pa, &b, pb, NULL, &st);
+		if (i % 3 == 0)
+			check_pair(&a, pa, &b, touching_pose(&a, pa, &b, pb), NULL, &st);
+		body_free(&a);
+		body_free(&b);
+	}
+	report("mesh against mesh", &st);
+	assert_true(st.overlapping > 3 && st.pairs - st.overlapping > 3);
+}
+
+// ---------------------------------------------------------------------------
+// Height fields.
+
+static void heightfield_body(body *b, o3_rng *r, int rows, int cols, double dx, double dy, double base,
+			     double radius)
+{
+	double h[64];
+	for (int i = 0; i < rows * cols; ++i)
+		h[i] = o3_range(r, 0.0, 1.0);
+	int cells = (rows - 1) * (cols - 1);
+	body_alloc(b, 2 * cells);
+	assert_int_equal(imp_shape_heightfield(h, rows, cols, dx, dy, base, radius, &b->shape), IMP_OK);
+	assert_int_equal(imp_shape_child_count(b->shape), 2 * cells);
+	for (int rr = 0; rr < rows - 1; ++rr)
+		for (int c = 0; c < cols - 1; ++c) {
+			int cell = rr * (cols - 1) + c;
+			// The documented split: (c, r) (c+1, r) (c+1, r+1) and (c, r) (c+1, r+1) (c, r+1).
+			int cr[2][3][2] = {{{c, rr}, {c + 1, rr}, {c + 1, rr + 1}}, {{c, rr}, {c + 1, rr + 1}, {c, rr + 1}}};
+			for (int t = 0; t < 2; ++t) {
+				imp_vec3 p[6];
+				for (int k = 0; k < 3; ++k) {
+					int x = cr[t][k][0], y = cr[t][k][1];
+					p[k] = imp_vec3_make(x * dx, y * dy, h[y * cols + x]);
+					p[3 + k] = imp_vec3_make(x * dx, y * dy, base);
+				}
+				o3_poly_make(&b->poly[2 * cell + t], p, 6);
+				b->radius[2 * cell + t] = radius;
+			}
+		}
+	b->scale = fmax((cols - 1) * dx, fmax((rows - 1) * dy, fmax(1.0, fabs(base)))) + radius;
+}
+
+static void test_heightfield_convex(void **state)
+{
+	(void)state;
+	stats st = {0};
+	o3_rng r = {3000};
+	for (int f = 0; f < 4; ++f) {
+		body hb;
+		heightfield_body(&hb, &r, 5 + f % 2, 6, 0.5, 0.4, -1.0, f == 3 ? 0.05 : 0.0);
+		imp_pose3 ph = f == 2 ? near_pose(&r, 0.5) : imp_pose3_identity();
+		for (int i = 0; i < 40; ++i) {
+			body cb;
+			random_convex(&cb, &r, o3_range(&r, 0.1, 0.5));
+			// Above, across and under the surface (down to the base).
+			imp_vec3 at = rvec3(&r, -0.5, 2.8, -0.5, 2.2, -1.2, 2.0);
+			imp_pose3 pc = imp_pose3_make(imp_pose3_apply(ph, at), o3_quat(&r));
+			check_pair(&hb, ph, &cb, pc, NULL, &st);
+			if (i % 5 == 0)
+				check_pair(&hb, ph, &cb, touching_pose(&hb, ph, &cb, pc), NULL, &st);
+			body_free(&cb);
+		}
+		body_free(&hb);
+	}
+	report("height field against convex", &st);
+	assert_true(st.overlapping > 10 && st.pairs - st.overlapping > 10);
+}
+
+// ---------------------------------------------------------------------------
+// Compounds.
+
+static void compound_body(body *b, o3_rng *r, int n)
+{
+	body_alloc(b, n);
+	const imp_shape *kids[8];
+	for (int i = 0; i < n; ++i) {
+		body cb;
+		random_convex(&cb, r, o3_range(r, 0.2, 0.5));
+		b->owned[i] = cb.shape;
+		cb.shape = NULL;
+		b->poly[i] = cb.poly[0];
+		b->radius[i] = cb.radius[0];
+		b->pose[i] = near_pose(r, 0.8);
+		kids[i] = b->owned[i];
+		b->scale = fmax(b->scale, cb.scale + 1.5);
+		body_free(&cb);
+	}
+	b->n_owned = n;
+	assert_int_equal(imp_shape_compound3(kids, b->pose, n, &b->shape), IMP_OK);
+}
+
+static void test_compounds(void **state)
+{
+	(void)state;
+	stats st = {0};
+	o3_rng r = {4000};
+	for (int i = 0; i < 60; ++i) {
+		body a, b;
+		compound_body(&a, &r, 1 + o3_int(&r, 6));
+		if (i % 3 == 0)
+			compound_body(&b, &r, 1 + o3_int(&r, 6));
+		else if (i % 3 == 1)
+			make_mesh_body(&b, &r, i % 5, 0.7);
+		else
+			random_convex(&b, &r, 0.4);
+		imp_pose3 pa = near_pose(&r, 0.3), pb = near_pose(&r, 1.2);
+		check_pair(&a, pa, &b, pb, NULL, &st);
+		if (i % 4 == 0)
+			check_pair(&a, pa, &b, touching_pose(&a, pa, &b, pb), NULL, &st);
+		body_free(&a);
+		body_free(&b);
+	}
+	report("compounds", &st);
+	assert_true(st.overlapping > 3 && st.pairs - st.overlapping > 3);
+}
+
+/// Far from unit size: the same scenes scaled by 1e-5 and 1e5.
+static void test_scaled(void **state)
+{
+	(void)state;
+	double scales[] = {1e-5, 1e5};
+	for (int s = 0; s < 2; ++s) {
+		stats st = {0};
+		o3_rng r = {5000 + (uint64_t)s};
+		body mb;
+		make_mesh_body(&mb, &r, 0, scales[s]);
+		for (int i = 0; i < 30; ++i) {
+			body cb;
+			random_convex(&cb, &r, o3_range(&r, 0.1, 0.6) * scales[s]);
+			imp_pose3 pm = near_pose(&r, 0.5 * scales[s]), pc = near_pose(&r, 1.8 * scales[s]);
+			check_pair(&mb, pm, &cb, pc, NULL, &st);
+			body_free(&cb);
+		}
+		body_free(&mb);
+		report(s == 0 ? "scaled by 1e-5" : "scaled by 1e5", &st);
+	}
+}
+
+/// A cache carried along a path gives the answers of no cache, and names
+/// the children that answered.
+static void test_warm_path(void **state)
+{
+	(void)state;
+	stats st = {0};
+	o3_rng r = {6000};
+	body a, b;
+	make_mesh_body(&a, &r, 1, 1.0);
+	make_mesh_body(&b, &r, 0, 0.5);
+	imp_simplex_cache cache = {0};
+	imp_pose3 pa = imp_pose3_identity();
+	for (int i = 0; i < 60; ++i) {
+		double t = i / 59.0;
+		imp_pose3 pb = imp_pose3_make(imp_vec3_make(3.0 - 4.0 * t, 0.3, 0.2 * sin(5 * t)),
+					      imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), t));
+		check_pair(&a, pa, &b, pb, &cache, &st);
+		if (cache.count > 0) {
+			assert_true(cache.child_a >= 1 && cache.child_a <= a.n);
+			assert_true(cache.child_b >= 1 && cache.child_b <= b.n);
+		}
+	}
+	body_free(&a);
+	body_free(&b);
+	report("a warm path", &st);
+	// A cache from another pair is harmless: children out of range.
+	imp_simplex_cache junk;
+	memset(&junk, 0x7f, sizeof junk);
+	body c, d;
+	make_mesh_body(&c, &r, 0, 1.0);
+	random_convex(&d, &r, 0.3);
+	imp_pose3 pc = imp_pose3_identity(), pd = near_pose(&r, 1.5);
+	int bi, bj;
+	double want = brute(&c, pc, &d, pd, &bi, &bj);
+	imp_closest3_result res;
+	assert_int_equal(imp_closest3(c.shape, pc, d.shape, pd, &junk, &res), IMP_OK);
+	assert_true(fabs(res.distance - want) <= 1e-9 * 3);
+	body_free(&c);
+	body_free(&d);
+}
+
+// ---------------------------------------------------------------------------
+// Constructors and accessors.
+
+static void test_constructors(void **state)
+{
+	(void)state;
+	imp_vec3 v[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	int32_t t[6] = {0, 1, 2, 0, 2, 3};
+	imp_shape *s = NULL, *keep = (imp_shape *)&s;
+	imp_shape *out = keep;
+	assert_int_equal(imp_shape_mesh(NULL, 4, t, 2, 0.0, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_shape_mesh(v, 4, NULL, 2, 0.0, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_shape_mesh(v, 4, t, 2, 0.0, NULL), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_shape_mesh(v, 0, t, 2, 0.0, &out), IMP_ERR_BAD_COUNT);
+	assert_int_equal(imp_shape_mesh(v, 4, t, 0, 0.0, &out), IMP_ERR_BAD_COUNT);
+	assert_int_equal(imp_shape_mesh(v, 3, t, 2, 0.0, &out), IMP_ERR_BAD_COUNT); // index 3 out of range
+	int32_t neg[3] = {0, -1, 2};
+	assert_int_equal(imp_shape_mesh(v, 4, neg, 1, 0.0, &out), IMP_ERR_BAD_COUNT);
+	assert_int_equal(imp_shape_mesh(v, 4, t, 2, -1.0, &out), IMP_ERR_BAD_RADIUS);
+	assert_int_equal(imp_shape_mesh(v, 4, t, 2, NAN, &out), IMP_ERR_BAD_RADIUS);
+	imp_vec3 bad[4] = {{0, 0, 0}, {NAN, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	assert_int_equal(imp_shape_mesh(bad, 4, t, 2, 0.0, &out), IMP_ERR_NOT_FINITE);
+	bad[1] = imp_vec3_make(2e150, 0, 0);
+	assert_int_equal(imp_shape_mesh(bad, 4, t, 2, 0.0, &out), IMP_ERR_OUT_OF_RANGE);
+	assert_ptr_equal(out, keep);
+
+	double h[6] = {1, 2, 3, 4, 5, 6};
+	assert_int_equal(imp_shape_heightfield(NULL, 2, 3, 1, 1, 0, 0, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_shape_heightfield(h, 1, 6, 1, 1, 0, 0, &out), IMP_ERR_BAD_COUNT);
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 0, 1, 0, 0, &out), IMP_ERR_BAD_RADIUS);
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 1, INFINITY, 0, 0, &out), IMP_ERR_NOT_FINITE);
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 1, 1, 1.0, 0, &out), IMP_ERR_OUT_OF_RANGE); // base not below
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 1, 1, 0, -1, &out), IMP_ERR_BAD_RADIUS);
+	h[4] = NAN;
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 1, 1, 0, 0, &out), IMP_ERR_NOT_FINITE);
+	h[4] = 5;
+	assert_ptr_equal(out, keep);
+
+	imp_shape *box, *ball, *chain;
+	assert_int_equal(imp_shape_box3(1, 1, 1, 0, &box), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 1, &ball), IMP_OK);
+	imp_vec2 cp[2] = {{0, 0}, {1, 0}};
+	assert_int_equal(imp_shape_chain(cp, 2, false, 0, &chain), IMP_OK);
+	const imp_shape *kids[2] = {box, ball};
+	imp_pose3 poses[2] = {imp_pose3_identity(), imp_pose3_identity()};
+	poses[1].p.x = 3;
+	assert_int_equal(imp_shape_compound3(NULL, poses, 2, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_shape_compound3(kids, NULL, 2, &out), IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(imp_shape_compound3(kids, poses, 0, &out), IMP_ERR_BAD_COUNT);
+	const imp_shape *with_null[2] = {box, NULL};
+	assert_int_equal(imp_shape_compound3(with_null, poses, 2, &out), IMP_ERR_NULL_ARGUMENT);
+	const imp_shape *with_2d[2] = {box, chain};
+	assert_int_equal(imp_shape_compound3(with_2d, poses, 2, &out), IMP_ERR_DIMENSION_MISMATCH);
+	imp_pose3 bad_pose[2] = {imp_pose3_identity(), imp_pose3_identity()};
+	bad_pose[1].q.w = 2;
+	assert_int_equal(imp_shape_compound3(kids, bad_pose, 2, &out), IMP_ERR_BAD_ROTATION);
+	bad_pose[1].q.w = 1;
+	bad_pose[1].p.y = NAN;
+	assert_int_equal(imp_shape_compound3(kids, bad_pose, 2, &out), IMP_ERR_NOT_FINITE);
+	assert_ptr_equal(out, keep);
+
+	imp_shape *compound, *mesh, *field;
+	assert_int_equal(imp_shape_compound3(kids, poses, 2, &compound), IMP_OK);
+	const imp_shape *nested[2] = {box, compound};
+	assert_int_equal(imp_shape_compound3(nested, poses, 2, &out), IMP_ERR_UNSUPPORTED);
+	assert_int_equal(imp_shape_mesh(v, 4, t, 2, 0.25, &mesh), IMP_OK);
+	assert_int_equal(imp_shape_heightfield(h, 2, 3, 1, 1, 0, 0, &field), IMP_OK);
+
+	// Accessors.
+	assert_int_equal(imp_shape_dim(compound), 3);
+	assert_int_equal(imp_shape_kind_of(compound), IMP_SHAPE_COMPOUND3);
+	assert_int_equal(imp_shape_kind_of(mesh), IMP_SHAPE_MESH);
+	assert_int_equal(imp_shape_kind_of(field), IMP_SHAPE_HEIGHTFIELD);
+	assert_int_equal(imp_shape_child_count(compound), 2);
+	assert_int_equal(imp_shape_child_count(mesh), 2);
+	assert_int_equal(imp_shape_child_count(field), 4);
+	assert_int_equal(imp_shape_child_count(box), 0);
+	assert_int_equal(imp_shape_child_count(NULL), -1);
+	assert_true(imp_shape_radius(mesh) == 0.25);
+	assert_int_equal(imp_shape_vertex_count(mesh), 4);
+	imp_vec3 back[4];
+	assert_int_equal(imp_shape_vertices3(mesh, back, 4), 4);
+	assert_memory_equal(back, v, sizeof back);
+	assert_int_equal(imp_shape_face_count(mesh), 2);
+	int corners[3];
+	assert_int_equal(imp_shape_face(mesh, 1, corners, 3), 3);
+	assert_int_equal(corners[0], 0);
+	assert_int_equal(corners[2], 3);
+	assert_int_equal(imp_shape_face(mesh, 2, corners, 3), -1);
+	assert_int_equal(imp_shape_vertex_count(compound), 0);
+	assert_int_equal(imp_shape_edge_count(mesh), 0);
+
+	// Boxes and supports against the corners.
+	o3_rng r = {7};
+	for (int i = 0; i < 50; ++i) {
+		imp_pose3 p = near_pose(&r, 2.0);
+		imp_vec3 d = o3_unit(&r);
+		imp_vec3 sp;
+		assert_int_equal(imp_shape_support3(mesh, p, d, &sp), IMP_OK);
+		double best = -INFINITY;
+		for (int k = 0; k < 4; ++k)
+			best = fmax(best, imp_vec3_dot(imp_pose3_apply(p, v[k]), d));
+		assert_true(fabs(imp_vec3_dot(sp, d) - (best + 0.25)) <= 1e-12);
+		imp_aabb3 box_m;
+		assert_int_equal(imp_shape_aabb3(mesh, p, &box_m), IMP_OK);
+		imp_vec3 ex = imp_vec3_make(1, 0, 0);
+		assert_int_equal(imp_shape_support3(mesh, p, ex, &sp), IMP_OK);
+		assert_true(fabs(sp.x - box_m.hi.x) <= 1e-12);
+		assert_int_equal(imp_shape_support3(compound, p, d, &sp), IMP_OK);
+		imp_vec3 s1, s2;
+		imp_shape_support3(box, imp_pose3_mul(p, poses[0]), d, &s1);
+		imp_shape_support3(ball, imp_pose3_mul(p, poses[1]), d, &s2);
+		assert_true(fabs(imp_vec3_dot(sp, d) - fmax(imp_vec3_dot(s1, d), imp_vec3_dot(s2, d))) <= 1e-12);
+		assert_int_equal(imp_shape_support3(field, p, d, &sp), IMP_OK);
+		imp_aabb3 box_f;
+		assert_int_equal(imp_shape_aabb3(field, p, &box_f), IMP_OK);
+		assert_true(sp.x >= box_f.lo.x - 1e-12 && sp.x <= box_f.hi.x + 1e-12);
+	}
+	// Wrong dimension, bad shapes.
+	imp_closest3_result res;
+	assert_int_equal(imp_closest3(mesh, imp_pose3_identity(), chain, imp_pose3_identity(), NULL, &res),
+			 IMP_ERR_DIMENSION_MISMATCH);
+	assert_true(isnan(imp_distance3(mesh, imp_pose3_identity(), NULL, imp_pose3_identity(), NULL)));
+	imp_pose3 nan_pose = imp_pose3_identity();
+	nan_pose.p.x = NAN;
+	assert_false(imp_overlap3(mesh, nan_pose, box, imp_pose3_identity(), NULL));
+	assert_int_equal(imp_closest3(mesh, nan_pose, box, imp_pose3_identity(), NULL, &res), IMP_ERR_NOT_FINITE);
+
+	imp_shape_destroy(field);
+	imp_shape_destroy(mesh);
+	imp_shape_destroy(compound);
+	imp_shape_destroy(chain);
+	imp_shape_destroy(ball);
+	imp_shape_destroy(box);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constructors),
+		cmocka_unit_test(test_mesh_convex),
+		cmocka_unit_test(test_mesh_mesh),
+		cmocka_unit_test(test_heightfield_convex),
+		cmocka_unit_test(test_compounds),
+		cmocka_unit_test(test_scaled),
+		cmocka_unit_test(test_warm_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
