@@ -349,6 +349,165 @@ static void test_scaled_and_warm(void **state)
 	report("a warm path", &st);
 }
 
+/// The time of impact in 2D: a fast small disc dropped through a chain
+/// level hits it at the analytic time (no tunnelling), and random motions
+/// of compounds and chains never pass through overlap before the answer.
+static void test_time_of_impact2(void **state)
+{
+	(void)state;
+	imp_vec2 floor_pts[5] = {{-4, 0}, {-2, 0}, {0, 0}, {2, 0}, {4, 0}};
+	imp_shape *level, *disc;
+	assert_int_equal(imp_shape_chain(floor_pts, 5, false, 0.0, &level), IMP_OK);
+	assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.01, &disc), IMP_OK);
+	orc_rng r = {500};
+	for (int i = 0; i < 40; ++i) {
+		double x = orc_range(&r, -3.9, 3.9), speed = orc_range(&r, 10, 1000);
+		imp_motion2 still = {imp_pose2_identity(), {0, 0}, 0};
+		imp_motion2 fast = {imp_pose2_make(x, 3.0, 0), {0, -speed}, 0};
+		imp_toi2_result t;
+		assert_int_equal(imp_time_of_impact2(level, still, disc, fast, 1.0, &t), IMP_OK);
+		assert_int_equal(t.state, IMP_TOI_HIT);
+		double want = (3.0 - 0.01) / speed;
+		assert_true(t.t <= want && t.t >= want - 1e-5 * 3.0 / speed);
+	}
+	imp_shape_destroy(disc);
+	imp_shape_destroy(level);
+	int hits = 0, other = 0;
+	for (int i = 0; i < 30; ++i) {
+		body a, b;
+		random_chain(&a, &r, i % 3, 1.0);
+		compound_body(&b, &r, 1 + orc_int(&r, 4));
+		imp_motion2 ma = {rpose2(&r, 0.2, 3.0), rvec2(&r, -0.3, 0.3, -0.3, 0.3), orc_range(&r, -1, 1)};
+		imp_motion2 mb = {imp_pose2_make(3.0, orc_range(&r, -1, 1), 0.0), rvec2(&r, -5, -2, -1, 1), orc_range(&r, -3, 3)};
+		imp_toi2_result t;
+		assert_int_equal(imp_time_of_impact2(a.shape, ma, b.shape, mb, 1.0, &t), IMP_OK);
+		double end = t.state == IMP_TOI_SEPARATED ? 1.0 : t.t;
+		for (int k = 0; k < 100 && t.state != IMP_TOI_OVERLAPPED; ++k) {
+			double s = end * k / 100.0;
+			int bi, bj;
+			double d = brute(&a, imp_motion2_at(ma, s), &b, imp_motion2_at(mb, s), &bi, &bj);
+			if (!(d > -1e-9)) {
+				print_error("case %d: overlap %.3g at %.6g before %.6g (state %d)\n", i, d, s, t.t, t.state);
+				fail();
+			}
+		}
+		if (t.state == IMP_TOI_HIT || t.state == IMP_TOI_OVERLAPPED) {
+			int bi, bj;
+			assert_true(brute(&a, imp_motion2_at(ma, t.t), &b, imp_motion2_at(mb, t.t), &bi, &bj) <= 1e-5);
+			++hits;
+		} else {
+			++other;
+		}
+		body_free(&a);
+		body_free(&b);
+	}
+	printf("  time of impact: %d hits, %d others; no overlap before any answer\n", hits, other);
+	assert_true(hits > 5 && other > 3);
+}
+
+static void on_first_contact(const imp_contact_event *e, void *user)
+{
+	double *t = user;
+	if (*t < 0.0)
+		*t = e->t;
+	(void)e;
+}
+
+static bool count_pair(imp_body_id a, imp_body_id b, void *user)
+{
+	(void)a;
+	(void)b;
+	++*(int *)user;
+	return true;
+}
+
+/// A 2D world with a chain level: its touching pairs equal the pairwise
+/// queries, and a fast disc stepped onto the level makes contact when the
+/// brute force says.
+static void test_world2(void **state)
+{
+	(void)state;
+	orc_rng r = {600};
+	body level, bodies[10];
+	random_chain(&level, &r, 0, 2.0); // the zigzag: points (-4 + n / 2, -0.6 or 0.6)
+	imp_world_def wd = imp_default_world_def();
+	wd.dim = 2;
+	imp_world *w;
+	assert_int_equal(imp_world_create(&wd, &w), IMP_OK);
+	const imp_shape *shapes[11];
+	imp_pose2 poses[11];
+	imp_body_id ids[11];
+	imp_body_def bd = imp_default_body_def();
+	bd.type = IMP_BODY_STATIC;
+	bd.shape = level.shape;
+	bd.pose2 = imp_pose2_identity();
+	shapes[0] = bd.shape;
+	poses[0] = bd.pose2;
+	assert_int_equal(imp_world_add_body(w, &bd, &ids[0]), IMP_OK);
+	bd.type = IMP_BODY_DYNAMIC;
+	for (int i = 0; i < 10; ++i) {
+		if (i % 2)
+			compound_body(&bodies[i], &r, 1 + orc_int(&r, 4));
+		else
+			random_chain(&bodies[i], &r, i % 3, 0.3);
+		bd.shape = bodies[i].shape;
+		bd.pose2 = rpose2(&r, 1.5, 3.0);
+		shapes[i + 1] = bd.shape;
+		poses[i + 1] = bd.pose2;
+		assert_int_equal(imp_world_add_body(w, &bd, &ids[i + 1]), IMP_OK);
+	}
+	assert_int_equal(imp_world_update(w), IMP_OK);
+	int pairs = 0, want = 0;
+	assert_int_equal(imp_world_for_each_pair(w, count_pair, &pairs), IMP_OK);
+	for (int i = 0; i < 11; ++i)
+		for (int j = i + 1; j < 11; ++j)
+			want += imp_overlap2(shapes[i], poses[i], shapes[j], poses[j], NULL);
+	printf("  2D world: 11 bodies, %d touching pairs\n", pairs);
+	assert_int_equal(pairs, want);
+	assert_true(pairs > 2);
+	imp_world_destroy(w);
+
+	// A disc at 300 units a second onto the level.
+	imp_shape *disc;
+	assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.02, &disc), IMP_OK);
+	assert_int_equal(imp_world_create(&wd, &w), IMP_OK);
+	bd.type = IMP_BODY_STATIC;
+	bd.shape = level.shape;
+	bd.pose2 = imp_pose2_identity();
+	assert_int_equal(imp_world_add_body(w, &bd, &ids[0]), IMP_OK);
+	bd.type = IMP_BODY_DYNAMIC;
+	bd.shape = disc;
+	bd.pose2 = imp_pose2_make(0.3, 10.0, 0.0);
+	assert_int_equal(imp_world_add_body(w, &bd, &ids[1]), IMP_OK);
+	assert_int_equal(imp_body_set_velocity2(w, ids[1], imp_vec2_make(0, -300.0), 0.0), IMP_OK);
+	double t_contact = -1.0;
+	imp_step_opts so = imp_default_step_opts();
+	so.on_contact = on_first_contact;
+	so.user = &t_contact;
+	assert_int_equal(imp_world_step(w, 0.1, &so), IMP_OK);
+	body db;
+	memset(&db, 0, sizeof db);
+	db.n = 1;
+	imp_vec2 c0 = {0, 0};
+	set_child(&db.c[0], &c0, 1, 0.02, imp_pose2_identity());
+	double lo = 0.0, hi = (10.0 - 0.12) / 300.0; // the disc's centre on the zigzag (at x = 0.3, y = 0.12)
+	for (int it = 0; it < 60; ++it) {
+		double mid = 0.5 * (lo + hi);
+		int bi, bj;
+		if (brute(&level, imp_pose2_identity(), &db, imp_pose2_make(0.3, 10.0 - 300.0 * mid, 0.0), &bi, &bj) > 0.0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	printf("  a disc at 300 units/s onto a chain: contact at t = %.9f, brute force %.9f\n", t_contact, lo);
+	assert_true(t_contact >= lo - 1e-6 && t_contact <= hi);
+	imp_world_destroy(w);
+	imp_shape_destroy(disc);
+	for (int i = 0; i < 10; ++i)
+		body_free(&bodies[i]);
+	body_free(&level);
+}
+
 static void test_constructors(void **state)
 {
 	(void)state;
@@ -437,6 +596,8 @@ int main(void)
 		cmocka_unit_test(test_chain_convex),
 		cmocka_unit_test(test_chain_chain_compound),
 		cmocka_unit_test(test_scaled_and_warm),
+		cmocka_unit_test(test_time_of_impact2),
+		cmocka_unit_test(test_world2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -577,6 +577,279 @@ static void test_warm_path(void **state)
 }
 
 // ---------------------------------------------------------------------------
+// Time of impact.
+
+/// The time of impact of a and b on their motions against the brute force
+/// sampled along the motions: no pair of children overlaps before the
+/// answer (no tunnelling), and at a hit the pair is within the tolerance.
+static void check_toi(const body *a, imp_motion3 ma, const body *b, imp_motion3 mb, int *hits, int *misses,
+		      int *limits)
+{
+	imp_toi3_result r;
+	assert_int_equal(imp_time_of_impact3(a->shape, ma, b->shape, mb, 1.0, &r), IMP_OK);
+	assert_true(r.state != IMP_TOI_FAILED);
+	double scene = fmax(a->scale, b->scale) + 4.0, tol = 1e-6 * scene;
+	// Nothing overlaps before the answer's time: 60 times along [0, t).
+	double end = r.state == IMP_TOI_SEPARATED ? 1.0 : r.t;
+	for (int k = 0; k < 60 && r.state != IMP_TOI_OVERLAPPED; ++k) {
+		double s = end * k / 60.0;
+		int bi, bj;
+		double d = brute(a, imp_motion3_at(ma, s), b, imp_motion3_at(mb, s), &bi, &bj);
+		if (!(d > -tol)) {
+			print_error("overlap %.3g at t = %.6g before the answer %.6g (state %d)\n", d, s, r.t, r.state);
+			fail();
+		}
+	}
+	if (r.state == IMP_TOI_HIT || r.state == IMP_TOI_OVERLAPPED) {
+		int bi, bj;
+		double d = brute(a, imp_motion3_at(ma, r.t), b, imp_motion3_at(mb, r.t), &bi, &bj);
+		assert_true(d <= 1e-5 * scene); // within the tolerance (1e-6 of the reaches)
+		assert_true(fabs(r.distance - d) <= 1e-9 * scene);
+		++*hits;
+	} else if (r.state == IMP_TOI_ITERATION_LIMIT) {
+		++*limits; // no contact before t: checked above
+	} else {
+		assert_int_equal(r.state, IMP_TOI_SEPARATED);
+		// And none at the end either.
+		int bi, bj;
+		assert_true(brute(a, imp_motion3_at(ma, 1.0), b, imp_motion3_at(mb, 1.0), &bi, &bj) > 0.0);
+		++*misses;
+	}
+}
+
+static void test_time_of_impact(void **state)
+{
+	(void)state;
+	o3_rng r = {8000};
+	int hits = 0, misses = 0, limits = 0;
+	for (int i = 0; i < 40; ++i) {
+		body a, b;
+		make_mesh_body(&a, &r, i % 5, 1.0);
+		if (i % 3 == 0)
+			make_mesh_body(&b, &r, (i + 1) % 5, 0.5);
+		else if (i % 3 == 1)
+			compound_body(&b, &r, 1 + o3_int(&r, 4));
+		else
+			random_convex(&b, &r, 0.3);
+		imp_motion3 ma = {near_pose(&r, 0.2), o3_vec(&r, -0.5, 0.5), o3_vec(&r, -1, 1)};
+		imp_pose3 start = near_pose(&r, 1.0);
+		start.p = imp_vec3_add(start.p, imp_vec3_make(3.0, 0.0, 0.0));
+		imp_motion3 mb = {start, o3_vec(&r, -1, 1), o3_vec(&r, -2, 2)};
+		mb.v.x -= 4.0; // toward a, mostly
+		check_toi(&a, ma, &b, mb, &hits, &misses, &limits);
+		body_free(&a);
+		body_free(&b);
+	}
+	printf("  time of impact: %d hits, %d misses, %d at the iteration limit; no overlap before any answer\n", hits,
+	       misses, limits);
+	assert_true(hits > 5 && misses > 5);
+}
+
+/// A small fast ball through a thin open plate, in one step: the time
+/// of impact finds the crossing (no tunnelling), at the analytic time.
+static void test_no_tunnelling(void **state)
+{
+	(void)state;
+	mesh m;
+	o3_rng r = {8100};
+	plate(&m, &r, 8, 2.0, 0.0, false, 0.0); // z = 0, x and y in [-1, 1]
+	imp_shape *plane, *ball;
+	assert_int_equal(imp_shape_mesh(m.v, m.nv, m.t, m.nt, 0.0, &plane), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.01, &ball), IMP_OK);
+	for (int i = 0; i < 50; ++i) {
+		double x = o3_range(&r, -0.9, 0.9), y = o3_range(&r, -0.9, 0.9), speed = o3_range(&r, 10, 1000);
+		imp_motion3 still = {imp_pose3_identity(), {0, 0, 0}, {0, 0, 0}};
+		imp_motion3 fast = {imp_pose3_make(imp_vec3_make(x, y, 5.0), imp_quat_identity()), {0, 0, -speed}, {0, 0, 0}};
+		imp_toi3_result t;
+		assert_int_equal(imp_time_of_impact3(plane, still, ball, fast, 1.0, &t), IMP_OK);
+		assert_int_equal(t.state, IMP_TOI_HIT);
+		double want = (5.0 - 0.01) / speed;
+		assert_true(fabs(t.t - want) <= 1e-5 * (5.0 / speed) + 1e-6 / speed);
+		assert_true(t.t <= want);
+	}
+	imp_shape_destroy(ball);
+	imp_shape_destroy(plane);
+}
+
+// ---------------------------------------------------------------------------
+// The world.
+
+static bool count_pair(imp_body_id a, imp_body_id b, void *user)
+{
+	(void)a;
+	(void)b;
+	++*(int *)user;
+	return true;
+}
+
+typedef struct first_contact {
+	int count;
+	double t;
+	imp_body_id a, b;
+} first_contact;
+
+static void on_contact(const imp_contact_event *e, void *user)
+{
+	first_contact *f = user;
+	if (f->count++ == 0) {
+		f->t = e->t;
+		f->a = e->a;
+		f->b = e->b;
+	}
+}
+
+/// A world of a static height field and mesh, moving compounds and meshes
+/// and convex bodies: its touching pairs equal the pairwise queries over
+/// every pair of bodies, its queries equal them too, a fast ball stepped
+/// onto the terrain makes contact at the analytic time, and a ray meets the
+/// terrain where it should.
+static void test_world(void **state)
+{
+	(void)state;
+	o3_rng r = {9000};
+	body terrain, plate_b, bodies[12];
+	heightfield_body(&terrain, &r, 6, 6, 1.0, 1.0, -1.0, 0.0);
+	make_mesh_body(&plate_b, &r, 2, 1.0);
+	imp_world_def wd = imp_default_world_def();
+	wd.dim = 3;
+	imp_world *w;
+	assert_int_equal(imp_world_create(&wd, &w), IMP_OK);
+	const imp_shape *shapes[14];
+	imp_pose3 poses[14];
+	imp_body_id ids[14];
+	int n = 0;
+	imp_body_def bd = imp_default_body_def();
+	bd.type = IMP_BODY_STATIC;
+	bd.shape = terrain.shape;
+	bd.pose3 = imp_pose3_identity();
+	shapes[n] = bd.shape;
+	poses[n] = bd.pose3;
+	assert_int_equal(imp_world_add_body(w, &bd, &ids[n++]), IMP_OK);
+	bd.shape = plate_b.shape;
+	bd.pose3 = imp_pose3_make(imp_vec3_make(2.5, 2.5, 1.5), o3_quat(&r));
+	shapes[n] = bd.shape;
+	poses[n] = bd.pose3;
+	assert_int_equal(imp_world_add_body(w, &bd, &ids[n++]), IMP_OK);
+	bd.type = IMP_BODY_DYNAMIC;
+	for (int i = 0; i < 12; ++i) {
+		if (i % 3 == 0)
+			compound_body(&bodies[i], &r, 1 + o3_int(&r, 4));
+		else if (i % 3 == 1)
+			make_mesh_body(&bodies[i], &r, i % 5, 0.4);
+		else
+			random_convex(&bodies[i], &r, 0.3);
+		bd.shape = bodies[i].shape;
+		imp_vec3 at = rvec3(&r, 0.0, 5.0, 0.0, 5.0, 0.0, 2.0);
+		bd.pose3 = imp_pose3_make(at, o3_quat(&r));
+		shapes[n] = bd.shape;
+		poses[n] = bd.pose3;
+		assert_int_equal(imp_world_add_body(w, &bd, &ids[n++]), IMP_OK);
+	}
+	assert_int_equal(imp_world_update(w), IMP_OK);
+	int pairs = 0, want = 0;
+	assert_int_equal(imp_world_for_each_pair(w, count_pair, &pairs), IMP_OK);
+	for (int i = 0; i < n; ++i)
+		for (int j = i + 1; j < n; ++j)
+			if (i >= 2 || j >= 2) // two static bodies never pair
+				want += imp_overlap3(shapes[i], poses[i], shapes[j], poses[j], NULL);
+	printf("  world: %d bodies, %d touching pairs\n", n, pairs);
+	assert_int_equal(pairs, want);
+	assert_true(pairs > 2);
+
+	// Queries with a non-convex query shape and non-convex bodies.
+	for (int k = 0; k < 20; ++k) {
+		const imp_shape *qs = bodies[k % 12].shape;
+		imp_vec3 at = rvec3(&r, 0.0, 5.0, 0.0, 5.0, -0.5, 2.0);
+		imp_pose3 qp = imp_pose3_make(at, o3_quat(&r));
+		bool any;
+		assert_int_equal(imp_world_overlap_any3(w, qs, qp, NULL, &any), IMP_OK);
+		bool brute_any = false;
+		double best = INFINITY;
+		for (int i = 0; i < n; ++i) {
+			brute_any |= imp_overlap3(qs, qp, shapes[i], poses[i], NULL);
+			imp_closest3_result c;
+			assert_int_equal(imp_closest3(qs, qp, shapes[i], poses[i], NULL, &c), IMP_OK);
+			best = fmin(best, c.distance);
+		}
+		assert_int_equal(any, brute_any);
+		imp_query_result nr;
+		assert_int_equal(imp_world_nearest3(w, qs, qp, INFINITY, NULL, &nr), IMP_OK);
+		assert_true(fabs(nr.distance - best) <= 1e-9 * 10);
+	}
+
+	// A fast small ball dropped onto the terrain in one step: contact at
+	// the first time its distance from the brute force reaches 0.
+	imp_shape *ball;
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.05, &ball), IMP_OK);
+	imp_world *w2;
+	assert_int_equal(imp_world_create(&wd, &w2), IMP_OK);
+	imp_body_id tid, bid;
+	bd = imp_default_body_def();
+	bd.type = IMP_BODY_STATIC;
+	bd.shape = terrain.shape;
+	bd.pose3 = imp_pose3_identity();
+	assert_int_equal(imp_world_add_body(w2, &bd, &tid), IMP_OK);
+	bd.type = IMP_BODY_DYNAMIC;
+	bd.shape = ball;
+	bd.pose3 = imp_pose3_make(imp_vec3_make(2.3, 2.7, 30.0), imp_quat_identity());
+	assert_int_equal(imp_world_add_body(w2, &bd, &bid), IMP_OK);
+	assert_int_equal(imp_body_set_velocity3(w2, bid, imp_vec3_make(0, 0, -500.0), imp_vec3_make(0, 0, 0)), IMP_OK);
+	imp_step_opts so = imp_default_step_opts();
+	first_contact fc = {0};
+	so.on_contact = on_contact;
+	so.user = &fc;
+	assert_int_equal(imp_world_step(w2, 0.1, &so), IMP_OK);
+	assert_true(fc.count >= 1);
+	// The analytic time: the ball's lowest point meets the terrain's
+	// surface below it; bisect on the brute-force distance, up to the time
+	// its centre is at z = -0.5, inside the terrain's solid (heights in
+	// [0, 1], base -1).
+	body ballb;
+	imp_vec3 c0 = {0, 0, 0};
+	convex_body(&ballb, &c0, 1, 0.05);
+	double lo = 0.0, hi = 30.5 / 500.0;
+	for (int it = 0; it < 60; ++it) {
+		double mid = 0.5 * (lo + hi);
+		int bi, bj;
+		imp_pose3 at = imp_pose3_make(imp_vec3_make(2.3, 2.7, 30.0 - 500.0 * mid), imp_quat_identity());
+		if (brute(&terrain, imp_pose3_identity(), &ballb, at, &bi, &bj) > 0.0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	printf("  a ball at 500 m/s onto the terrain: contact at t = %.9f, brute force %.9f\n", fc.t, lo);
+	assert_true(fc.t <= hi && fc.t >= lo - 1e-6);
+	// A ray down onto the terrain meets it where the ball's centre would.
+	imp_ray_hit hit;
+	assert_int_equal(imp_world_ray_cast3(w2, imp_vec3_make(2.3, 2.7, 30.0), imp_vec3_make(2.3, 2.7, -30.0), NULL, &hit),
+			 IMP_OK);
+	assert_true(hit.body.index == tid.index);
+	body pt;
+	convex_body(&pt, &c0, 1, 0.0);
+	lo = 0.0, hi = 30.5 / 60.0;
+	for (int it = 0; it < 60; ++it) {
+		double mid = 0.5 * (lo + hi);
+		int bi, bj;
+		imp_pose3 at = imp_pose3_make(imp_vec3_make(2.3, 2.7, 30.0 - 60.0 * mid), imp_quat_identity());
+		if (brute(&terrain, imp_pose3_identity(), &pt, at, &bi, &bj) > 0.0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	assert_true(fabs(hit.t - lo) <= 1e-6);
+	assert_true(hit.normal.z > 0.0);
+	body_free(&pt);
+	body_free(&ballb);
+	imp_world_destroy(w2);
+	imp_shape_destroy(ball);
+	imp_world_destroy(w);
+	for (int i = 0; i < 12; ++i)
+		body_free(&bodies[i]);
+	body_free(&plate_b);
+	body_free(&terrain);
+}
+
+// ---------------------------------------------------------------------------
 // Constructors and accessors.
 
 static void test_constructors(void **state)
@@ -722,6 +995,9 @@ int main(void)
 		cmocka_unit_test(test_compounds),
 		cmocka_unit_test(test_scaled),
 		cmocka_unit_test(test_warm_path),
+		cmocka_unit_test(test_time_of_impact),
+		cmocka_unit_test(test_no_tunnelling),
+		cmocka_unit_test(test_world),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

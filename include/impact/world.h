@@ -119,7 +119,9 @@ IMP_API bool imp_filter_should_pair(imp_filter a, imp_filter b);
 /// The pose used is pose2 in a 2D world, pose3 in a 3D one.
 typedef struct imp_body_def {
 	imp_body_type type;
-	const imp_shape *shape; ///< required; its dimension must be the world's
+	const imp_shape *shape; ///< required; its dimension must be the world's. Any kind: non-convex ones
+	                        ///< (meshes, height fields, compounds, chains) are boxed by their
+	                        ///< hierarchy's root box turned, which holds them
 	imp_pose2 pose2;
 	imp_pose3 pose3;
 	imp_filter filter;

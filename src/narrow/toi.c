@@ -21,6 +21,7 @@
 #include "impact/collision.h"
 #include "narrow/gjk2d_internal.h"
 #include "narrow/toi_internal.h"
+#include "shape/composite.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 
@@ -102,6 +103,8 @@ static bool is_user(const imp_shape *s)
 
 double imp_shape_reach(const imp_shape *s)
 {
+	if (imp_kind_is_composite(s->kind))
+		return imp_composite_of(s)->bound_radius;
 	if (is_user(s))
 		return user_reach(s, 0.0);
 	return s->dim == 2 ? s->bound_radius : imp_shape3_of(s)->bound_radius;
@@ -109,6 +112,12 @@ double imp_shape_reach(const imp_shape *s)
 
 double imp_shape_core_reach(const imp_shape *s)
 {
+	if (imp_kind_is_composite(s->kind)) {
+		// A compound's children carry their own radii: its bound radius
+		// holds them, which bounds what a turn moves from above.
+		const imp_composite *c = imp_composite_of(s);
+		return imp_max(c->bound_radius - c->radius, 0.0);
+	}
 	double r = s->dim == 2 ? s->radius : imp_shape3_of(s)->radius;
 	if (is_user(s))
 		return user_reach(s, r);
@@ -306,10 +315,29 @@ IMP_ALWAYS_INLINE ball_answer ball_gap(imp_vec3 pa, imp_vec3 va, double ra, imp_
 	return r;
 }
 
+/// The linear part of the rate for a pair with a non-convex side, -1 for
+/// a convex pair. A convex pair's separation along the closest points'
+/// normal bounds its distance from below, and falls at (v_a - v_b) . n
+/// plus the turns' part. A non-convex pair's distance is the least over
+/// its pairs of children, whose normals differ: another pair may approach
+/// along its own normal while the closest one does not, so the rate is
+/// the relative speed itself, |v_a - v_b|, which bounds every pair's.
+static double composite_rate(const imp_shape *a, const imp_shape *b, imp_vec3 dv)
+{
+	if (!imp_kind_is_composite(a->kind) && !imp_kind_is_composite(b->kind))
+		return -1.0;
+	double m = imp_max(fabs(dv.x), imp_max(fabs(dv.y), fabs(dv.z)));
+	if (!(m > 0.0))
+		return 0.0;
+	imp_vec3 u = imp_vec3_scale(1.0 / m, dv);
+	return m * imp_vec3_length(u);
+}
+
 typedef struct toi2_ctx {
 	const imp_shape *a, *b;
 	imp_motion2 ma, mb;
 	double spin;
+	double speed;         ///< non-convex pairs: |v_a - v_b|, the rate's linear part (see composite_rate)
 	imp_simplex_cache cache;
 	imp_closest2_result c;
 } toi2_ctx;
@@ -320,13 +348,17 @@ static toi_probe query2(void *ctx, double t)
 	toi_probe p = {false, 0.0, 0.0};
 	// The shapes were checked and the motions stay within range over the
 	// interval: the poses need no checks.
-	if (imp_closest2_checked(q->a, motion2_at(&q->ma, t), q->b, motion2_at(&q->mb, t), &q->cache, &q->c) !=
-		    IMP_OK ||
-	    q->c.state == IMP_STATE_DEGENERATE)
+	imp_pose2 pa = motion2_at(&q->ma, t), pb = motion2_at(&q->mb, t);
+	imp_status st = q->speed >= 0.0 ? imp_closest2(q->a, pa, q->b, pb, &q->cache, &q->c)
+					: imp_closest2_checked(q->a, pa, q->b, pb, &q->cache, &q->c);
+	if (st != IMP_OK || q->c.state == IMP_STATE_DEGENERATE)
 		return p;
 	p.ok = true;
 	p.distance = q->c.distance;
-	p.rate = (q->ma.v.x - q->mb.v.x) * q->c.normal.x + (q->ma.v.y - q->mb.v.y) * q->c.normal.y + q->spin;
+	if (q->speed >= 0.0)
+		p.rate = q->speed + q->spin;
+	else
+		p.rate = (q->ma.v.x - q->mb.v.x) * q->c.normal.x + (q->ma.v.y - q->mb.v.y) * q->c.normal.y + q->spin;
 	return p;
 }
 
@@ -341,9 +373,9 @@ imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const im
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	imp_status st = imp_shape_check_convex(a, 2);
+	imp_status st = imp_shape_check(a, 2);
 	if (st == IMP_OK)
-		st = imp_shape_check_convex(b, 2);
+		st = imp_shape_check(b, 2);
 	if (st == IMP_OK)
 		st = imp_pose2_status(ma.pose);
 	if (st == IMP_OK)
@@ -360,6 +392,7 @@ imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const im
 	toi2_ctx q;
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
 	q.spin = fabs(ma.w) * imp_shape_core_reach(a) + fabs(mb.w) * imp_shape_core_reach(b);
+	q.speed = composite_rate(a, b, imp_vec3_make(ma.v.x - mb.v.x, ma.v.y - mb.v.y, 0.0));
 	memset(&q.cache, 0, sizeof q.cache);
 	q.c = (imp_closest2_result){.distance = 0.0};
 	imp_toi2_result r = {.iterations = 0};
@@ -397,6 +430,7 @@ typedef struct toi3_ctx {
 	const imp_shape *a, *b;
 	imp_motion3 ma, mb;
 	double spin;
+	double speed;         ///< as toi2_ctx's
 	imp_simplex_cache cache;
 	imp_closest3_result c;
 } toi3_ctx;
@@ -410,7 +444,10 @@ static toi_probe query3(void *ctx, double t)
 		return p;
 	p.ok = true;
 	p.distance = q->c.distance;
-	p.rate = imp_vec3_dot(imp_vec3_sub(q->ma.v, q->mb.v), q->c.normal) + q->spin;
+	if (q->speed >= 0.0)
+		p.rate = q->speed + q->spin;
+	else
+		p.rate = imp_vec3_dot(imp_vec3_sub(q->ma.v, q->mb.v), q->c.normal) + q->spin;
 	return p;
 }
 
@@ -425,9 +462,9 @@ imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const im
 {
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	imp_status st = imp_shape_check_convex(a, 3);
+	imp_status st = imp_shape_check(a, 3);
 	if (st == IMP_OK)
-		st = imp_shape_check_convex(b, 3);
+		st = imp_shape_check(b, 3);
 	if (st == IMP_OK)
 		st = imp_pose3_status(ma.pose);
 	if (st == IMP_OK)
@@ -445,6 +482,7 @@ imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const im
 	memset(&q, 0, sizeof q);
 	q.a = a, q.b = b, q.ma = ma, q.mb = mb;
 	q.spin = imp_vec3_length(ma.w) * imp_shape_core_reach(a) + imp_vec3_length(mb.w) * imp_shape_core_reach(b);
+	q.speed = composite_rate(a, b, imp_vec3_sub(ma.v, mb.v));
 	imp_toi3_result r;
 	memset(&r, 0, sizeof r);
 	double tol = o.tolerance > 0.0 ? o.tolerance : auto_tolerance(ra, rb, ma.pose.p, mb.pose.p), tc;

@@ -830,3 +830,20 @@ int imp_shape_child_count(const imp_shape *shape)
 		return -1;
 	return imp_kind_is_composite(shape->kind) ? shape->count : 0;
 }
+
+void imp_composite_rel_box(const imp_composite *c, const imp_rot2 *q2, const imp_quat *q3, imp_box *out)
+{
+	imp_bvh_xform x;
+	memset(&x, 0, sizeof x);
+	if (c->dim == 2) {
+		double n = sqrt(q2->c * q2->c + q2->s * q2->s);
+		x.r[0][0] = x.r[1][1] = q2->c / n;
+		x.r[0][1] = -q2->s / n;
+		x.r[1][0] = q2->s / n;
+		x.r[2][2] = 1.0;
+	} else {
+		imp_mat3 r = imp_mat3_from_quat(imp_quat_normalize(*q3));
+		memcpy(x.r, r.m, sizeof x.r);
+	}
+	imp_box_move(&c->box, &x, c->dim, out);
+}

@@ -121,6 +121,11 @@ static inline int32_t imp_composite_piece_first(const imp_composite *c, int32_t 
 imp_status imp_composite_aabb2(const imp_composite *c, imp_pose2 pose, imp_aabb2 *out);
 imp_status imp_composite_aabb3(const imp_composite *c, imp_pose3 pose, imp_aabb3 *out);
 
+/// A box holding the composite turned by a rotation (q2 in 2D, q3 in 3D;
+/// no translation): its own box turned (imp_box_move), which costs the
+/// same for any number of children. The world boxes non-convex bodies so.
+void imp_composite_rel_box(const imp_composite *c, const imp_rot2 *q2, const imp_quat *q3, imp_box *out);
+
 /// The point of the composite at `pose` farthest along world `direction`
 /// (unit or not, finite, not zero): the support of its convex hull.
 imp_status imp_composite_support2(const imp_composite *c, imp_pose2 pose, imp_vec2 direction, imp_vec2 *out);

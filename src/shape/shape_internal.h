@@ -117,17 +117,6 @@ static inline imp_status imp_shape_check(const imp_shape *s, int dim)
 	return IMP_OK;
 }
 
-/// imp_shape_check for the calls that take convex shapes only (for now:
-/// the time of impact and the world): IMP_ERR_UNSUPPORTED for a
-/// non-convex one (kinds IMP_SHAPE_COMPOUND2 and up).
-static inline imp_status imp_shape_check_convex(const imp_shape *s, int dim)
-{
-	imp_status st = imp_shape_check(s, dim);
-	if (st == IMP_OK && s->kind >= IMP_SHAPE_COMPOUND2)
-		return IMP_ERR_UNSUPPORTED;
-	return st;
-}
-
 /// A monotone stand-in for the angle of d in [0, 4): no trigonometry, one
 /// division. Zero only for d along +x.
 static inline double imp_pseudo_angle(imp_vec2 d)

@@ -138,7 +138,7 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 		return IMP_ERR_NULL_ARGUMENT;
 	if (dim != w->dim)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	st = imp_shape_check_convex(shape, dim);
+	st = imp_shape_check(shape, dim);
 	if (st != IMP_OK)
 		return st;
 	st = dim == 2 ? imp_pose2_status(*p2) : imp_pose3_status(*p3);

@@ -38,6 +38,7 @@
 #include "core/sort.h"
 #include "impact/collision.h"
 #include "impact/world.h"
+#include "shape/composite.h"
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
@@ -125,6 +126,13 @@ static imp_status check_pose(const imp_world *w, const imp_body_def *d)
 static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2, const imp_pose3 *p3,
 				imp_box *rel)
 {
+	if (imp_shape_is_composite(s)) {
+		// Non-convex: the hierarchy's root box turned, a box holding the
+		// shape at any number of children (a mesh's tight box would take
+		// every vertex at every turn).
+		imp_composite_rel_box(imp_composite_of(s), w->dim == 2 ? &p2->q : NULL, w->dim == 3 ? &p3->q : NULL, rel);
+		return IMP_OK;
+	}
 	if (w->dim == 2) {
 		imp_aabb2 a;
 		imp_status st = imp_shape2_aabb_rel(s, p2->q, &a);
@@ -773,8 +781,6 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 		return IMP_ERR_BAD_SHAPE;
 	if (imp_shape_dim(def->shape) != w->dim)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	if (imp_shape_check_convex(def->shape, w->dim) != IMP_OK)
-		return IMP_ERR_UNSUPPORTED;
 	if (def->type != IMP_BODY_STATIC && def->type != IMP_BODY_KINEMATIC && def->type != IMP_BODY_DYNAMIC)
 		return IMP_ERR_BAD_OPTIONS;
 	imp_status st = check_pose(w, def);
@@ -2145,9 +2151,17 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 	imp_vec3 va, wa, vb, wb;
 	step_velocity(w, sa, &va, &wa);
 	step_velocity(w, sb, &vb, &wb);
-	out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
-	out->spin = imp_vec3_length(imp_vec3_cross(wa, out->normal)) * w->motions[sa].core_reach +
-		    imp_vec3_length(imp_vec3_cross(wb, out->normal)) * w->motions[sb].core_reach;
+	if (imp_shape_is_composite(a->shape) || imp_shape_is_composite(b->shape)) {
+		// A non-convex side: another pair of children may close along its
+		// own normal, not this one (narrow/toi.c, composite_rate): the
+		// relative speed and whole turns bound every pair's rate.
+		out->approach = imp_vec3_length(imp_vec3_sub(va, vb));
+		out->spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
+	} else {
+		out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
+		out->spin = imp_vec3_length(imp_vec3_cross(wa, out->normal)) * w->motions[sa].core_reach +
+			    imp_vec3_length(imp_vec3_cross(wb, out->normal)) * w->motions[sb].core_reach;
+	}
 	imp_vec3 pva = point_velocity(va, wa, position_of(w, &a2, &a3), out->point_a);
 	imp_vec3 pvb = point_velocity(vb, wb, position_of(w, &b2, &b3), out->point_b);
 	out->normal_speed = imp_vec3_dot(imp_vec3_sub(pvb, pva), out->normal);
