@@ -23,8 +23,12 @@ typedef struct cq {
 	int level;  ///< 1 overlap, 2 distance, 3 closest
 	const imp_shape *a, *b;
 	const imp_composite *ca, *cb; ///< NULL for a convex side
-	imp_pose2 pa2, pb2;
+	imp_pose2 pa2, pb2;   ///< the poses given
 	imp_pose3 pa3, pb3;
+	imp_pose2 rel2;       ///< b's pose in a's frame: child pairs are answered in a's frame
+	imp_pose3 rel3;
+	imp_mat3 rel_r;       ///< rel3's rotation
+	bool cornered;        ///< both sides meshes or height fields (see cornered())
 	const imp_query_options *o;
 	bool swapped;          ///< the hierarchy walked alone is b's (a is convex)
 	int32_t done_a, done_b; ///< the pair the cache gave, already answered (-2: none)
@@ -71,21 +75,66 @@ typedef struct pair_answer {
 	imp_closest3_result r3;
 } pair_answer;
 
+/// Whether a and b are both meshes or height fields, whose children have
+/// corners in their shapes' frames (imp_composite_corners3).
+static bool cornered(const cq *q)
+{
+	return q->dim == 3 && q->ca != NULL && q->cb != NULL &&
+	       (q->ca->kind == IMP_SHAPE_MESH || q->ca->kind == IMP_SHAPE_HEIGHTFIELD) &&
+	       (q->cb->kind == IMP_SHAPE_MESH || q->cb->kind == IMP_SHAPE_HEIGHTFIELD);
+}
+
+/// A lower bound on the distance of children ia and ib of two cornered
+/// shapes: the gap between their corners' projections on the line through
+/// their centres, b's moved into a's frame, less the radii. A few dozen
+/// operations where the pair's query takes a few thousand: most pairs the
+/// hierarchy's boxes let through are farther apart along that line than
+/// the best pair (a mesh of 960 triangles against another, 0.47 apart: 464
+/// pairs a query reached the narrow phase without it, 58 with it).
+static double gap_along_centres(const cq *q, int32_t ia, int32_t ib)
+{
+	imp_vec3 va[6], vb[6];
+	int na = imp_composite_corners3(q->ca, ia, va), nb = imp_composite_corners3(q->cb, ib, vb);
+	imp_vec3 ca = va[0], cb;
+	for (int i = 1; i < na; ++i)
+		ca = imp_vec3_add(ca, va[i]);
+	ca = imp_vec3_scale(1.0 / na, ca);
+	for (int i = 0; i < nb; ++i)
+		vb[i] = imp_vec3_add(imp_mat3_apply(&q->rel_r, vb[i]), q->rel3.p);
+	cb = vb[0];
+	for (int i = 1; i < nb; ++i)
+		cb = imp_vec3_add(cb, vb[i]);
+	cb = imp_vec3_scale(1.0 / nb, cb);
+	imp_vec3 u = imp_vec3_sub(cb, ca);
+	double uu = imp_vec3_dot(u, u);
+	if (!(uu > 0x1p-900 && uu < 0x1p900))
+		return -INFINITY;
+	double hi_a = -INFINITY, lo_b = INFINITY;
+	for (int i = 0; i < na; ++i)
+		hi_a = imp_max(hi_a, imp_vec3_dot(va[i], u));
+	for (int i = 0; i < nb; ++i)
+		lo_b = imp_min(lo_b, imp_vec3_dot(vb[i], u));
+	// Rounding of the projections: a margin of 1e-12 of their size keeps
+	// the bound below the distance.
+	double len = sqrt(uu), gap = (lo_b - hi_a) / len, size = imp_max(fabs(hi_a), fabs(lo_b)) / len;
+	return gap - 1e-12 * size - q->ca->radius - q->cb->radius;
+}
+
 /// The pair's query in 3D: children ia, ib (-1: the convex side itself).
 static void query3(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
 {
 	imp_child3 xa, xb;
 	const imp_shape *sa = q->a, *sb = q->b;
-	imp_pose3 pa = q->pa3, pb = q->pb3;
+	imp_pose3 pa = imp_pose3_identity(), pb = q->rel3;
 	if (ia >= 0) {
 		imp_composite_child3(q->ca, ia, &xa);
 		sa = xa.shape;
-		pa = imp_composite_pose3(q->pa3, &xa);
+		pa = imp_composite_pose3(pa, &xa);
 	}
 	if (ib >= 0) {
 		imp_composite_child3(q->cb, ib, &xb);
 		sb = xb.shape;
-		pb = imp_composite_pose3(q->pb3, &xb);
+		pb = imp_composite_pose3(q->rel3, &xb);
 	}
 	if (q->level == 1) {
 		x->d = imp_overlap3_ex(sa, pa, sb, pb, cache, q->o) ? -1.0 : 1.0;
@@ -114,16 +163,16 @@ static void query2(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache
 {
 	imp_child2 xa, xb;
 	const imp_shape *sa = q->a, *sb = q->b;
-	imp_pose2 pa = q->pa2, pb = q->pb2;
+	imp_pose2 pa = imp_pose2_identity(), pb = q->rel2;
 	if (ia >= 0) {
 		imp_composite_child2(q->ca, ia, &xa);
 		sa = xa.shape;
-		pa = imp_composite_pose2(q->pa2, &xa);
+		pa = imp_composite_pose2(pa, &xa);
 	}
 	if (ib >= 0) {
 		imp_composite_child2(q->cb, ib, &xb);
 		sb = xb.shape;
-		pb = imp_composite_pose2(q->pb2, &xb);
+		pb = imp_composite_pose2(q->rel2, &xb);
 	}
 	if (q->level == 1) {
 		x->d = imp_overlap2_ex(sa, pa, sb, pb, cache, q->o) ? -1.0 : 1.0;
@@ -154,6 +203,8 @@ static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
 	else
 		memset(&cache, 0, sizeof cache);
 	pair_answer x = {.d = NAN, .state = IMP_STATE_SEPARATED, .st = IMP_OK};
+	if (q->cornered && (q->level == 1 || q->any) && gap_along_centres(q, ia, ib) > (q->level == 1 ? 0.0 : q->best))
+		return true; // farther apart than the best pair (Level 1: apart) along one line: not this one
 	if (q->dim == 2)
 		query2(q, ia, ib, &cache, &x);
 	else
@@ -300,6 +351,14 @@ static imp_status convex_box(const cq *q, const imp_shape *s, const imp_pose2 *a
 	return st;
 }
 
+static imp_pose2 unit_pose2(imp_pose2 p)
+{
+	double n = sqrt(p.q.c * p.q.c + p.q.s * p.q.s);
+	p.q.c /= n;
+	p.q.s /= n;
+	return p;
+}
+
 /// The pose of `of` in the frame of `in` (unit rotations).
 static imp_pose3 relative3(imp_pose3 in, imp_pose3 of)
 {
@@ -442,14 +501,20 @@ static imp_status begin_posed(cq *q, int dim, int level, const imp_shape *a, con
 		st = dim == 2 ? imp_pose2_status(*a2) : imp_pose3_status(*a3);
 	if (st == IMP_OK)
 		st = dim == 2 ? imp_pose2_status(*b2) : imp_pose3_status(*b3);
+	if (st != IMP_OK)
+		return st;
 	if (dim == 2) {
 		q->pa2 = *a2;
 		q->pb2 = *b2;
+		q->rel2 = relative2(*a2, *b2);
 	} else {
 		q->pa3 = *a3;
 		q->pb3 = *b3;
+		q->rel3 = relative3(*a3, *b3);
+		q->rel_r = imp_mat3_from_quat(q->rel3.q);
+		q->cornered = cornered(q);
 	}
-	return st;
+	return IMP_OK;
 }
 
 bool imp_composite_overlap3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
@@ -533,6 +598,13 @@ imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_sh
 	if (st != IMP_OK)
 		return st;
 	imp_closest3_result r = q.degenerate || !q.any ? (imp_closest3_result){.distance = NAN} : q.r3;
+	if (!q.degenerate && q.any) {
+		// From a's frame into the world.
+		imp_mat3 m = imp_pose3_matrix(pa);
+		r.point_a = imp_vec3_add(imp_mat3_apply(&m, r.point_a), pa.p);
+		r.point_b = imp_vec3_add(imp_mat3_apply(&m, r.point_b), pa.p);
+		r.normal = imp_mat3_apply(&m, r.normal);
+	}
 	closest_common(&q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
 		       &r.epa_iterations, &r.state);
 	*out = r;
@@ -549,6 +621,13 @@ imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_sh
 	if (st != IMP_OK)
 		return st;
 	imp_closest2_result r = q.degenerate || !q.any ? (imp_closest2_result){.distance = NAN} : q.r2;
+	if (!q.degenerate && q.any) {
+		// From a's frame into the world.
+		imp_pose2 u = unit_pose2(pa);
+		r.point_a = imp_pose2_apply(u, r.point_a);
+		r.point_b = imp_pose2_apply(u, r.point_b);
+		r.normal = imp_rot2_apply(u.q, r.normal);
+	}
 	closest_common(&q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
 		       &r.epa_iterations, &r.state);
 	*out = r;

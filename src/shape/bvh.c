@@ -263,15 +263,30 @@ typedef struct pair_entry {
 	double key;
 } pair_entry;
 
+/// A node pair of the branch and bound, with b's box in a's frame: carried
+/// along, it is moved once per node of b the search splits, not once per
+/// pair it looks at (20 distance queries of two meshes of 960 triangles:
+/// 6.5 million instructions of moves before, 2.7 million after).
+typedef struct near_entry {
+	int32_t a, b;
+	double key;
+	imp_box bb;
+} near_entry;
+
 bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, imp_bvh_pair_fn *fn, void *ctx)
 {
 	pair_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
 	int sp = 0, dim = a->dim;
-	int32_t na = 0, nb = 0;
+	int32_t na = 0, nb = 0, moved = -1;
+	imp_box bb;
 	for (;;) {
 		const imp_bvh_node *A = &a->nodes[na], *B = &b->nodes[nb];
-		imp_box bb;
-		imp_box_move(&B->box, b_in_a, dim, &bb);
+		// b's box in a's frame, moved again only when the node changes
+		// (the descent stays on one node of b while it splits a's).
+		if (nb != moved) {
+			imp_box_move(&B->box, b_in_a, dim, &bb);
+			moved = nb;
+		}
 		if (imp_box_overlap(&A->box, &bb, dim)) {
 			bool la = A->right < 0, lb = B->right < 0;
 			if (la && lb) {
@@ -298,19 +313,15 @@ bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in
 double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
 		       double bound, imp_bvh_bound_fn *fn, void *ctx)
 {
-	pair_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
+	near_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
 	int sp = 0, dim = a->dim;
-	// The box of b's node nb in a's frame (the query box when b is NULL).
-#define B_BOX(nb, out)                                                                                     \
-	do {                                                                                               \
-		if (b == NULL)                                                                             \
-			*(out) = *query;                                                                   \
-		else                                                                                       \
-			imp_box_move(&b->nodes[(nb)].box, b_in_a, dim, (out));                             \
-	} while (0)
-	imp_box bb;
-	B_BOX(0, &bb);
-	pair_entry cur = {0, 0, imp_box_bound(&a->nodes[0].box, &bb, dim)};
+	near_entry cur = {0, 0, 0.0, {{0, 0, 0}, {0, 0, 0}}};
+	// The box of b's root in a's frame (the query box when b is NULL).
+	if (b == NULL)
+		cur.bb = *query;
+	else
+		imp_box_move(&b->nodes[0].box, b_in_a, dim, &cur.bb);
+	cur.key = imp_box_bound(&a->nodes[0].box, &cur.bb, dim);
 	for (;;) {
 		if (cur.key <= bound) {
 			const imp_bvh_node *A = &a->nodes[cur.a];
@@ -319,17 +330,20 @@ double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *
 			if (la && lb) {
 				bound = fn(ctx, A->item, B != NULL ? B->item : 0, bound);
 			} else {
-				B_BOX(cur.b, &bb);
-				pair_entry c1, c2;
-				if (lb || (!la && imp_box_area(&A->box, dim) >= imp_box_area(&bb, dim))) {
-					c1 = (pair_entry){cur.a + 1, cur.b, imp_box_bound(&a->nodes[cur.a + 1].box, &bb, dim)};
-					c2 = (pair_entry){A->right, cur.b, imp_box_bound(&a->nodes[A->right].box, &bb, dim)};
+				near_entry c1, c2;
+				if (lb || (!la && imp_box_area(&A->box, dim) >= imp_box_area(&cur.bb, dim))) {
+					c1 = (near_entry){cur.a + 1, cur.b, 0.0, cur.bb};
+					c2 = (near_entry){A->right, cur.b, 0.0, cur.bb};
+					c1.key = imp_box_bound(&a->nodes[c1.a].box, &cur.bb, dim);
+					c2.key = imp_box_bound(&a->nodes[c2.a].box, &cur.bb, dim);
 				} else {
-					imp_box b1, b2;
-					B_BOX(cur.b + 1, &b1);
-					B_BOX(B->right, &b2);
-					c1 = (pair_entry){cur.a, cur.b + 1, imp_box_bound(&A->box, &b1, dim)};
-					c2 = (pair_entry){cur.a, B->right, imp_box_bound(&A->box, &b2, dim)};
+					c1.a = c2.a = cur.a;
+					c1.b = cur.b + 1;
+					c2.b = B->right;
+					imp_box_move(&b->nodes[c1.b].box, b_in_a, dim, &c1.bb);
+					imp_box_move(&b->nodes[c2.b].box, b_in_a, dim, &c2.bb);
+					c1.key = imp_box_bound(&A->box, &c1.bb, dim);
+					c2.key = imp_box_bound(&A->box, &c2.bb, dim);
 				}
 				// The nearer first; the other waits.
 				bool first = c1.key <= c2.key;
@@ -342,5 +356,4 @@ double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *
 			return bound;
 		cur = stack[--sp];
 	}
-#undef B_BOX
 }

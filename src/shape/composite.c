@@ -441,26 +441,53 @@ static const int32_t prism_face_vertices[18] = {0, 1, 2, 3, 5, 4, 0, 3, 4, 1, 1,
 static const int32_t prism_vface_start[7] = {0, 3, 6, 9, 12, 15, 18};
 static const int32_t prism_vface[18] = {0, 2, 4, 0, 2, 3, 0, 3, 4, 1, 2, 4, 1, 2, 3, 1, 3, 4};
 
-/// The fields of a polytope record every kind below shares.
+/// The largest |v| of n points, without overflow or underflow of the
+/// squares (directly when the coordinates allow, which is the common case:
+/// this runs for every child a query meets).
+static double max_norm3(const imp_vec3 *v, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; ++i)
+		m = imp_max(m, imp_max3(fabs(v[i].x), fabs(v[i].y), fabs(v[i].z)));
+	if (m > 0x1p-400 && m < 0x1p400) {
+		double d = 0.0;
+		for (int i = 0; i < n; ++i)
+			d = imp_max(d, imp_vec3_dot(v[i], v[i]));
+		return sqrt(d);
+	}
+	double r = 0.0;
+	for (int i = 0; i < n; ++i)
+		r = imp_max(r, safe_length3(v[i]));
+	return r;
+}
+
+/// The fields of a polytope record every kind below shares; the topology
+/// fields are the caller's.
 static void rec3_init(imp_child3 *out, double radius, int count, int hull_dim)
 {
 	imp_shape3 *s = &out->rec;
-	memset(s, 0, sizeof *s);
 	s->magic = IMP_SHAPE_MAGIC;
 	s->dim = 3;
 	s->kind = IMP_SHAPE_POLYTOPE;
+	s->climb_auto = 0;
+	s->reserved = 0;
+	s->base_offset = 0;
 	s->radius = radius;
 	s->count = count;
 	s->hull_dim = hull_dim;
 	s->v = out->v;
-	imp_vec3 m = {0.0, 0.0, 0.0};
-	double r = 0.0;
-	for (int i = 0; i < count; ++i) {
+	s->size = imp_vec3_make(0.0, 0.0, 0.0);
+	s->cold = NULL;
+	s->ne = s->nf = 0;
+	s->adj = s->adj_edge = s->edges = s->face_vertices = s->vface = NULL;
+	s->face_normal = NULL;
+	for (int k = 0; k < 6; ++k)
+		s->axis_start[k] = 0;
+	imp_vec3 m = out->v[0];
+	for (int i = 1; i < count; ++i)
 		m = imp_vec3_add(m, out->v[i]);
-		r = imp_max(r, safe_length3(out->v[i]));
-	}
 	s->center = imp_vec3_scale(1.0 / count, m);
-	s->bound_radius = r + radius;
+	s->bound_radius = max_norm3(out->v, count) + radius;
 	out->shape = (const imp_shape *)(const void *)s;
 	out->pose = imp_pose3_identity();
 	out->posed = false;
@@ -472,7 +499,8 @@ static void triangle_child(imp_vec3 a, imp_vec3 b, imp_vec3 d, double radius, im
 {
 	imp_vec3 p[3] = {a, b, d};
 	imp_vec3 n = imp_vec3_cross(imp_vec3_sub(b, a), imp_vec3_sub(d, a));
-	double nl = safe_length3(n);
+	double nn = imp_vec3_dot(n, n);
+	double nl = nn > 0x1p-900 && nn < 0x1p900 ? sqrt(nn) : safe_length3(n);
 	imp_shape3 *s = &out->rec;
 	if (nl > 0.0 && isfinite(nl)) {
 		out->v[0] = a;
@@ -586,6 +614,22 @@ static void prism_child(const imp_composite *c, int32_t cell, int t, imp_child3 
 	// Climbing starts: any vertex will do on a convex polytope.
 	for (int k = 0; k < 6; ++k)
 		s->axis_start[k] = 0;
+}
+
+int imp_composite_corners3(const imp_composite *c, int32_t k, imp_vec3 *v)
+{
+	if (c->kind == IMP_SHAPE_MESH) {
+		const int32_t *t = c->triangles + 3 * (int64_t)k;
+		v[0] = c->v3[t[0]];
+		v[1] = c->v3[t[1]];
+		v[2] = c->v3[t[2]];
+		return 3;
+	}
+	imp_child3 ch;
+	prism_child(c, k / 2, k % 2, &ch);
+	for (int i = 0; i < 6; ++i)
+		v[i] = ch.v[i];
+	return 6;
 }
 
 void imp_composite_child3(const imp_composite *c, int32_t k, imp_child3 *out)

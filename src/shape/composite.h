@@ -104,6 +104,11 @@ typedef struct imp_child3 {
 void imp_composite_child2(const imp_composite *c, int32_t k, imp_child2 *out);
 void imp_composite_child3(const imp_composite *c, int32_t k, imp_child3 *out);
 
+/// The corners of child k of a mesh (3) or height field (6, a prism's)
+/// into v[0 ..), their count: what a cheap bound needs of a child, without
+/// its record.
+int imp_composite_corners3(const imp_composite *c, int32_t k, imp_vec3 *v);
+
 /// The children of piece p of the hierarchy: first, and how many (1, or 2
 /// for a height-field cell).
 static inline int32_t imp_composite_piece_first(const imp_composite *c, int32_t p, int *n)
