@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// A pile: bodies falling into a closed room and piling up on its floor,
-// stepped by the world's time-of-impact queue.
+// A pile: bodies falling into a closed room and piling up on its wavy
+// floor, stepped by the world's time-of-impact queue.
 //
 // Discs, boxes, convex polygons and capsules (0.3 to 0.6 across) start on a
-// grid in a room of four static walls and fall under gravity. Each step the
+// grid in a room and fall under gravity. The room is a level: one static
+// body whose shape is a closed chain (imp_shape_chain), its floor a wave of
+// 48 segments with valleys 0.7 deep, its walls and ceiling straight, all
+// rounded by 0.05. Each step the
 // world gives the contacts in time order to a callback that applies an
 // impulse: the physics of the project's tests (tests/test_impulse.c's
 // physics_on_contact, written again here with the same constants):
@@ -19,8 +22,9 @@
 // energy and the fastest body at the end).
 //
 // The program checks what the time-of-impact step promises, after every
-// step: contacts in time order, no body leaving the room (none tunnels
-// through a wall or the floor, however fast it falls), and no two bodies
+// step: contacts in time order, no body leaving the room (its origin stays
+// inside the level's polygon: none tunnels through a wall or the floor,
+// however fast it falls), and no two bodies
 // overlapping by more than their contact tolerance (the default of
 // imp_step_opts: 1e-6 x the smaller bound diameter of the pair; the
 // response gets every contact in time, so no overlap can grow past it).
@@ -40,7 +44,16 @@
 
 #define ROOM_W 12.0
 #define ROOM_H 10.0
-#define WALL 0.2
+/// The level: a floor of FLOOR_SEGMENTS segments, y = -FLOOR_DEPTH / 2 (1 -
+/// cos(2 pi x / FLOOR_WAVE)), level where it meets the walls (no corner
+/// sharper than a right angle: with bouncing, linear-only impulses, a body
+/// wedged in an acute corner can take contact after contact without end);
+/// then the walls and the ceiling; rounded by LEVEL_RADIUS.
+#define FLOOR_SEGMENTS 48
+#define FLOOR_DEPTH 0.7
+#define FLOOR_WAVE 3.0
+#define LEVEL_RADIUS 0.05
+#define LEVEL_POINTS (FLOOR_SEGMENTS + 3)
 /// The grid the bodies start on (they are at most 0.6 across).
 #define PITCH 0.65
 #define GRAVITY 9.81
@@ -292,7 +305,7 @@ static bool on_close_pair(imp_body_id a, const imp_query_result *pair, void *use
 static void write_frame(const sim *s, const char *path, int step, int contacts, const char *note)
 {
 	imp_svg *svg;
-	imp_aabb2 view = {{-1.0, -1.0}, {ROOM_W + 1.0, ROOM_H + 1.6}};
+	imp_aabb2 view = {{-1.0, -1.5}, {ROOM_W + 1.0, ROOM_H + 1.6}};
 	if (imp_svg_open(path, view, 900, &svg) != IMP_OK)
 		return;
 	imp_debug_draw d = imp_svg_draw(svg);
@@ -302,6 +315,29 @@ static void write_frame(const sim *s, const char *path, int step, int contacts, 
 		 contacts, note);
 	d.text(imp_vec2_make(0.0, ROOM_H + 0.6), label, imp_color_make(0, 0, 0, 1), d.user);
 	imp_svg_close(svg);
+}
+
+/// The level's corners: the wavy floor from (0, 0) to (ROOM_W, 0), then
+/// the top corners (a closed chain joins the last back to the first).
+static void level_points(imp_vec2 *p)
+{
+	for (int i = 0; i <= FLOOR_SEGMENTS; i++) {
+		double x = ROOM_W * i / FLOOR_SEGMENTS;
+		p[i] = imp_vec2_make(x, -0.5 * FLOOR_DEPTH * (1.0 - cos(2.0 * PI * x / FLOOR_WAVE)));
+	}
+	p[FLOOR_SEGMENTS + 1] = imp_vec2_make(ROOM_W, ROOM_H);
+	p[FLOOR_SEGMENTS + 2] = imp_vec2_make(0.0, ROOM_H);
+}
+
+/// Whether q is inside the polygon p[0 .. n) (crossings of a ray to +x).
+static bool inside(const imp_vec2 *p, int n, imp_vec2 q)
+{
+	bool in = false;
+	for (int i = 0, j = n - 1; i < n; j = i++)
+		if ((p[i].y > q.y) != (p[j].y > q.y) &&
+		    q.x < p[j].x + (q.y - p[j].y) * (p[i].x - p[j].x) / (p[i].y - p[j].y))
+			in = !in;
+	return in;
 }
 
 int main(int argc, char **argv)
@@ -324,32 +360,28 @@ int main(int argc, char **argv)
 	sim s = {0};
 	if (imp_world_create(&def, &s.w) != IMP_OK)
 		return 1;
-	// The bodies on a grid (none starts overlapping another), then the room.
-	int cols = 16, rows = smoke ? 4 : 13, movers = cols * rows, walls = 4;
+	// The bodies on a grid (none starts overlapping another or the floor,
+	// whose crests are at y = 0), then the level.
+	int cols = 16, rows = smoke ? 4 : 13, movers = cols * rows, walls = 1;
 	uint64_t seed = 7;
 	body *bodies = calloc((size_t)(movers + walls), sizeof *bodies);
 	bool ok = bodies != NULL;
 	int kinds[4] = {0, 0, 0, 0};
 	for (int i = 0; i < movers && ok; i++) {
 		int r = i / cols, c = i % cols, kind = (int)(next_unit(&seed) * 4.0);
-		double x = 0.5 * (ROOM_W - cols * PITCH) + (c + 0.5) * PITCH, y = (r + 0.6) * PITCH;
+		double x = 0.5 * (ROOM_W - cols * PITCH) + (c + 0.5) * PITCH, y = (r + 0.6) * PITCH + 2.0 * LEVEL_RADIUS;
 		kinds[kind]++;
 		ok = make_shape(&bodies[i], kind, &seed) &&
 		     add(s.w, &bodies[i], IMP_BODY_DYNAMIC, imp_pose2_make(x, y, 2.0 * PI * next_unit(&seed)));
 	}
-	// The room: four static walls WALL thick around [0, ROOM_W] x [0, ROOM_H].
+	// The room: one static body, a closed chain.
 	body *wall = bodies ? bodies + movers : NULL;
+	imp_vec2 level[LEVEL_POINTS];
+	level_points(level);
 	if (ok) {
-		ok = imp_shape_box2(0.5 * ROOM_W + WALL, 0.5 * WALL, 0.0, &wall[0].shape) == IMP_OK &&
-		     imp_shape_box2(0.5 * ROOM_W + WALL, 0.5 * WALL, 0.0, &wall[1].shape) == IMP_OK &&
-		     imp_shape_box2(0.5 * WALL, 0.5 * ROOM_H + WALL, 0.0, &wall[2].shape) == IMP_OK &&
-		     imp_shape_box2(0.5 * WALL, 0.5 * ROOM_H + WALL, 0.0, &wall[3].shape) == IMP_OK;
-		for (int k = 0; k < walls && ok; k++)
-			wall[k].reach = k < 2 ? hypot(0.5 * ROOM_W + WALL, 0.5 * WALL) : hypot(0.5 * WALL, 0.5 * ROOM_H + WALL);
-		ok = ok && add(s.w, &wall[0], IMP_BODY_STATIC, imp_pose2_make(0.5 * ROOM_W, -0.5 * WALL, 0)) &&
-		     add(s.w, &wall[1], IMP_BODY_STATIC, imp_pose2_make(0.5 * ROOM_W, ROOM_H + 0.5 * WALL, 0)) &&
-		     add(s.w, &wall[2], IMP_BODY_STATIC, imp_pose2_make(-0.5 * WALL, 0.5 * ROOM_H, 0)) &&
-		     add(s.w, &wall[3], IMP_BODY_STATIC, imp_pose2_make(ROOM_W + 0.5 * WALL, 0.5 * ROOM_H, 0));
+		ok = imp_shape_chain(level, LEVEL_POINTS, true, LEVEL_RADIUS, &wall[0].shape) == IMP_OK;
+		wall[0].reach = hypot(ROOM_W, ROOM_H) + LEVEL_RADIUS;
+		ok = ok && add(s.w, &wall[0], IMP_BODY_STATIC, imp_pose2_make(0, 0, 0));
 	}
 	bool *lost = calloc((size_t)(movers > 0 ? movers : 1), sizeof *lost);
 	// The pairs' memory: room for eight a body before it first grows.
@@ -395,7 +427,7 @@ int main(int argc, char **argv)
 			imp_vec2 v = {0, 0};
 			imp_body_get_pose2(s.w, bodies[i].id, &p);
 			imp_body_get_velocity2(s.w, bodies[i].id, &v, NULL);
-			if (!(p.p.x >= 0.0 && p.p.x <= ROOM_W && p.p.y >= 0.0 && p.p.y <= ROOM_H)) {
+			if (!inside(level, LEVEL_POINTS, p.p)) {
 				escaped += !lost[i];
 				lost[i] = true;
 				continue;
@@ -429,9 +461,9 @@ int main(int argc, char **argv)
 			frames = 1;
 		}
 	}
-	printf("%d bodies (%d discs, %d boxes, %d polygons, %d capsules) dropped into a %.0f x %.0f room, restitution "
-	       "%.1f, %d steps of 1/60 s: %d contacts, all in time order: %s\n",
-	       movers, kinds[0], kinds[1], kinds[2], kinds[3], ROOM_W, ROOM_H, RESTITUTION, steps, total,
+	printf("%d bodies (%d discs, %d boxes, %d polygons, %d capsules) dropped into a %.0f x %.0f room with a wavy "
+	       "floor (a chain of %d segments), restitution %.1f, %d steps of 1/60 s: %d contacts, all in time order: %s\n",
+	       movers, kinds[0], kinds[1], kinds[2], kinds[3], ROOM_W, ROOM_H, LEVEL_POINTS, RESTITUTION, steps, total,
 	       s.out_of_order ? "NO" : "yes");
 	printf("bodies found outside the room after a step: %d; steps that hit the per-pair cap: %d\n", escaped,
 	       capped);

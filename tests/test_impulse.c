@@ -905,6 +905,82 @@ static void test_pile_3d(void **state)
 		fail_msg("3D piles: %d failed checks (printed above)", bad);
 }
 
+/// A 2D pile in a level: one static body, a closed chain (a floor of 40
+/// segments with valleys 0.7 deep, walls, a ceiling; rounded by 0.05),
+/// 100 bodies dropped onto it from a grid, restitution 0.5, 150 frames: no pair
+/// (the level's pairs included) may overlap beyond its tolerance and every
+/// body stays inside the level. A body in a valley touches two segments of
+/// the one chain: the step must report each (the two segments as bodies of
+/// their own would be two pairs) and catch a new contact of another pair of
+/// children within the tolerance; before it did, the pile pushed bodies
+/// into the floor and walls beyond the tolerance.
+static void test_pile_chain_2d(void **state)
+{
+	(void)state;
+	enum { FLOOR = 40, POINTS = FLOOR + 3, COUNT = 100, ACROSS = 7, FRAMES_LEVEL = 150 };
+	// The shapes first: the grid's cell holds the largest.
+	ow_rng r = {0x5eedu};
+	sized_shape shapes[COUNT];
+	double reach = 0.0;
+	for (int i = 0; i < COUNT; ++i) {
+		shapes[i] = random_shape(&r, 2);
+		reach = fmax(reach, shapes[i].bound);
+	}
+	const double cell = 2.0 * reach + 0.05, width = ACROSS * cell + 0.2;
+	const double height = (COUNT / ACROSS + 1) * cell + 1.0;
+	scene sc;
+	scene_init(&sc, 2, IMP_BROAD_HASH, COUNT + 1);
+	imp_vec2 level[POINTS];
+	for (int i = 0; i <= FLOOR; ++i) {
+		double x = width * i / FLOOR;
+		level[i] = V2(x, -0.35 * (1.0 - cos(TWO_PI * x / (width / 4.0))));
+	}
+	level[FLOOR + 1] = V2(width, height);
+	level[FLOOR + 2] = V2(0.0, height);
+	sized_shape chain = {NULL, sqrt(width * width + height * height) + 0.05, "chain"};
+	assert_int_equal(imp_shape_chain(level, POINTS, true, 0.05, &chain.shape), IMP_OK);
+	add_at(&sc, own(&sc, chain), V3(0, 0, 0), INFINITY);
+	for (int i = 0; i < COUNT; ++i) {
+		sized_shape s = own(&sc, shapes[i]);
+		imp_vec3 p = V3(0.1 + cell * (i % ACROSS + 0.5), 0.1 + cell * (i / ACROSS + 0.5), 0.0);
+		int b = add_body(&sc, s, imp_pose2_make(p.x, p.y, ow_range(&r, 0.0, TWO_PI)), imp_pose3_identity(), pow(s.bound, 2));
+		double vx = ow_range(&r, -0.5, 0.5), vy = ow_range(&r, -0.5, 0.5);
+		set_velocity(&sc, sc.bodies[b].id, V3(vx, vy, 0.0));
+	}
+	take_snapshot(&sc);
+	assert_int_equal(find_overlaps(&sc).pairs, 0);
+	physics ph;
+	physics_init(&ph, &sc, 0.5, FRAME_DT);
+	int bad = 0;
+	double worst = 0.0;
+	for (int f = 1; f <= FRAMES_LEVEL; ++f) {
+		frame(&ph, V3(0.0, -GRAVITY, 0.0));
+		take_snapshot(&sc);
+		overlap_check o = find_overlaps(&sc);
+		if (o.pairs > 0) {
+			bad++;
+			worst = fmax(worst, o.excess);
+			print_message("frame %d: %d pairs beyond, worst bodies %d %d distance %.3g tol %.3g\n", f, o.pairs, o.a, o.b, o.distance, o.tol);
+		}
+		for (int i = 1; i < sc.n; ++i) {
+			// Inside the level's polygon (crossings of a ray to +x).
+			imp_vec2 q = sc.pose2[i].p;
+			bool in = false;
+			for (int k = 0, j = POINTS - 1; k < POINTS; j = k++)
+				if ((level[k].y > q.y) != (level[j].y > q.y) &&
+				    q.x < level[j].x + (q.y - level[j].y) * (level[k].x - level[j].x) / (level[k].y - level[j].y))
+					in = !in;
+			bad += !in;
+		}
+	}
+	print_message("2D pile in a chain level: %d bodies, %ld contacts, %d frames with an overlap beyond the tolerance "
+		      "or a body outside (worst excess %.3g)\n",
+		      COUNT, ph.events, bad, worst);
+	physics_free(&ph);
+	scene_free(&sc);
+	assert_int_equal(bad, 0);
+}
+
 // ---------------------------------------------------------------------------
 // Determinism.
 
@@ -952,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(test_box_stack),
 		cmocka_unit_test(test_pile_2d),
 		cmocka_unit_test(test_pile_3d),
+		cmocka_unit_test(test_pile_chain_2d),
 		cmocka_unit_test(test_determinism),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@
 /// A query on a pair with a non-convex side.
 typedef struct cq {
 	int dim;
-	int level;  ///< 1 overlap, 2 distance, 3 closest
+	int level;  ///< 1 overlap, 2 distance, 3 closest, 4 advance (imp_composite_advance2/3), 5 contact (imp_composite_contact2/3)
 	const imp_shape *a, *b;
 	const imp_composite *ca, *cb; ///< NULL for a convex side
 	imp_pose2 pa2, pb2;   ///< the poses given
@@ -45,6 +45,18 @@ typedef struct cq {
 	int iterations, epa_iterations;
 	imp_status st;         ///< the first error a child query gave
 	bool degenerate;       ///< a user child's support was not finite
+	// Level 4.
+	double adv_level;      ///< the distance the advance is to
+	double adv_tol;        ///< > 0: each pair's level from its distance instead (imp_composite_schedule2/3)
+	double adv_spin;       ///< the turns' part of every pair's rate
+	double adv_speed;      ///< |v_a - v_b| + adv_spin: every pair's rate is at most this
+	imp_vec3 adv_dv;       ///< v_a - v_b in a's frame (z = 0 in 2D)
+	double adv_t;          ///< the least time a pair answered could reach the level in
+	double adv_bound;      ///< adv_level + adv_t adv_speed: pairs whose boxes are farther cannot come sooner
+	// Level 5 (the velocities in a's frame; b's origin there is rel's).
+	double con_tol;        ///< pairs within this distance are in contact
+	imp_vec3 con_va, con_wa, con_vb, con_wb;
+	double con_speed;      ///< the least normal speed of a pair in contact so far
 } cq;
 
 // ---------------------------------------------------------------------------
@@ -192,9 +204,79 @@ static void query2(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache
 	}
 }
 
+/// The distance beyond which a pair of children cannot improve the answer:
+/// Level 1, overlap (0); Levels 2 and 3, the best distance so far; Level
+/// 4, the level plus the distance the fastest rate covers in the least
+/// time so far.
+static double search_bound(const cq *q)
+{
+	if (q->level == 1)
+		return 0.0;
+	if (q->level == 4)
+		return q->adv_bound;
+	if (q->level == 5)
+		return q->con_tol;
+	return q->any ? q->best : INFINITY;
+}
+
+/// Level 4 on one answered pair: the time its separation along its normal
+/// n could fall to the level, at its rate (v_a - v_b) . n plus the turns'
+/// part (docs/toi.md); false once a pair is there already.
+static bool advance_pair(cq *q, double d, imp_vec3 n)
+{
+	double rate = imp_vec3_dot(q->adv_dv, n) + q->adv_spin;
+	double level = q->adv_level, tol = q->adv_tol;
+	if (tol > 0.0)
+		level = d > tol ? 0.5 * tol : imp_min(-0.5 * tol, d - 0.5 * tol);
+	double t = rate > 0.0 ? imp_max(d - level, 0.0) / rate : INFINITY;
+	if (t < q->adv_t) {
+		q->adv_t = t;
+		// Pairs farther than the bound cannot come sooner; in the
+		// schedule, pairs within the tolerance are all looked at.
+		q->adv_bound = tol > 0.0 ? imp_max(tol, 0.5 * tol + t * q->adv_speed) : level + t * q->adv_speed;
+		q->any = true;
+	}
+	return q->adv_t > 0.0;
+}
+
+/// Level 5 on one answered pair in contact (within con_tol): kept when its
+/// witnesses approach faster along its normal than those of the pairs
+/// kept so far (the velocity of b's witness less a's, each v + w x (p -
+/// origin), along n).
+static void contact_pair(cq *q, int32_t ia, int32_t ib, const pair_answer *x, const imp_simplex_cache *cache)
+{
+	if (!(x->d <= q->con_tol))
+		return;
+	imp_vec3 pa, pb, n;
+	if (q->dim == 2) {
+		pa = imp_vec3_make(x->r2.point_a.x, x->r2.point_a.y, 0.0);
+		pb = imp_vec3_make(x->r2.point_b.x, x->r2.point_b.y, 0.0);
+		n = imp_vec3_make(x->r2.normal.x, x->r2.normal.y, 0.0);
+	} else {
+		pa = x->r3.point_a;
+		pb = x->r3.point_b;
+		n = x->r3.normal;
+	}
+	imp_vec3 ob = q->dim == 2 ? imp_vec3_make(q->rel2.p.x, q->rel2.p.y, 0.0) : q->rel3.p;
+	imp_vec3 ua = imp_vec3_add(q->con_va, imp_vec3_cross(q->con_wa, pa));
+	imp_vec3 ub = imp_vec3_add(q->con_vb, imp_vec3_cross(q->con_wb, imp_vec3_sub(pb, ob)));
+	double speed = imp_vec3_dot(imp_vec3_sub(ub, ua), n);
+	if (speed < q->con_speed) {
+		q->con_speed = speed;
+		q->best = x->d;
+		q->best_a = ia;
+		q->best_b = ib;
+		q->best_state = x->state;
+		q->best_cache = *cache;
+		q->r2 = x->r2;
+		q->r3 = x->r3;
+		q->any = true;
+	}
+}
+
 /// Answers one pair and keeps it when it is the best so far; false when
 /// the search should stop (Level 1 found an overlap, Level 2 found 0, an
-/// error, a degenerate support).
+/// error, a degenerate support, Level 4 a pair at its level).
 static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
 {
 	imp_simplex_cache cache;
@@ -203,8 +285,8 @@ static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
 	else
 		memset(&cache, 0, sizeof cache);
 	pair_answer x = {.d = NAN, .state = IMP_STATE_SEPARATED, .st = IMP_OK};
-	if (q->cornered && (q->level == 1 || q->any) && gap_along_centres(q, ia, ib) > (q->level == 1 ? 0.0 : q->best))
-		return true; // farther apart than the best pair (Level 1: apart) along one line: not this one
+	if (q->cornered && gap_along_centres(q, ia, ib) > search_bound(q))
+		return true; // farther apart along one line than a pair that could matter: not this one
 	if (q->dim == 2)
 		query2(q, ia, ib, &cache, &x);
 	else
@@ -226,6 +308,14 @@ static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
 		// a pose (its query refused it).
 		q->st = IMP_ERR_OUT_OF_RANGE;
 		return false;
+	}
+	if (q->level == 4) {
+		imp_vec3 n = q->dim == 2 ? imp_vec3_make(x.r2.normal.x, x.r2.normal.y, 0.0) : x.r3.normal;
+		return advance_pair(q, d, n);
+	}
+	if (q->level == 5) {
+		contact_pair(q, ia, ib, &x, &cache);
+		return true;
 	}
 	if (q->level == 1) {
 		if (d < 0.0) {
@@ -304,7 +394,7 @@ static double bound_fn(void *ctx, int32_t ia, int32_t ib, double bound)
 	if (!go)
 		return -INFINITY; // stop: nothing lies below
 	(void)bound;
-	return q->best;
+	return search_bound(q);
 }
 
 // ---------------------------------------------------------------------------
@@ -409,7 +499,7 @@ static imp_status walk(cq *q)
 			imp_bvh_query(tree, &box, item_fn, q);
 		return q->st;
 	}
-	double bound = q->any ? q->best : INFINITY;
+	double bound = search_bound(q);
 	imp_bvh_nearest(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box, bound, bound_fn, q);
 	return q->st;
 }
@@ -588,6 +678,22 @@ static void closest_common(const cq *q, double *distance, imp_feature *fa, imp_f
 	*epa_iterations = q->epa_iterations;
 }
 
+/// Level 3's answer of a query that has run, in the world frame.
+static void closest_out3(const cq *q, imp_pose3 pa, imp_closest3_result *out)
+{
+	imp_closest3_result r = q->degenerate || !q->any ? (imp_closest3_result){.distance = NAN} : q->r3;
+	if (!q->degenerate && q->any) {
+		// From a's frame into the world.
+		imp_mat3 m = imp_pose3_matrix(pa);
+		r.point_a = imp_vec3_add(imp_mat3_apply(&m, r.point_a), pa.p);
+		r.point_b = imp_vec3_add(imp_mat3_apply(&m, r.point_b), pa.p);
+		r.normal = imp_mat3_apply(&m, r.normal);
+	}
+	closest_common(q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
+		       &r.epa_iterations, &r.state);
+	*out = r;
+}
+
 imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out)
 {
@@ -595,20 +701,25 @@ imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_sh
 	imp_status st = begin_posed(&q, 3, 3, a, NULL, &pa, b, NULL, &pb, options);
 	if (st == IMP_OK)
 		st = run(&q, cache);
-	if (st != IMP_OK)
-		return st;
-	imp_closest3_result r = q.degenerate || !q.any ? (imp_closest3_result){.distance = NAN} : q.r3;
-	if (!q.degenerate && q.any) {
+	if (st == IMP_OK)
+		closest_out3(&q, pa, out);
+	return st;
+}
+
+/// Level 3's answer of a query that has run, in the world frame: 2D.
+static void closest_out2(const cq *q, imp_pose2 pa, imp_closest2_result *out)
+{
+	imp_closest2_result r = q->degenerate || !q->any ? (imp_closest2_result){.distance = NAN} : q->r2;
+	if (!q->degenerate && q->any) {
 		// From a's frame into the world.
-		imp_mat3 m = imp_pose3_matrix(pa);
-		r.point_a = imp_vec3_add(imp_mat3_apply(&m, r.point_a), pa.p);
-		r.point_b = imp_vec3_add(imp_mat3_apply(&m, r.point_b), pa.p);
-		r.normal = imp_mat3_apply(&m, r.normal);
+		imp_pose2 u = unit_pose2(pa);
+		r.point_a = imp_pose2_apply(u, r.point_a);
+		r.point_b = imp_pose2_apply(u, r.point_b);
+		r.normal = imp_rot2_apply(u.q, r.normal);
 	}
-	closest_common(&q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
+	closest_common(q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
 		       &r.epa_iterations, &r.state);
 	*out = r;
-	return IMP_OK;
 }
 
 imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
@@ -618,18 +729,100 @@ imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_sh
 	imp_status st = begin_posed(&q, 2, 3, a, &pa, NULL, b, &pb, NULL, options);
 	if (st == IMP_OK)
 		st = run(&q, cache);
+	if (st == IMP_OK)
+		closest_out2(&q, pa, out);
+	return st;
+}
+
+/// Level 5 after Level 3 has run on q: among the pairs of children within
+/// tol (when the closest is), the one whose witnesses approach fastest.
+static void contact_run(cq *q, double tol, imp_vec3 va, imp_vec3 wa, imp_vec3 vb, imp_vec3 wb)
+{
+	if (q->degenerate || !q->any || !(q->best <= tol))
+		return;
+	q->level = 5;
+	q->con_tol = tol;
+	q->con_va = va;
+	q->con_wa = wa;
+	q->con_vb = vb;
+	q->con_wb = wb;
+	q->con_speed = 0.0; // a pair kept must approach
+	q->done_a = q->done_b = -2;
+	(void)walk(q);
+}
+
+imp_status imp_composite_contact3(const imp_shape *a, imp_pose3 pa, imp_vec3 va, imp_vec3 wa, const imp_shape *b,
+				  imp_pose3 pb, imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache,
+				  imp_closest3_result *out, double *least)
+{
+	cq q;
+	imp_status st = begin_posed(&q, 3, 3, a, NULL, &pa, b, NULL, &pb, NULL);
+	if (st == IMP_OK)
+		st = run(&q, cache);
 	if (st != IMP_OK)
 		return st;
-	imp_closest2_result r = q.degenerate || !q.any ? (imp_closest2_result){.distance = NAN} : q.r2;
-	if (!q.degenerate && q.any) {
-		// From a's frame into the world.
-		imp_pose2 u = unit_pose2(pa);
-		r.point_a = imp_pose2_apply(u, r.point_a);
-		r.point_b = imp_pose2_apply(u, r.point_b);
-		r.normal = imp_rot2_apply(u.q, r.normal);
-	}
-	closest_common(&q, &r.distance, &r.feature_a, &r.feature_b, &r.child_a, &r.child_b, &r.iterations,
-		       &r.epa_iterations, &r.state);
-	*out = r;
+	*least = q.best;
+	imp_mat3 m = imp_pose3_matrix(pa);
+	contact_run(&q, tol, imp_mat3_apply_t(&m, va), imp_mat3_apply_t(&m, wa), imp_mat3_apply_t(&m, vb),
+		    imp_mat3_apply_t(&m, wb));
+	if (q.st != IMP_OK)
+		return q.st;
+	closest_out3(&q, pa, out);
 	return IMP_OK;
+}
+
+imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va, double wa, const imp_shape *b,
+				  imp_pose2 pb, imp_vec2 vb, double wb, double tol, imp_simplex_cache *cache,
+				  imp_closest2_result *out, double *least)
+{
+	cq q;
+	imp_status st = begin_posed(&q, 2, 3, a, &pa, NULL, b, &pb, NULL, NULL);
+	if (st == IMP_OK)
+		st = run(&q, cache);
+	if (st != IMP_OK)
+		return st;
+	*least = q.best;
+	imp_rot2 r = unit_pose2(pa).q;
+	imp_vec2 la = imp_rot2_apply_inv(r, va), lb = imp_rot2_apply_inv(r, vb);
+	contact_run(&q, tol, imp_vec3_make(la.x, la.y, 0.0), imp_vec3_make(0.0, 0.0, wa), imp_vec3_make(lb.x, lb.y, 0.0),
+		    imp_vec3_make(0.0, 0.0, wb));
+	if (q.st != IMP_OK)
+		return q.st;
+	closest_out2(&q, pa, out);
+	return IMP_OK;
+}
+
+/// Level 4 set up from the motion's parts and run; the time or NaN.
+static double advance_run(cq *q, imp_vec3 dv_local, double spin, double level, double tol)
+{
+	q->adv_level = level;
+	q->adv_tol = tol;
+	q->adv_spin = spin;
+	q->adv_dv = dv_local;
+	q->adv_speed = imp_vec3_length(dv_local) + spin;
+	q->adv_t = INFINITY;
+	q->adv_bound = INFINITY;
+	if (run(q, NULL) != IMP_OK || q->degenerate)
+		return NAN;
+	return q->adv_t;
+}
+
+double imp_composite_advance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_vec3 dv,
+			      double spin, double level, double tol)
+{
+	cq q;
+	if (begin_posed(&q, 3, 4, a, NULL, &pa, b, NULL, &pb, NULL) != IMP_OK)
+		return NAN;
+	imp_mat3 m = imp_pose3_matrix(pa);
+	return advance_run(&q, imp_mat3_apply_t(&m, dv), spin, level, tol);
+}
+
+double imp_composite_advance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_vec2 dv,
+			      double spin, double level, double tol)
+{
+	cq q;
+	if (begin_posed(&q, 2, 4, a, &pa, NULL, b, &pb, NULL, NULL) != IMP_OK)
+		return NAN;
+	imp_vec2 l = imp_rot2_apply_inv(unit_pose2(pa).q, dv);
+	return advance_run(&q, imp_vec3_make(l.x, l.y, 0.0), spin, level, tol);
 }

@@ -31,4 +31,38 @@ imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_sh
 imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out);
 
+/// Conservative advancement on a pair with a non-convex side (docs/toi.md):
+/// the least time in which some pair of children could come within
+/// `level` (below the pair's present distance), each pair at the rate
+/// its separation along its own normal can fall, (v_a - v_b) . n + spin;
+/// `dv` = v_a - v_b (world frame), `spin` the turns' part (|w_a| r_a +
+/// |w_b| r_b). A branch and bound: pairs of children whose boxes' gap
+/// exceeds level + t (|dv| + spin), t the least time so far, cannot come
+/// sooner. INFINITY when no pair approaches; NaN when a query failed.
+/// With tol > 0 (the world's schedule) `level` is ignored and each pair
+/// has its own: half the tolerance for a pair farther than it (where a new
+/// contact is to be seen), else half the tolerance below the contact or
+/// below its distance, whichever is lower (schedule_contact's rule for one
+/// pair, in src/world/world.c), every pair within tol looked at.
+double imp_composite_advance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_vec2 dv,
+			      double spin, double level, double tol);
+double imp_composite_advance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_vec3 dv,
+			      double spin, double level, double tol);
+
+/// imp_composite_closest2/3 for the world's step: when the closest pair of
+/// children is within `tol`, the answer is instead that of the pair within
+/// `tol` whose witnesses approach fastest along its normal (each witness's
+/// velocity v + w x (p - origin), its body's origin at its pose), if one
+/// approaches: a body in a corner of a level touches two of its segments,
+/// and the one it moves into is the contact to report, not the nearer.
+/// Velocities in the world frame (2D: w counter-clockwise). *least gets
+/// the least distance over the pairs (the closest pair's), which the
+/// answer's may exceed.
+imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va, double wa, const imp_shape *b,
+				  imp_pose2 pb, imp_vec2 vb, double wb, double tol, imp_simplex_cache *cache,
+				  imp_closest2_result *out, double *least);
+imp_status imp_composite_contact3(const imp_shape *a, imp_pose3 pa, imp_vec3 va, imp_vec3 wa, const imp_shape *b,
+				  imp_pose3 pb, imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache,
+				  imp_closest3_result *out, double *least);
+
 #endif

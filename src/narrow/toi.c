@@ -19,6 +19,7 @@
 
 #include "core/trig.h"
 #include "impact/collision.h"
+#include "narrow/composite_query.h"
 #include "narrow/gjk2d_internal.h"
 #include "narrow/toi_internal.h"
 #include "shape/composite.h"
@@ -315,13 +316,19 @@ IMP_ALWAYS_INLINE ball_answer ball_gap(imp_vec3 pa, imp_vec3 va, double ra, imp_
 	return r;
 }
 
-/// The linear part of the rate for a pair with a non-convex side, -1 for
-/// a convex pair. A convex pair's separation along the closest points'
-/// normal bounds its distance from below, and falls at (v_a - v_b) . n
-/// plus the turns' part. A non-convex pair's distance is the least over
-/// its pairs of children, whose normals differ: another pair may approach
-/// along its own normal while the closest one does not, so the rate is
-/// the relative speed itself, |v_a - v_b|, which bounds every pair's.
+/// The rate that makes the loop's step (d - target) / rate the time the
+/// non-convex advance found (imp_composite_advance2/3: every pair of
+/// children at the rate along its own normal; the closest pair's normal
+/// alone does not bound the others), 0 when no pair approaches.
+static double composite_rate_of(double d, double target, double dt)
+{
+	if (!(dt < INFINITY))
+		return 0.0;
+	return dt > 0.0 ? (d - target) / dt : INFINITY;
+}
+
+/// |v_a - v_b| for a pair with a non-convex side (>= 0), -1 for a convex
+/// pair: which of the two rates the loop takes.
 static double composite_rate(const imp_shape *a, const imp_shape *b, imp_vec3 dv)
 {
 	if (!imp_kind_is_composite(a->kind) && !imp_kind_is_composite(b->kind))
@@ -337,7 +344,8 @@ typedef struct toi2_ctx {
 	const imp_shape *a, *b;
 	imp_motion2 ma, mb;
 	double spin;
-	double speed;         ///< non-convex pairs: |v_a - v_b|, the rate's linear part (see composite_rate)
+	double speed;         ///< non-convex pairs: |v_a - v_b| (>= 0; -1 for a convex pair)
+	double target;        ///< the distance the advance is to (half the tolerance)
 	imp_simplex_cache cache;
 	imp_closest2_result c;
 } toi2_ctx;
@@ -355,10 +363,15 @@ static toi_probe query2(void *ctx, double t)
 		return p;
 	p.ok = true;
 	p.distance = q->c.distance;
-	if (q->speed >= 0.0)
-		p.rate = q->speed + q->spin;
-	else
+	if (q->speed < 0.0) {
 		p.rate = (q->ma.v.x - q->mb.v.x) * q->c.normal.x + (q->ma.v.y - q->mb.v.y) * q->c.normal.y + q->spin;
+		return p;
+	}
+	if (p.distance <= 2.0 * q->target)
+		return p; // within the tolerance: the loop stops here
+	double dt = imp_composite_advance2(q->a, pa, q->b, pb, imp_vec2_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0);
+	p.ok = !isnan(dt);
+	p.rate = composite_rate_of(p.distance, q->target, dt);
 	return p;
 }
 
@@ -399,6 +412,7 @@ imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const im
 	imp_vec3 pa = imp_vec3_make(ma.pose.p.x, ma.pose.p.y, 0.0), pb = imp_vec3_make(mb.pose.p.x, mb.pose.p.y, 0.0);
 	imp_vec3 va = imp_vec3_make(ma.v.x, ma.v.y, 0.0), vb = imp_vec3_make(mb.v.x, mb.v.y, 0.0);
 	double tol = o.tolerance > 0.0 ? o.tolerance : auto_tolerance(ra, rb, pa, pb), tc;
+	q.target = 0.5 * tol;
 	double t0 = imp_ball_sweep(imp_vec3_sub(pb, pa), imp_vec3_sub(vb, va), ra + rb + 0.5 * tol, t_max, &tc);
 	if (!(t0 <= t_max)) {
 		ball_answer g = ball_gap(pa, va, ra, pb, vb, rb, tc);
@@ -431,6 +445,7 @@ typedef struct toi3_ctx {
 	imp_motion3 ma, mb;
 	double spin;
 	double speed;         ///< as toi2_ctx's
+	double target;
 	imp_simplex_cache cache;
 	imp_closest3_result c;
 } toi3_ctx;
@@ -439,15 +454,20 @@ static toi_probe query3(void *ctx, double t)
 {
 	toi3_ctx *q = ctx;
 	toi_probe p = {false, 0.0, 0.0};
-	if (imp_closest3(q->a, imp_motion3_at(q->ma, t), q->b, imp_motion3_at(q->mb, t), &q->cache, &q->c) != IMP_OK ||
-	    q->c.state == IMP_STATE_DEGENERATE)
+	imp_pose3 pa = imp_motion3_at(q->ma, t), pb = imp_motion3_at(q->mb, t);
+	if (imp_closest3(q->a, pa, q->b, pb, &q->cache, &q->c) != IMP_OK || q->c.state == IMP_STATE_DEGENERATE)
 		return p;
 	p.ok = true;
 	p.distance = q->c.distance;
-	if (q->speed >= 0.0)
-		p.rate = q->speed + q->spin;
-	else
+	if (q->speed < 0.0) {
 		p.rate = imp_vec3_dot(imp_vec3_sub(q->ma.v, q->mb.v), q->c.normal) + q->spin;
+		return p;
+	}
+	if (p.distance <= 2.0 * q->target)
+		return p; // within the tolerance: the loop stops here
+	double dt = imp_composite_advance3(q->a, pa, q->b, pb, imp_vec3_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0);
+	p.ok = !isnan(dt);
+	p.rate = composite_rate_of(p.distance, q->target, dt);
 	return p;
 }
 
@@ -486,6 +506,7 @@ imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const im
 	imp_toi3_result r;
 	memset(&r, 0, sizeof r);
 	double tol = o.tolerance > 0.0 ? o.tolerance : auto_tolerance(ra, rb, ma.pose.p, mb.pose.p), tc;
+	q.target = 0.5 * tol;
 	double t0 = imp_ball_sweep(imp_vec3_sub(mb.pose.p, ma.pose.p), imp_vec3_sub(mb.v, ma.v), ra + rb + 0.5 * tol,
 				   t_max, &tc);
 	if (!(t0 <= t_max)) {

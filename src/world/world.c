@@ -38,6 +38,7 @@
 #include "core/sort.h"
 #include "impact/collision.h"
 #include "impact/world.h"
+#include "narrow/composite_query.h"
 #include "shape/composite.h"
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
@@ -2117,6 +2118,8 @@ bool imp_world_closest(const imp_world *w, const imp_shape *a, const imp_pose2 *
 /// One look at a pair at step time t.
 typedef struct probe {
 	double distance;
+	double least;        ///< the least distance over a non-convex pair's pairs of children (else distance)
+	int32_t child[2];    ///< a non-convex pair: the children of the answer (-1: a convex side)
 	imp_vec3 point_a, point_b, normal;
 	double approach;     ///< (v_a - v_b) . n: the rate at which the translations close the gap along n
 	double spin;         ///< |w_a x n| r_a + |w_b x n| r_b (r: core reach): the most the turns can add
@@ -2129,10 +2132,45 @@ static imp_vec3 point_velocity(imp_vec3 v, imp_vec3 av, imp_vec3 origin, imp_vec
 	return imp_vec3_add(v, imp_vec3_cross(av, imp_vec3_sub(p, origin)));
 }
 
+/// imp_world_closest for a pair with a non-convex body in the step: the
+/// contact imp_composite_contact2/3 picks among the pairs of children
+/// within tol.
+static bool composite_contact(const imp_world *w, const imp_shape *a, const imp_pose2 *a2, const imp_pose3 *a3,
+			      imp_vec3 va, imp_vec3 wa, const imp_shape *b, const imp_pose2 *b2, const imp_pose3 *b3,
+			      imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache, imp_query_result *r,
+			      double *least, int32_t *child)
+{
+	if (w->dim == 2) {
+		imp_closest2_result c;
+		if (imp_composite_contact2(a, *a2, imp_vec2_make(va.x, va.y), wa.z, b, *b2, imp_vec2_make(vb.x, vb.y), wb.z,
+					   tol, cache, &c, least) != IMP_OK ||
+		    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
+			return false;
+		r->distance = c.distance;
+		r->point = imp_vec3_make(c.point_a.x, c.point_a.y, 0.0);
+		r->body_point = imp_vec3_make(c.point_b.x, c.point_b.y, 0.0);
+		r->normal = imp_vec3_make(c.normal.x, c.normal.y, 0.0);
+		child[0] = c.child_a;
+		child[1] = c.child_b;
+		return true;
+	}
+	imp_closest3_result c;
+	if (imp_composite_contact3(a, *a3, va, wa, b, *b3, vb, wb, tol, cache, &c, least) != IMP_OK ||
+	    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
+		return false;
+	r->distance = c.distance;
+	r->point = c.point_a;
+	r->body_point = c.point_b;
+	r->normal = c.normal;
+	child[0] = c.child_a;
+	child[1] = c.child_b;
+	return true;
+}
+
 /// The narrow phase on a pair at step time t (Level 3, with the pair's
 /// simplex cache). False when the query failed (a user support that is not
 /// finite).
-static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
+static bool probe_pair(imp_world *w, pair *pr, double t, double tol, probe *out)
 {
 	int32_t sa = key_lo(pr->key), sb = key_hi(pr->key);
 	const body *a = &w->bodies[sa], *b = &w->bodies[sb];
@@ -2141,27 +2179,31 @@ static bool probe_pair(imp_world *w, pair *pr, double t, probe *out)
 	pose_at(w, sa, t, &a2, &a3);
 	pose_at(w, sb, t, &b2, &b3);
 	w->step_stats.narrow_calls++;
+	imp_vec3 va, wa, vb, wb;
+	step_velocity(w, sa, &va, &wa);
+	step_velocity(w, sb, &vb, &wb);
 	imp_query_result r;
-	if (!imp_world_closest(w, a->shape, &a2, &a3, b->shape, &b2, &b3, &pr->cache, NULL, &r, NULL))
+	if (imp_shape_is_composite(a->shape) || imp_shape_is_composite(b->shape)) {
+		// A non-convex pair in contact with several pairs of children
+		// (a body in a corner of a level) reports the one it moves into.
+		if (!composite_contact(w, a->shape, &a2, &a3, va, wa, b->shape, &b2, &b3, vb, wb, tol, &pr->cache, &r,
+				       &out->least, out->child))
+			return false;
+	} else if (!imp_world_closest(w, a->shape, &a2, &a3, b->shape, &b2, &b3, &pr->cache, NULL, &r, NULL)) {
 		return false;
+	} else {
+		out->least = r.distance;
+		out->child[0] = out->child[1] = -1;
+	}
 	out->distance = r.distance;
 	out->point_a = r.point;
 	out->point_b = r.body_point;
 	out->normal = r.normal;
-	imp_vec3 va, wa, vb, wb;
-	step_velocity(w, sa, &va, &wa);
-	step_velocity(w, sb, &vb, &wb);
-	if (imp_shape_is_composite(a->shape) || imp_shape_is_composite(b->shape)) {
-		// A non-convex side: another pair of children may close along its
-		// own normal, not this one (narrow/toi.c, composite_rate): the
-		// relative speed and whole turns bound every pair's rate.
-		out->approach = imp_vec3_length(imp_vec3_sub(va, vb));
-		out->spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
-	} else {
-		out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
-		out->spin = imp_vec3_length(imp_vec3_cross(wa, out->normal)) * w->motions[sa].core_reach +
-			    imp_vec3_length(imp_vec3_cross(wb, out->normal)) * w->motions[sb].core_reach;
-	}
+	// A pair with a non-convex body is scheduled by composite_advance, not
+	// by these: another pair of children may close along its own normal.
+	out->approach = imp_vec3_dot(imp_vec3_sub(va, vb), out->normal);
+	out->spin = imp_vec3_length(imp_vec3_cross(wa, out->normal)) * w->motions[sa].core_reach +
+		    imp_vec3_length(imp_vec3_cross(wb, out->normal)) * w->motions[sb].core_reach;
 	imp_vec3 pva = point_velocity(va, wa, position_of(w, &a2, &a3), out->point_a);
 	imp_vec3 pvb = point_velocity(vb, wb, position_of(w, &b2, &b3), out->point_b);
 	out->normal_speed = imp_vec3_dot(imp_vec3_sub(pvb, pva), out->normal);
@@ -2284,6 +2326,40 @@ static void rekey(imp_world *w, pair *pr, double t, double tol)
 	record_bound(w, pr, t, tol);
 }
 
+/// For a pair with a non-convex body, after its look at t: the first time
+/// some pair of children could reach its level, each at the rate along its
+/// own normal (imp_composite_advance2/3 with the tolerance: a pair in
+/// contact by schedule_contact's rule, another by schedule_advance's;
+/// docs/toi.md); the whole pair's rate bounds it when that query fails.
+static double composite_advance(imp_world *w, const pair *pr, double t, double tol)
+{
+	int32_t sa = key_lo(pr->key), sb = key_hi(pr->key);
+	const body *a = &w->bodies[sa], *b = &w->bodies[sb];
+	imp_pose2 a2, b2;
+	imp_pose3 a3, b3;
+	pose_at(w, sa, t, &a2, &a3);
+	pose_at(w, sb, t, &b2, &b3);
+	imp_vec3 va, wa, vb, wb;
+	step_velocity(w, sa, &va, &wa);
+	step_velocity(w, sb, &vb, &wb);
+	double spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
+	imp_vec3 dv = imp_vec3_sub(va, vb);
+	w->step_stats.narrow_calls++;
+	double dt = w->dim == 2 ? imp_composite_advance2(a->shape, a2, b->shape, b2, imp_vec2_make(dv.x, dv.y), spin, 0.0, tol)
+				: imp_composite_advance3(a->shape, a3, b->shape, b3, dv, spin, 0.0, tol);
+	if (isnan(dt)) {
+		double rate = imp_vec3_length(dv) + spin;
+		dt = rate > 0.0 ? 0.5 * tol / rate : INFINITY;
+	}
+	return dt;
+}
+
+static bool pair_is_composite(const imp_world *w, const pair *pr)
+{
+	return imp_shape_is_composite(w->bodies[key_lo(pr->key)].shape) ||
+	       imp_shape_is_composite(w->bodies[key_hi(pr->key)].shape);
+}
+
 /// A pair within the tolerance, after its look at t: looked at again when
 /// its distance may have fallen by half the tolerance (to below half the
 /// tolerance under the contact, or by a turn: its far side can come down),
@@ -2299,6 +2375,19 @@ static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, d
 	// The pair was just taken from the queue: it is in neither the heap
 	// nor the next sweep.
 	pr->toi_ok = 0; // looked at afresh in the next step
+	if (pair_is_composite(w, pr)) {
+		// Each pair of children by the rule below for a pair in contact,
+		// and one farther than the tolerance by schedule_advance's (a new
+		// contact of another pair of children is to be seen when it comes
+		// within half the tolerance, as another pair of bodies would be):
+		// the first of those times (composite_advance). Not for a
+		// separation: the next look sees it.
+		(void)approach;
+		double next = t + composite_advance(w, pr, t, tol);
+		if (next <= w->step_dt)
+			queue_at(w, pr, imp_max(next, t));
+		return;
+	}
 	double rate = p->approach + p->spin, next = INFINITY;
 	if (p->distance < -tol && approach && rate > 0.0)
 		next = t + imp_max(p->distance - pr->rep_distance + 0.5 * tol, 0.5 * tol) / rate;
@@ -2314,6 +2403,10 @@ static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, d
 /// (docs/toi.md) to where the gap could first be half the tolerance.
 static void schedule_advance(imp_world *w, pair *pr, const probe *p, double t, double tol)
 {
+	if (pair_is_composite(w, pr)) {
+		schedule(w, pr, t + composite_advance(w, pr, t, tol), tol);
+		return;
+	}
 	double rate = p->approach + p->spin;
 	schedule(w, pr, rate > 0.0 ? t + (p->distance - 0.5 * tol) / rate : INFINITY, tol);
 }
@@ -2461,9 +2554,48 @@ static verdict judge(const imp_world *w, const step_ctx *c, const pair *pr, cons
 		return REPORT;
 	if (!*approach)
 		return WATCH;
+	// A non-convex pair's contact with other children than its last
+	// report's is another contact (as another pair of bodies would be).
+	if (p->child[0] != pr->rep_child[0] || p->child[1] != pr->rep_child[1])
+		return REPORT;
 	if (pr->rep_approach && same_motions(w, pr, pr->rep_serial))
 		return DECLINED;
 	return p->distance >= -tol || p->distance < pr->rep_distance - 0.5 * tol ? REPORT : WATCH;
+}
+
+/// The most contacts one look reports on a pair with a non-convex body.
+#define COMPOSITE_REPORTS 8
+
+/// After a look reported an approach of a pair with a non-convex body and
+/// the callback changed a motion: the pair again at once, while another
+/// pair of its children within the tolerance approaches (imp_composite_
+/// contact2/3 picks the fastest), up to COMPOSITE_REPORTS contacts in all.
+/// A body resting in a valley of a level touches two of its segments: as
+/// two bodies, each would be a pair reported in the same sweep; as one, the
+/// pair answers one of them a look (simulation2d's wavy floor: one look a
+/// report left 1 step of 420 ending with an overlap 1.4 times the
+/// tolerance; this, none).
+static imp_status composite_reports(imp_world *w, const step_ctx *c, pair *pr, double t, double tol)
+{
+	for (int k = 1; k < COMPOSITE_REPORTS && !same_motions(w, pr, pr->rep_serial); ++k) {
+		probe p;
+		pr->calls++;
+		if (!probe_pair(w, pr, t, tol, &p) || p.distance > tol)
+			return IMP_OK;
+		bool approach;
+		if (judge(w, c, pr, &p, t, tol, &approach) != REPORT || !approach)
+			return IMP_OK;
+		pr->rep_distance = p.distance;
+		pr->rep_child[0] = p.child[0];
+		pr->rep_child[1] = p.child[1];
+		pr->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
+		pr->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
+		schedule_contact(w, pr, &p, t, tol, approach);
+		imp_status st = report(w, c, pr, &p, t, false);
+		if (st != IMP_OK)
+			return st;
+	}
+	return IMP_OK;
 }
 
 /// Looks at a pair popped at step time t: a contact reported, or the pair
@@ -2474,11 +2606,11 @@ static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 	if ((int)pr->calls > w->step_stats.most_pair_calls)
 		w->step_stats.most_pair_calls = (int)pr->calls;
 	probe p;
-	if (!probe_pair(w, pr, t, &p)) {
+	double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
+	if (!probe_pair(w, pr, t, tol, &p)) {
 		pr->toi_ok = 0; // a user support failed: looked at again next step
 		return IMP_OK;
 	}
-	double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
 	if (p.distance > tol) {
 		pr->contact = 0;
 		schedule_advance(w, pr, &p, t, tol);
@@ -2491,8 +2623,11 @@ static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 		return IMP_OK;
 	}
 	pr->contact = 1;
-	if (v == REPORT)
+	if (v == REPORT) {
 		pr->rep_distance = p.distance;
+		pr->rep_child[0] = p.child[0];
+		pr->rep_child[1] = p.child[1];
+	}
 	schedule_contact(w, pr, &p, t, tol, approach);
 	if (v != REPORT)
 		return IMP_OK;
@@ -2506,6 +2641,8 @@ static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 		unqueue(w, pr);
 		pr->toi_ok = 0;
 	}
+	if (st == IMP_OK && approach && pair_is_composite(w, pr))
+		st = composite_reports(w, c, pr, t, tol);
 	return st;
 }
 
@@ -2570,7 +2707,7 @@ static imp_status report_capped(imp_world *w, const step_ctx *c)
 			pair *pr = w->capped[i];
 			pr->capped = 2;
 			probe p;
-			if (!probe_pair(w, pr, c->dt, &p))
+			if (!probe_pair(w, pr, c->dt, pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key)), &p))
 				continue;
 			imp_status st = report(w, c, pr, &p, c->dt, true);
 			if (st != IMP_OK)

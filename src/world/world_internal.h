@@ -45,6 +45,7 @@ typedef struct pair {
 	double toi_tol;          ///< the contact tolerance toi was found for (it holds for no larger one)
 	double rep_distance;     ///< its distance when last reported in the step
 	uint32_t rep_serial[2];  ///< the motion serials when the pair was last reported in the step
+	int32_t rep_child[2];    ///< a non-convex pair: the children of that report (-1: a convex side)
 	uint8_t rep_approach;    ///< that report was of an approaching contact
 	uint8_t toi_ok;          ///< toi holds (while the serials match, for a tolerance up to toi_tol)
 	uint8_t contact;         ///< within the tolerance at its last look, reported in this step
