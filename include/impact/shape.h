@@ -307,6 +307,39 @@ IMP_API imp_status imp_shape_heightfield(const double *heights, int rows, int co
 /// the points back.
 IMP_API imp_status imp_shape_chain(const imp_vec2 *points, int count, bool loop, double radius, imp_shape **out);
 
+/// A triangle mesh (imp_shape_mesh) read from the file at `path`, rounded by radius >= 0.
+/// Formats, told apart by the contents, except OBJ by the name:
+/// - Wavefront OBJ, when the name ends in ".obj" (any case): its `v x y z` lines (further numbers,
+///   such as w or a colour, are ignored) and `f` lines of three or more vertex references `i`,
+///   `i/t`, `i//n` or `i/t/n`, where i counts the vertices above the face from 1, or back from
+///   the face from -1; a polygon is fanned into triangles (i0 ik ik+1). Other lines (vn, vt,
+///   o, g, s, usemtl, mtllib, l, ...), comments from `#` and blank lines are skipped; CRLF
+///   line ends are taken. The vertices are the file's, in its order, not merged.
+/// - binary STL, when the file is 84 + 50 n bytes long for the count n at byte 80
+///   (little-endian; the single-precision coordinates widened to double; normals ignored);
+/// - else ASCII STL, when it starts with "solid" after optional white space: `facet normal`,
+///   `outer loop`, three `vertex x y z`, `endloop`, `endfacet`, `endsolid`, keywords in any case,
+///   one or more solids.
+/// STL repeats a vertex in each triangle it is in: equal coordinates (bitwise, with -0 taken as
+/// +0) are merged into one vertex, in the order of first appearance. Text numbers are decimal
+/// (or nan, inf, infinity) and read in any locale. Errors: IMP_ERR_NULL_ARGUMENT (path or out),
+/// IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_RANGE (the radius or a coordinate beyond
+/// IMP_MAX_COORDINATE), IMP_ERR_IO (the file cannot be opened or read), IMP_ERR_PARSE (a
+/// binary STL of a size that does not match its count, a bad keyword or number, a missing
+/// `endloop` or `endsolid`, a loop of other than three vertices, a face of fewer than three
+/// vertices, a vertex reference 0 or to no vertex above, no triangle in the file),
+/// IMP_ERR_NOT_FINITE (a NaN or infinite coordinate), IMP_ERR_BAD_COUNT (more vertices or
+/// triangles than imp_shape_mesh takes: 2^26, 2^24), IMP_ERR_OUT_OF_MEMORY. On error *out is
+/// unchanged and nothing stays allocated.
+IMP_API imp_status imp_shape_mesh_from_file(const char *path, double radius, imp_shape **out);
+
+/// imp_shape_mesh_from_file, and where a text file (ASCII STL, OBJ) went wrong: *error_line
+/// (error_line may be NULL) is set to the 1-based line of the first thing that does not parse,
+/// or of the number that is not finite or out of range, or of the face beyond the counts; to
+/// the file's last line when it ends too early; to 0 on success, for a binary file, or when
+/// the error is not tied to a line (IO, no triangle, radius, memory).
+IMP_API imp_status imp_shape_mesh_from_file_ex(const char *path, double radius, int *error_line, imp_shape **out);
+
 /// The number of children of a non-convex shape; 0 for a convex shape, -1
 /// for NULL or anything that is not a shape.
 IMP_API int imp_shape_child_count(const imp_shape *shape);
