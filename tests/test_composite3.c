@@ -21,6 +21,7 @@
 
 #include <impact/impact.h>
 
+#include "data_dir.h"
 #include "oracle3d.h"
 
 #define PI 3.14159265358979323846
@@ -850,6 +851,215 @@ static void test_world(void **state)
 }
 
 // ---------------------------------------------------------------------------
+// The UR10 arm's meshes (when they are beside the source tree: data_dir.h).
+
+#define UR10_LINKS 7
+
+typedef struct ur10 {
+	imp_shape *mesh[UR10_LINKS];
+	imp_vec3 *v[UR10_LINKS];   ///< each link's vertices (link frame)
+	int32_t *t[UR10_LINKS];    ///< and triangles
+	int nt[UR10_LINKS];
+	imp_vec3 origin_p[UR10_LINKS], origin_rpy[UR10_LINKS], axis[UR10_LINKS]; ///< joint k - 1 -> k (k >= 1)
+} ur10;
+
+/// The numbers of attribute `name` (`name="a b c"`) at or after `from`.
+static bool urdf_triple(const char *from, const char *name, imp_vec3 *out)
+{
+	const char *at = strstr(from, name);
+	return at != NULL && sscanf(at + strlen(name), "\"%lf %lf %lf\"", &out->x, &out->y, &out->z) == 3;
+}
+
+/// Reads the seven links' meshes and the six revolute joints of the URDF;
+/// false when the data is not there.
+static bool ur10_load(ur10 *u)
+{
+	char dir_buf[4096];
+	const char *dir = test_meshes_dir(dir_buf, sizeof dir_buf);
+	if (dir == NULL)
+		return false;
+	memset(u, 0, sizeof *u);
+	static const char *names[UR10_LINKS] = {"base", "shoulder", "upperarm", "forearm", "wrist1", "wrist2", "wrist3"};
+	for (int k = 0; k < UR10_LINKS; ++k) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/ur10-%s.stl", dir, names[k]);
+		assert_int_equal(imp_shape_mesh_from_file(path, 0.0, &u->mesh[k]), IMP_OK);
+		int nv = imp_shape_vertex_count(u->mesh[k]);
+		u->nt[k] = imp_shape_face_count(u->mesh[k]);
+		u->v[k] = malloc((size_t)nv * sizeof *u->v[k]);
+		u->t[k] = malloc((size_t)u->nt[k] * 3 * sizeof *u->t[k]);
+		assert_int_equal(imp_shape_vertices3(u->mesh[k], u->v[k], nv), nv);
+		for (int i = 0; i < u->nt[k]; ++i)
+			assert_int_equal(imp_shape_face(u->mesh[k], i, u->t[k] + 3 * i, 3), 3);
+	}
+	char path[4200];
+	snprintf(path, sizeof path, "%s/ur10_robot.urdf", dir);
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	static char text[1 << 16];
+	size_t n = fread(text, 1, sizeof text - 1, fp);
+	fclose(fp);
+	text[n] = 0;
+	const char *at = text;
+	for (int k = 1; k < UR10_LINKS; ++k) {
+		at = strstr(at, "type=\"revolute\"");
+		assert_non_null(at);
+		assert_true(urdf_triple(at, "rpy=", &u->origin_rpy[k]) && urdf_triple(at, "xyz=", &u->origin_p[k]));
+		const char *axis = strstr(at, "<axis");
+		assert_true(axis != NULL && urdf_triple(axis, "xyz=", &u->axis[k]));
+		at = axis;
+	}
+	return true;
+}
+
+static void ur10_free(ur10 *u)
+{
+	for (int k = 0; k < UR10_LINKS; ++k) {
+		imp_shape_destroy(u->mesh[k]);
+		free(u->v[k]);
+		free(u->t[k]);
+	}
+}
+
+/// The links' poses at joint angles q[1..6] (the base at the identity):
+/// each link the previous one's pose, then its joint's origin (xyz, then
+/// fixed-axis roll, pitch, yaw), then the turn about its axis.
+static void ur10_poses(const ur10 *u, const double *q, imp_pose3 *pose)
+{
+	pose[0] = imp_pose3_identity();
+	for (int k = 1; k < UR10_LINKS; ++k) {
+		imp_vec3 rpy = u->origin_rpy[k];
+		imp_quat r = imp_quat_mul(imp_quat_from_axis_angle(imp_vec3_make(0, 0, 1), rpy.z),
+					  imp_quat_mul(imp_quat_from_axis_angle(imp_vec3_make(0, 1, 0), rpy.y),
+						       imp_quat_from_axis_angle(imp_vec3_make(1, 0, 0), rpy.x)));
+		imp_pose3 origin = imp_pose3_make(u->origin_p[k], r);
+		imp_pose3 turn = imp_pose3_make(imp_vec3_make(0, 0, 0), imp_quat_from_axis_angle(u->axis[k], q[k]));
+		pose[k] = imp_pose3_mul(imp_pose3_mul(pose[k - 1], origin), turn);
+		pose[k].q = imp_quat_normalize(pose[k].q);
+	}
+}
+
+/// The brute force on two links at poses: every pair of triangles, the
+/// oracle's signed distance of each pair that a bounding sphere of each
+/// triangle does not rule out (the spheres' gap is below any distance of
+/// the triangles, and minus their radii' sum below any depth) from coming
+/// below `bound`: the least, or INFINITY when none comes below it. Called
+/// with the library's answer plus a margin, it checks that answer both
+/// ways (a pair below it is found; none below means it is too low) in a
+/// fraction of the time.
+static double ur10_brute(const ur10 *u, int a, imp_pose3 pa, int b, imp_pose3 pb, double bound)
+{
+	int na = u->nt[a], nb = u->nt[b];
+	imp_vec3 *ta = malloc((size_t)na * 3 * sizeof *ta), *tb = malloc((size_t)nb * 3 * sizeof *tb);
+	double *rad = malloc((size_t)(na + nb) * sizeof *rad);
+	imp_vec3 *cen = malloc((size_t)(na + nb) * sizeof *cen);
+	for (int side = 0; side < 2; ++side) {
+		int k = side ? b : a, n = side ? nb : na;
+		imp_pose3 p = side ? pb : pa;
+		imp_vec3 *t = side ? tb : ta;
+		for (int i = 0; i < n; ++i) {
+			imp_vec3 c = {0, 0, 0};
+			for (int j = 0; j < 3; ++j) {
+				t[3 * i + j] = imp_pose3_apply(p, u->v[k][u->t[k][3 * i + j]]);
+				c = imp_vec3_add(c, t[3 * i + j]);
+			}
+			c = imp_vec3_scale(1.0 / 3.0, c);
+			double r = 0.0;
+			for (int j = 0; j < 3; ++j)
+				r = fmax(r, imp_vec3_length(imp_vec3_sub(t[3 * i + j], c)));
+			cen[side * na + i] = c;
+			rad[side * na + i] = r * (1.0 + 1e-12) + 1e-15;
+		}
+	}
+	double best = INFINITY;
+	static o3_poly pa_poly, pb_poly;
+	for (int i = 0; i < na; ++i) {
+		bool made = false;
+		for (int j = 0; j < nb; ++j) {
+			double lb = imp_vec3_length(imp_vec3_sub(cen[i], cen[na + j])) - rad[i] - rad[na + j];
+			if (lb > fmin(best, bound))
+				continue;
+			if (!made)
+				o3_poly_make(&pa_poly, ta + 3 * i, 3);
+			made = true;
+			o3_poly_make(&pb_poly, tb + 3 * j, 3);
+			best = fmin(best, o3_signed_distance(&pa_poly, imp_pose3_identity(), 0.0, &pb_poly, imp_pose3_identity(),
+							   0.0, NULL, NULL, NULL));
+		}
+	}
+	free(ta);
+	free(tb);
+	free(rad);
+	free(cen);
+	return best;
+}
+
+/// Links of the UR10 against each other at random poses near each other,
+/// and the arm against itself (links two or more apart in the chain) at
+/// random joint angles: every Level against the brute force over pairs of
+/// triangles.
+static void test_ur10(void **state)
+{
+	(void)state;
+	ur10 u;
+	if (!ur10_load(&u)) {
+		print_message("no mesh directory (IMPACT_MESHES, or the data beside the source tree): the UR10 is skipped\n");
+		skip();
+	}
+	o3_rng r = {11000};
+	int pairs = 0, overlapping = 0;
+	double worst = 0.0;
+	for (int i = 0; i < 20; ++i) {
+		int a = o3_int(&r, UR10_LINKS), b = o3_int(&r, UR10_LINKS);
+		imp_pose3 pa = near_pose(&r, 0.05), pb = near_pose(&r, 0.12);
+		imp_closest3_result c;
+		assert_int_equal(imp_closest3(u.mesh[a], pa, u.mesh[b], pb, NULL, &c), IMP_OK);
+		double want = ur10_brute(&u, a, pa, b, pb, c.distance + 1e-6);
+		double err = fabs(c.distance - want);
+		if (!(err <= 1e-9)) {
+			print_error("links %d and %d: %.17g, brute force %.17g\n", a, b, c.distance, want);
+			fail();
+		}
+		worst = fmax(worst, err);
+		assert_true(fabs(imp_distance3(u.mesh[a], pa, u.mesh[b], pb, NULL) - fmax(want, 0.0)) <= 1e-9);
+		if (fabs(want) > 1e-9)
+			assert_int_equal(imp_overlap3(u.mesh[a], pa, u.mesh[b], pb, NULL), want < 0.0);
+		pairs++;
+		overlapping += want < 0.0;
+	}
+	int self_pairs = 0, close = 0;
+	for (int i = 0; i < 12; ++i) {
+		double q[UR10_LINKS] = {0};
+		for (int k = 1; k < UR10_LINKS; ++k)
+			q[k] = o3_range(&r, -3.14159, 3.14159);
+		imp_pose3 pose[UR10_LINKS];
+		ur10_poses(&u, q, pose);
+		for (int a = 0; a < UR10_LINKS; ++a)
+			for (int b = a + 2; b < UR10_LINKS; ++b) {
+				imp_closest3_result c;
+				assert_int_equal(imp_closest3(u.mesh[a], pose[a], u.mesh[b], pose[b], NULL, &c), IMP_OK);
+				double d = imp_distance3(u.mesh[a], pose[a], u.mesh[b], pose[b], NULL);
+				assert_true(fabs(d - fmax(c.distance, 0.0)) <= 1e-9);
+				self_pairs++;
+				if (!(c.distance < 0.02))
+					continue; // the brute force on the close pairs only: its time grows with the distance
+				double want = ur10_brute(&u, a, pose[a], b, pose[b], c.distance + 1e-6);
+				assert_true(fabs(c.distance - want) <= 1e-9);
+				if (!(fabs(d - fmax(want, 0.0)) <= 1e-9)) {
+					print_error("configuration %d, links %d and %d: %.17g, brute force %.17g\n", i, a, b, d, want);
+					fail();
+				}
+				worst = fmax(worst, fabs(d - fmax(want, 0.0)));
+				close++;
+			}
+	}
+	printf("  UR10: %d link pairs at random poses (%d overlapping), %d self pairs along 12 configurations (%d within "
+	       "2 cm, against the brute force), worst error %.2g m\n",
+	       pairs, overlapping, self_pairs, close, worst);
+	ur10_free(&u);
+}
+
+// ---------------------------------------------------------------------------
 // Constructors and accessors.
 
 static void test_constructors(void **state)
@@ -998,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_time_of_impact),
 		cmocka_unit_test(test_no_tunnelling),
 		cmocka_unit_test(test_world),
+		cmocka_unit_test(test_ur10),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
