@@ -50,6 +50,28 @@ static inline double bench_rng_range(bench_rng *r, double lo, double hi)
 	return lo + (hi - lo) * bench_rng_unit(r);
 }
 
+/// A markdown table cell of nanoseconds ("-" for NaN): one decimal below
+/// 10,000, none from there.
+static inline void bench_put_ns(FILE *f, double ns)
+{
+	if (ns != ns)
+		fprintf(f, " - |");
+	else if (ns >= 10000.0)
+		fprintf(f, " %.0f |", ns);
+	else
+		fprintf(f, " %.1f |", ns);
+}
+
+/// A markdown table cell of num / den ("-" when either is NaN or den is
+/// not positive).
+static inline void bench_put_ratio(FILE *f, double num, double den)
+{
+	if (num != num || den != den || !(den > 0.0))
+		fprintf(f, " - |");
+	else
+		fprintf(f, " %.2f |", num / den);
+}
+
 static inline int bench_compare_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -403,24 +403,6 @@ typedef struct report {
 	double study_plain[6], study_nest[6], study_ns_plain[6], study_ns_nest[6];
 } report;
 
-static void put_ns(FILE *f, double ns)
-{
-	if (isnan(ns))
-		fprintf(f, " - |");
-	else if (ns >= 10000.0)
-		fprintf(f, " %.0f |", ns);
-	else
-		fprintf(f, " %.1f |", ns);
-}
-
-static void put_ratio(FILE *f, double num, double den)
-{
-	if (isnan(num) || isnan(den) || !(den > 0.0))
-		fprintf(f, " - |");
-	else
-		fprintf(f, " %.2f |", num / den);
-}
-
 static void put_err(FILE *f, const cell_result *r, method m)
 {
 	if (!available(m))
@@ -504,8 +486,8 @@ static void print_report(FILE *f, const report *rep)
 		fprintf(f, "| %s | %s |", ds3_pairing_name(r->pairing), ds3_case_name(r->kind));
 		const method cols[] = {M1_AUTO, M1_PLAIN, M1_NEST, M1_CCD_GJK, M1_CCD_MPR, M1_FCL_CCD, M1_FCL_INDEP};
 		for (size_t k = 0; k < sizeof cols / sizeof cols[0]; ++k)
-			put_ns(f, r->ns[cols[k]]);
-		put_ratio(f, r->ns[M1_AUTO], r->ns[M1_CCD_MPR]);
+			bench_put_ns(f, r->ns[cols[k]]);
+		bench_put_ratio(f, r->ns[M1_AUTO], r->ns[M1_CCD_MPR]);
 		put_vs_fastest(f, r, M1_AUTO, l1peers, 4);
 		fprintf(f, " %d/%d/%d | %d/%d/%d/%d |\n", r->wrong[M1_AUTO], r->wrong[M1_PLAIN], r->wrong[M1_NEST],
 			r->wrong[M1_CCD_GJK], r->wrong[M1_CCD_MPR], r->wrong[M1_FCL_CCD], r->wrong[M1_FCL_INDEP]);
@@ -522,7 +504,7 @@ static void print_report(FILE *f, const report *rep)
 		fprintf(f, "| %s | %s |", ds3_pairing_name(r->pairing), ds3_case_name(r->kind));
 		const method cols[] = {M2_AUTO, M2_PLAIN, M2_NEST, M2_BF, M2_HC, M2_FCL_CCD, M2_FCL_INDEP, M3_BULLET};
 		for (size_t k = 0; k < sizeof cols / sizeof cols[0]; ++k)
-			put_ns(f, r->ns[cols[k]]);
+			bench_put_ns(f, r->ns[cols[k]]);
 		put_vs_fastest(f, r, M2_AUTO, l2peers, 3);
 		fprintf(f, " %.2f | %.2f |", r->it_plain, r->it_nest);
 		put_err(f, r, M2_AUTO);
@@ -544,11 +526,11 @@ static void print_report(FILE *f, const report *rep)
 		fprintf(f, "| %s | %s |", ds3_pairing_name(r->pairing), ds3_case_name(r->kind));
 		const method cols[] = {M3_AUTO, M3_FCL_SIGNED, M3_BULLET};
 		for (size_t k = 0; k < sizeof cols / sizeof cols[0]; ++k)
-			put_ns(f, r->ns[cols[k]]);
-		put_ns(f, pen ? r->ns[M3_CCD_GJK_PEN] : NAN);
-		put_ns(f, pen ? r->ns[M3_CCD_MPR_PEN] : NAN);
+			bench_put_ns(f, r->ns[cols[k]]);
+		bench_put_ns(f, pen ? r->ns[M3_CCD_GJK_PEN] : NAN);
+		bench_put_ns(f, pen ? r->ns[M3_CCD_MPR_PEN] : NAN);
 		put_vs_fastest(f, r, M3_AUTO, l3peers, 2);
-		put_ratio(f, r->ns[M3_AUTO], pen ? r->ns[M3_CCD_GJK_PEN] : NAN);
+		bench_put_ratio(f, r->ns[M3_AUTO], pen ? r->ns[M3_CCD_GJK_PEN] : NAN);
 		fprintf(f, " %.2f |", r->epa_it);
 		put_err(f, r, M3_AUTO);
 		put_err(f, r, M3_FCL_SIGNED);
@@ -572,10 +554,10 @@ static void print_report(FILE *f, const report *rep)
 		if (n == 0)
 			continue;
 		fprintf(f, "| %s | %ld | %.2f | %.2f |", bins[b], n, rep->study_plain[b] / n, rep->study_nest[b] / n);
-		put_ratio(f, rep->study_nest[b], rep->study_plain[b]);
-		put_ns(f, rep->study_ns_plain[b] / n);
-		put_ns(f, rep->study_ns_nest[b] / n);
-		put_ratio(f, rep->study_ns_nest[b], rep->study_ns_plain[b]);
+		bench_put_ratio(f, rep->study_nest[b], rep->study_plain[b]);
+		bench_put_ns(f, rep->study_ns_plain[b] / n);
+		bench_put_ns(f, rep->study_ns_nest[b] / n);
+		bench_put_ratio(f, rep->study_ns_nest[b], rep->study_ns_plain[b]);
 		fprintf(f, "\n");
 	}
 }
