@@ -232,6 +232,20 @@ static double pair_distance(void *ctx, int32_t ia, int32_t ib, double bound)
 	return d < bound ? d : bound;
 }
 
+/// A key for imp_bvh_nearest_keyed: the query box's own distance to the
+/// node's (a valid bound, as the boxes' is), counted.
+typedef struct key_ctx {
+	const imp_box *q;
+	int dim, calls;
+} key_ctx;
+
+static double node_distance_key(void *ctx, const imp_box *box)
+{
+	key_ctx *k = ctx;
+	k->calls++;
+	return box_distance(box, k->q, k->dim);
+}
+
 static void test_pairs_and_nearest(void **state)
 {
 	(void)state;
@@ -281,6 +295,12 @@ static void test_pairs_and_nearest(void **state)
 				bq = fmin(bq, box_distance(&a[i], &q, dim));
 			near_ctx cq = {a, &q, 1, dim, 0};
 			assert_true(imp_bvh_nearest(&ta, NULL, NULL, &q, INFINITY, pair_distance, &cq) == bq);
+			// With the caller's key: the same answer, the key asked.
+			key_ctx kc = {&q, dim, 0};
+			near_ctx ck = {a, &q, 1, dim, 0};
+			assert_true(imp_bvh_nearest_keyed(&ta, NULL, NULL, &q, node_distance_key, &kc, INFINITY, pair_distance,
+							  &ck) == bq);
+			assert_true(kc.calls > 0);
 			imp_bvh_free(&ta, heap());
 			imp_bvh_free(&tb, heap());
 			free(a);

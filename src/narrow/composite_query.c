@@ -17,6 +17,11 @@
 #include "narrow/query_options.h"
 #include "shape/composite.h"
 
+/// The convex side of a query with one non-convex side keeps up to this
+/// many core vertices in the other's frame, for the directional bound of
+/// the hierarchy's nodes (node_key).
+#define IMP_KEY_VERTICES 64
+
 /// A query on a pair with a non-convex side.
 typedef struct cq {
 	int dim;
@@ -29,6 +34,10 @@ typedef struct cq {
 	imp_pose3 rel3;
 	imp_mat3 rel_r;       ///< rel3's rotation
 	bool cornered;        ///< both sides meshes or height fields (see cornered())
+	int hull_n;           ///< the convex side's core vertices in the walked side's frame (0: none kept)
+	imp_vec3 hull[IMP_KEY_VERTICES];
+	imp_vec3 hull_c;      ///< their centre
+	double hull_radius;   ///< the convex side's rounding plus the walked side's
 	const imp_query_options *o;
 	bool swapped;          ///< the hierarchy walked alone is b's (a is convex)
 	int32_t done_a, done_b; ///< the pair the cache gave, already answered (-2: none)
@@ -464,6 +473,53 @@ static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
 	return r;
 }
 
+/// A node's bound against a convex side of vertices: the gap between the
+/// node's box and the convex core along the line from the core's centre to
+/// the box's centre (min over the box of u . x less max over the core),
+/// less the convex side's radius (the box holds the walked side's). An axis-aligned box of a turned convex shape is up to
+/// sqrt(3) times its size along each axis, and near a surface it meets
+/// the boxes of many triangles the shape does not come near; along the
+/// line between the centres it does not grow.
+static double node_key(void *ctx, const imp_box *box)
+{
+	const cq *q = ctx;
+	double c[3], e[3];
+	for (int k = 0; k < 3; ++k) {
+		c[k] = 0.5 * box->lo[k] + 0.5 * box->hi[k];
+		e[k] = 0.5 * box->hi[k] - 0.5 * box->lo[k];
+	}
+	imp_vec3 u = imp_vec3_make(c[0] - q->hull_c.x, c[1] - q->hull_c.y, c[2] - q->hull_c.z);
+	double uu = imp_vec3_dot(u, u);
+	if (!(uu > 0x1p-900 && uu < 0x1p900))
+		return -INFINITY;
+	u = imp_vec3_scale(1.0 / sqrt(uu), u);
+	double lo_box = u.x * c[0] + u.y * c[1] + u.z * c[2] - (fabs(u.x) * e[0] + fabs(u.y) * e[1] + fabs(u.z) * e[2]);
+	double hi_core = -INFINITY;
+	for (int i = 0; i < q->hull_n; ++i)
+		hi_core = imp_max(hi_core, imp_vec3_dot(u, q->hull[i]));
+	double size = imp_max(fabs(lo_box), fabs(hi_core));
+	return lo_box - hi_core - q->hull_radius - 1e-12 * size;
+}
+
+/// Keeps the convex side's core vertices in the walked side's frame (at
+/// `at`) for node_key, when it has few enough.
+static void keep_hull(cq *q, const imp_shape *convex, imp_pose3 at, double walked_radius)
+{
+	q->hull_n = 0;
+	const imp_shape3 *s = imp_shape3_of(convex);
+	if (q->dim != 3 || s->v == NULL || s->count < 1 || s->count > IMP_KEY_VERTICES)
+		return;
+	imp_mat3 r = imp_pose3_matrix(at);
+	imp_vec3 c = {0, 0, 0};
+	for (int i = 0; i < s->count; ++i) {
+		q->hull[i] = imp_vec3_add(imp_mat3_apply(&r, s->v[i]), at.p);
+		c = imp_vec3_add(c, q->hull[i]);
+	}
+	q->hull_c = imp_vec3_scale(1.0 / s->count, c);
+	q->hull_n = s->count;
+	q->hull_radius = s->radius + walked_radius;
+}
+
 /// Walks the hierarchies: Level 1 by the overlap of boxes, Levels 2 and 3
 /// branch and bound from q->best.
 static imp_status walk(cq *q)
@@ -491,6 +547,8 @@ static imp_status walk(cq *q)
 			q->degenerate = true; // a user support that is not finite
 			return IMP_OK;
 		}
+		if (q->level >= 2)
+			keep_hull(q, convex, at3, 0.0);
 	}
 	if (q->level == 1) {
 		if (both)
@@ -500,7 +558,8 @@ static imp_status walk(cq *q)
 		return q->st;
 	}
 	double bound = search_bound(q);
-	imp_bvh_nearest(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box, bound, bound_fn, q);
+	imp_bvh_nearest_keyed(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box,
+			      q->hull_n > 0 ? node_key : NULL, q, bound, bound_fn, q);
 	return q->st;
 }
 

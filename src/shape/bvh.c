@@ -310,9 +310,31 @@ bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in
 	}
 }
 
+/// The bound of node box `box` against the query: the boxes', or the
+/// caller's where larger (imp_bvh_nearest_keyed); the caller's only asked
+/// when the boxes' does not already rule the node out (it costs more).
+static double query_key(const imp_box *box, const imp_box *query, int dim, imp_bvh_key_fn *key, void *key_ctx,
+			double bound)
+{
+	double k = imp_box_bound(box, query, dim);
+	if (key != NULL && k <= bound) {
+		double c = key(key_ctx, box);
+		k = c > k ? c : k;
+	}
+	return k;
+}
+
 double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
 		       double bound, imp_bvh_bound_fn *fn, void *ctx)
 {
+	return imp_bvh_nearest_keyed(a, b, b_in_a, query, NULL, NULL, bound, fn, ctx);
+}
+
+double imp_bvh_nearest_keyed(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
+			     imp_bvh_key_fn *key, void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx)
+{
+	if (b != NULL)
+		key = NULL;
 	near_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
 	int sp = 0, dim = a->dim;
 	near_entry cur = {0, 0, 0.0, {{0, 0, 0}, {0, 0, 0}}};
@@ -321,7 +343,7 @@ double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *
 		cur.bb = *query;
 	else
 		imp_box_move(&b->nodes[0].box, b_in_a, dim, &cur.bb);
-	cur.key = imp_box_bound(&a->nodes[0].box, &cur.bb, dim);
+	cur.key = query_key(&a->nodes[0].box, &cur.bb, dim, key, key_ctx, bound);
 	for (;;) {
 		if (cur.key <= bound) {
 			const imp_bvh_node *A = &a->nodes[cur.a];
@@ -334,8 +356,8 @@ double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *
 				if (lb || (!la && imp_box_area(&A->box, dim) >= imp_box_area(&cur.bb, dim))) {
 					c1 = (near_entry){cur.a + 1, cur.b, 0.0, cur.bb};
 					c2 = (near_entry){A->right, cur.b, 0.0, cur.bb};
-					c1.key = imp_box_bound(&a->nodes[c1.a].box, &cur.bb, dim);
-					c2.key = imp_box_bound(&a->nodes[c2.a].box, &cur.bb, dim);
+					c1.key = query_key(&a->nodes[c1.a].box, &cur.bb, dim, key, key_ctx, bound);
+					c2.key = query_key(&a->nodes[c2.a].box, &cur.bb, dim, key, key_ctx, bound);
 				} else {
 					c1.a = c2.a = cur.a;
 					c1.b = cur.b + 1;

@@ -82,4 +82,14 @@ typedef double imp_bvh_bound_fn(void *ctx, int32_t ia, int32_t ib, double bound)
 double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
 		       double bound, imp_bvh_bound_fn *fn, void *ctx);
 
+/// A lower bound of the caller's on the distance between the query's
+/// shape and anything in `box` (a's frame), combined with the boxes' by
+/// imp_bvh_nearest_keyed.
+typedef double imp_bvh_key_fn(void *key_ctx, const imp_box *box);
+
+/// imp_bvh_nearest with, for a query box (b NULL), each node's bound the
+/// larger of the boxes' and key's (key NULL, or b not NULL: the boxes').
+double imp_bvh_nearest_keyed(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
+			     imp_bvh_key_fn *key, void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx);
+
 #endif
