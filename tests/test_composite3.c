@@ -1059,6 +1059,33 @@ static void test_ur10(void **state)
 	ur10_free(&u);
 }
 
+/// A mesh whose every corner is one subnormal point: its triangles are that
+/// point rounded by the mesh's radius, and a query answers as on the point
+/// made a polytope (fuzz finding 75: the child's bound radius came out
+/// infinite, 1 / 4.9e-324 overflowing, and an ellipsoid's distance was
+/// 16.963188 for 16.963137).
+static void test_subnormal_mesh(void **state)
+{
+	(void)state;
+	const double t = -4.9406564584124654e-324;
+	imp_vec3 c = {t, t, t}, v[6] = {c, c, c, c, c, c};
+	int32_t tri[6] = {1, 1, 1, 2, 0, 5};
+	imp_shape *mesh, *point, *ell;
+	assert_int_equal(imp_shape_mesh(v, 6, tri, 2, 10.671875, &mesh), IMP_OK);
+	assert_int_equal(imp_shape_polytope(v, 1, 10.671875, &point), IMP_OK);
+	assert_int_equal(imp_shape_ellipsoid(7.6171875, 5.453125, 10.640625, 0.0, &ell), IMP_OK);
+	imp_pose3 pe = imp_pose3_make(imp_vec3_make(-10.671875, 6, 0.625), imp_quat_identity());
+	imp_pose3 pm = imp_pose3_make(imp_vec3_make(24, 0, 0), imp_quat_identity());
+	double want = imp_distance3(ell, pe, point, pm, NULL);
+	assert_true(fabs(imp_distance3(ell, pe, mesh, pm, NULL) - want) <= 1e-12 * 40);
+	imp_closest3_result r;
+	assert_int_equal(imp_closest3(mesh, pm, ell, pe, NULL, &r), IMP_OK);
+	assert_true(fabs(r.distance - want) <= 1e-12 * 40);
+	imp_shape_destroy(ell);
+	imp_shape_destroy(point);
+	imp_shape_destroy(mesh);
+}
+
 // ---------------------------------------------------------------------------
 // Constructors and accessors.
 
@@ -1209,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_no_tunnelling),
 		cmocka_unit_test(test_world),
 		cmocka_unit_test(test_ur10),
+		cmocka_unit_test(test_subnormal_mesh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

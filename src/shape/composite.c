@@ -54,13 +54,23 @@ static imp_status point3_status(imp_vec3 p)
 	return in_range(p.x) && in_range(p.y) && in_range(p.z) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
 }
 
+/// v / l, each coordinate divided: 1 / l overflows for a subnormal l.
+static imp_vec3 div3(imp_vec3 v, double l)
+{
+	return imp_vec3_make(v.x / l, v.y / l, v.z / l);
+}
+
 /// |v| without overflow or underflow of its squares.
 static double safe_length3(imp_vec3 v)
 {
 	double m = imp_max3(fabs(v.x), fabs(v.y), fabs(v.z));
 	if (!(m > 0.0))
 		return 0.0;
-	imp_vec3 u = imp_vec3_scale(1.0 / m, v);
+	// Divided, not multiplied by 1 / m, which overflows for a subnormal m
+	// (fuzz finding 75: a mesh of one point 4.9e-324 from the origin had an
+	// infinite bound radius, and its distance to an ellipsoid came out
+	// 3e-6 of the answer too far).
+	imp_vec3 u = div3(v, m);
 	return m * sqrt(u.x * u.x + u.y * u.y + u.z * u.z);
 }
 
@@ -509,7 +519,7 @@ static void triangle_child(imp_vec3 a, imp_vec3 b, imp_vec3 d, double radius, im
 		out->corner[0] = 0;
 		out->corner[1] = 1;
 		out->corner[2] = 2;
-		out->normal[0] = imp_vec3_scale(1.0 / nl, n);
+		out->normal[0] = div3(n, nl);
 		rec3_init(out, radius, 3, 2);
 		s->adj_start = tri_adj_start;
 		s->adj = tri_adj;
@@ -591,12 +601,12 @@ static void prism_child(const imp_composite *c, int32_t cell, int t, imp_child3 
 	// Normals: the top's from its corners (pointing up: the corners turn
 	// counter-clockwise in x-y), the bottom's down, the sides' level.
 	imp_vec3 n = imp_vec3_cross(imp_vec3_sub(out->v[1], out->v[0]), imp_vec3_sub(out->v[2], out->v[0]));
-	out->normal[0] = imp_vec3_scale(1.0 / safe_length3(n), n);
+	out->normal[0] = div3(n, safe_length3(n));
 	out->normal[1] = imp_vec3_make(0.0, 0.0, -1.0);
 	for (int k = 0; k < 3; ++k) {
 		imp_vec3 e = imp_vec3_sub(out->v[3 + (k + 1) % 3], out->v[3 + k]);
 		imp_vec3 o = imp_vec3_make(e.y, -e.x, 0.0); // e turned clockwise: outward
-		out->normal[2 + k] = imp_vec3_scale(1.0 / safe_length3(o), o);
+		out->normal[2 + k] = div3(o, safe_length3(o));
 	}
 	rec3_init(out, c->radius, 6, 3);
 	imp_shape3 *s = &out->rec;

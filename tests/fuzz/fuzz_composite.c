@@ -126,6 +126,13 @@ static void make_mesh(fz *f, made *m)
 	}
 	double radius = fz_radius(f);
 	valid = valid && in_range(radius);
+	if (getenv("FZ_VERBOSE")) {
+		fprintf(stderr, "mesh: radius %.17g\n", radius);
+		for (int i = 0; i < nv; ++i)
+			fprintf(stderr, "  v%d %.17g %.17g %.17g\n", i, v[i].x, v[i].y, v[i].z);
+		for (int i = 0; i < nt; ++i)
+			fprintf(stderr, "  t%d %d %d %d\n", i, t[3 * i], t[3 * i + 1], t[3 * i + 2]);
+	}
 	imp_shape *sentinel = (imp_shape *)&m->shape, *s = sentinel;
 	imp_status st = imp_shape_mesh(v, nv, t, nt, radius, &s);
 	m->shape = constructed(st, s, sentinel, valid, "mesh");
@@ -210,6 +217,14 @@ static void make_side(fz *f, int dim, bool composite, made *m)
 	if (!composite) {
 		m->shape = fz_shape(f, dim, &m->self_made);
 		m->user = m->self_made.kind == FZ_USER2 || m->self_made.kind == FZ_USER3;
+		if (getenv("FZ_VERBOSE")) {
+			const fz_made *x = &m->self_made;
+			fprintf(stderr, "convex: %s radius %.17g h (%.17g %.17g %.17g) points", fz_kind_name(x->kind), x->radius,
+				x->h[0], x->h[1], x->h[2]);
+			for (int i = 0; i < x->n; ++i)
+				fprintf(stderr, " (%.17g %.17g %.17g)", x->pts[i].x, x->pts[i].y, x->pts[i].z);
+			fputc('\n', stderr);
+		}
 		add_kid(m, m->shape, false, imp_pose2_identity(), imp_pose3_identity());
 		return;
 	}
@@ -293,6 +308,8 @@ static bool brute(int dim, const made *a, imp_pose2 a2, imp_pose3 a3, const made
 			}
 			if (state == IMP_STATE_DEGENERATE || state == IMP_STATE_ITERATION_LIMIT)
 				return false;
+			if (getenv("FZ_VERBOSE"))
+				fprintf(stderr, "brute: children %d %d: %.17g (%s)\n", i, j, d, imp_query_state_string(state));
 			*best = fmin(*best, d);
 		}
 	return true;
@@ -321,6 +338,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 a.shape ? "" : " (a refused)", b.shape ? "" : " (b refused)");
 	imp_pose2 a2 = fz_pose2(&f), b2 = fz_pose2(&f);
 	imp_pose3 a3 = fz_pose3(&f), b3 = fz_pose3(&f);
+	if (getenv("FZ_VERBOSE"))
+		fprintf(stderr, "poses 3D (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g) (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g)\n",
+			a3.p.x, a3.p.y, a3.p.z, a3.q.x, a3.q.y, a3.q.z, a3.q.w, b3.p.x, b3.p.y, b3.p.z, b3.q.x, b3.q.y, b3.q.z,
+			b3.q.w);
 	bool valid = a.shape && b.shape &&
 		     (dim == 2 ? imp_pose2_is_valid(a2) && imp_pose2_is_valid(b2) : imp_pose3_is_valid(a3) && imp_pose3_is_valid(b3));
 	if (!valid) {
