@@ -325,6 +325,94 @@ static bool curved_kid(const made *m)
 	return false;
 }
 
+typedef struct step_log {
+	double last_t;
+	int contacts;
+	bool out_of_order, bad;
+} step_log;
+
+static void on_contact(const imp_contact_event *e, void *user)
+{
+	step_log *l = user;
+	if (e->t < l->last_t)
+		l->out_of_order = true;
+	l->last_t = e->t;
+	l->contacts++;
+	if (!isfinite(e->distance) || !isfinite(e->normal.x + e->normal.y + e->normal.z) ||
+	    !isfinite(e->point_a.x + e->point_a.y + e->point_a.z))
+		l->bad = true;
+}
+
+/// The two shapes as bodies of a world (bytes read after everything else,
+/// so that the corpus's earlier inputs decode as before): the touching pair
+/// equals the pairwise answer away from touching, the queries with either
+/// shape agree with it, and a step with velocities from the bytes reports
+/// finite contacts in time order.
+static void world_check(fz *f, int dim, const made *a, imp_pose2 a2, imp_pose3 a3, const made *b, imp_pose2 b2,
+			imp_pose3 b3, double d, double tol)
+{
+	imp_world_def wd = imp_default_world_def();
+	wd.dim = dim;
+	wd.broad_phase = (imp_broad_kind)fz_int(f, 3);
+	imp_world *w;
+	if (imp_world_create(&wd, &w) != IMP_OK)
+		return;
+	imp_body_def bd = imp_default_body_def();
+	bd.type = fz_u8(f) & 1 ? IMP_BODY_STATIC : IMP_BODY_DYNAMIC;
+	bd.shape = a->shape;
+	bd.pose2 = a2;
+	bd.pose3 = a3;
+	imp_body_id ia, ib;
+	imp_status st = imp_world_add_body(w, &bd, &ia);
+	bd.type = IMP_BODY_DYNAMIC;
+	bd.shape = b->shape;
+	bd.pose2 = b2;
+	bd.pose3 = b3;
+	if (st == IMP_OK)
+		st = imp_world_add_body(w, &bd, &ib);
+	if (st != IMP_OK) {
+		if (st != IMP_ERR_OUT_OF_RANGE)
+			fz_finding("composite.world_add", "a body refused: %s", imp_status_string(st));
+		imp_world_destroy(w);
+		return;
+	}
+	if (imp_world_update(w) != IMP_OK) {
+		imp_world_destroy(w);
+		return;
+	}
+	int pairs = 0;
+	imp_pair_events ev = imp_world_get_events(w);
+	pairs = ev.begin_count;
+	if (fabs(d) > tol && pairs != (d <= 0.0))
+		fz_finding("composite.world_pair", "%d touching pairs, distance %.17g", pairs, d);
+	// A query with b's shape at b's pose, b's own body filtered out.
+	imp_query_filter qf = imp_default_query_filter();
+	qf.ignore = ib;
+	bool any = false;
+	st = dim == 2 ? imp_world_overlap_any2(w, b->shape, b2, &qf, &any) : imp_world_overlap_any3(w, b->shape, b3, &qf, &any);
+	if (st == IMP_OK && fabs(d) > tol && any != (d <= 0.0))
+		fz_finding("composite.world_overlap_any", "overlap_any %d, distance %.17g", any, d);
+	imp_query_result near;
+	st = dim == 2 ? imp_world_nearest2(w, b->shape, b2, INFINITY, &qf, &near)
+		      : imp_world_nearest3(w, b->shape, b3, INFINITY, &qf, &near);
+	if (st == IMP_OK && near.body.index != 0 && !(fabs(near.distance - d) <= fmax(tol, 1e-4 * fabs(d))))
+		fz_finding("composite.world_nearest", "nearest %.17g, pairwise %.17g", near.distance, d);
+	// A step.
+	imp_vec3 v = fz_vec3(f), av = fz_vec3(f);
+	st = dim == 2 ? imp_body_set_velocity2(w, ib, (imp_vec2){v.x, v.y}, av.z) : imp_body_set_velocity3(w, ib, v, av);
+	if (st == IMP_OK) {
+		step_log log = {0.0, 0, false, false};
+		imp_step_opts so = imp_default_step_opts();
+		so.on_contact = on_contact;
+		so.user = &log;
+		so.max_pair_calls = 256; // a bounded time an input
+		st = imp_world_step(w, 1.0 / 64.0, &so);
+		if (st == IMP_OK && (log.out_of_order || log.bad))
+			fz_finding("composite.world_step", "contacts out of order %d, not finite %d", log.out_of_order, log.bad);
+	}
+	imp_world_destroy(w);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fz f = {data, size, 0};
@@ -457,6 +545,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fz_finding("composite.cache", "pass %d: with a cache %.17g, without %.17g", pass, w, dist[0]);
 		}
 	}
+	if (good)
+		world_check(&f, dim, &a, a2, a3, &b, b2, b3, dist[0], tol);
 	// The shape's own promises: supports inside its box.
 	for (int side = 0; side < 2; ++side) {
 		const imp_shape *s = side ? b.shape : a.shape;
