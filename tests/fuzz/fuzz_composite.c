@@ -86,11 +86,22 @@ static void make_compound(fz *f, int dim, made *m)
 	bool valid = true;
 	for (int i = 0; i < n; ++i) {
 		m->own[i] = fz_shape(f, dim, &m->own_made[i]);
+		if (getenv("FZ_VERBOSE")) {
+			const fz_made *x = &m->own_made[i];
+			fprintf(stderr, "child %d: %s radius %.17g h (%.17g %.17g %.17g) points", i, fz_kind_name(x->kind),
+				x->radius, x->h[0], x->h[1], x->h[2]);
+			for (int k = 0; k < x->n; ++k)
+				fprintf(stderr, " (%.17g %.17g %.17g)", x->pts[k].x, x->pts[k].y, x->pts[k].z);
+			fputc('\n', stderr);
+		}
 		m->user |= m->own_made[i].kind == FZ_USER2 || m->own_made[i].kind == FZ_USER3;
 		kids[i] = m->own[i];
 		valid = valid && m->own[i] != NULL;
 		p2[i] = fz_pose2(f);
 		p3[i] = fz_pose3(f);
+		if (getenv("FZ_VERBOSE"))
+			fprintf(stderr, "child %d pose 3D (%.17g %.17g %.17g; %.17g %.17g %.17g %.17g)\n", i, p3[i].p.x, p3[i].p.y,
+				p3[i].p.z, p3[i].q.x, p3[i].q.y, p3[i].q.z, p3[i].q.w);
 		valid = valid && (dim == 2 ? imp_pose2_is_valid(p2[i]) : imp_pose3_is_valid(p3[i]));
 	}
 	m->n_own = n;
@@ -490,6 +501,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		}
 		dist[order] = d;
+		if (getenv("FZ_VERBOSE"))
+			fprintf(stderr, "closest, order %d: %.17g (%s), children %d %d\n", order, d,
+				imp_query_state_string(state[order]), ca, cb);
 		if (state[order] == IMP_STATE_DEGENERATE) {
 			if (!a.user && !b.user)
 				fz_finding("composite.degenerate", "a degenerate answer without a user shape");
