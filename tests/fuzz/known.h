@@ -9,13 +9,7 @@
 ///
 /// FZ_KNOWN_FILES lists corpus inputs the replay skips: ones that crash today
 /// (a sanitizer report or an abort the check list cannot hold back), or too
-/// slow for the suite, or (defect 76, issue 21's fuzzing) that break a check
-/// in a convex query the composite target's brute force stands on: a box
-/// 1.3e-16 (or 1e-300) thin crossed by a segment is answered touching (a
-/// distance of 1e-16) by imp_closest3 in one order and 1.9 (or 0.55) deep
-/// in the other, while imp_overlap3 says overlapping in both; the
-/// non-convex query, which answers in the mesh's frame, meets it through
-/// the segment a mesh's degenerate triangle is.
+/// slow for the suite.
 #ifndef IMPACT_TESTS_FUZZ_KNOWN_H
 #define IMPACT_TESTS_FUZZ_KNOWN_H
 
@@ -29,8 +23,6 @@ typedef struct fz_known {
 }
 
 #define FZ_KNOWN_FILES {                                                                             \
-	{"finding-thin-box-segment-swap", 76},                                                        \
-	{"finding-thin-box-segment-depth", 76},                                                       \
 	{NULL, 0},                                                                                    \
 }
 
