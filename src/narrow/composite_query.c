@@ -50,7 +50,6 @@ typedef struct cq {
 	imp_closest2_result r2;
 	imp_closest3_result r3;
 	imp_simplex_cache best_cache;
-	const imp_simplex_cache *user_cache;
 	int iterations, epa_iterations;
 	imp_status st;         ///< the first error a child query gave
 	bool degenerate;       ///< a user child's support was not finite
@@ -344,8 +343,10 @@ static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
 		q->best_b = ib;
 		q->best_state = state;
 		q->best_cache = cache;
-		q->r2 = x.r2;
-		q->r3 = x.r3;
+		if (q->dim == 2)
+			q->r2 = x.r2;
+		else
+			q->r3 = x.r3;
 	}
 	return !(q->level == 2 && q->best <= 0.0);
 }

@@ -336,6 +336,63 @@ static bool curved_kid(const made *m)
 	return false;
 }
 
+/// The debug draw of a shape: every point it draws finite.
+static bool drawn_ok;
+
+static void draw_check(imp_vec2 p)
+{
+	if (!isfinite(p.x) || !isfinite(p.y))
+		drawn_ok = false;
+}
+
+static void d_polygon(const imp_vec2 *p, int n, double radius, imp_color c, void *user)
+{
+	(void)radius, (void)c, (void)user;
+	for (int i = 0; i < n; ++i)
+		draw_check(p[i]);
+}
+
+static void d_circle(imp_vec2 p, double radius, imp_color c, void *user)
+{
+	(void)radius, (void)c, (void)user;
+	draw_check(p);
+}
+
+static void d_capsule(imp_vec2 a, imp_vec2 b, double radius, imp_color c, void *user)
+{
+	(void)radius, (void)c, (void)user;
+	draw_check(a);
+	draw_check(b);
+}
+
+static void d_segment(imp_vec2 a, imp_vec2 b, imp_color c, void *user)
+{
+	(void)c, (void)user;
+	draw_check(a);
+	draw_check(b);
+}
+
+static void d_point(imp_vec2 p, double size, imp_color c, void *user)
+{
+	(void)size, (void)c, (void)user;
+	draw_check(p);
+}
+
+static void draw_side(int dim, const imp_shape *s, imp_pose2 p2, imp_pose3 p3)
+{
+	imp_debug_draw d = imp_default_debug_draw();
+	d.polygon = d_polygon;
+	d.circle = d_circle;
+	d.capsule = d_capsule;
+	d.segment = d_segment;
+	d.point = d_point;
+	drawn_ok = true;
+	imp_status st = dim == 2 ? imp_draw_shape2(&d, s, p2, imp_color_make(0, 0, 0, 1))
+				 : imp_draw_shape3(&d, s, p3, imp_color_make(0, 0, 0, 1));
+	if (st == IMP_OK && !drawn_ok)
+		fz_finding("composite.draw", "a drawn point is not finite");
+}
+
 typedef struct step_log {
 	double last_t;
 	int contacts;
@@ -561,6 +618,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (good)
 		world_check(&f, dim, &a, a2, a3, &b, b2, b3, dist[0], tol);
+	draw_side(dim, a.shape, a2, a3);
+	draw_side(dim, b.shape, b2, b3);
 	// The shape's own promises: supports inside its box.
 	for (int side = 0; side < 2; ++side) {
 		const imp_shape *s = side ? b.shape : a.shape;

@@ -86,6 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	imp_shape *sentinel = (imp_shape *)&sentinel_storage, *s = sentinel;
 	int line = -7;
 	imp_status st = imp_shape_mesh_from_file_ex(path, radii[r], with_line ? &line : NULL, &s);
+	// The plain form answers the same status.
+	imp_shape *plain = sentinel;
+	imp_status st_plain = imp_shape_mesh_from_file(path, radii[r], &plain);
+	if (st_plain != st)
+		fz_finding("mesh_file.plain", "imp_shape_mesh_from_file %s, the _ex form %s", imp_status_string(st_plain),
+			   imp_status_string(st));
+	if (st_plain == IMP_OK)
+		imp_shape_destroy(plain);
+	else if (plain != sentinel)
+		fz_finding("mesh_file.refused_wrote", "plain form refused (%s) and wrote *out", imp_status_string(st_plain));
 	remove(path);
 	if (st != IMP_OK) {
 		if (s != sentinel)
