@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "shape/bvh.h"
+#include "oracle3d.h"
 
 typedef struct rng {
 	uint64_t s;
@@ -355,6 +356,219 @@ static void test_out_of_memory(void **state)
 	imp_bvh_free(&t, &a);
 }
 
+// ---------------------------------------------------------------------------
+// Oriented boxes.
+
+/// A triangle soup for imp_bvh_fit_obbs: 3 points a piece.
+typedef struct soup {
+	double (*p)[3];
+	int n; ///< triangles
+} soup;
+
+static int soup_points(void *ctx, int32_t item, double (*out)[3])
+{
+	const soup *s = ctx;
+	memcpy(out, s->p[3 * item], 3 * sizeof *out);
+	return 3;
+}
+
+/// Triangles of a kind: random, on one tilted plane, on one line, all
+/// equal points, a turned thin sheet; at a scale.
+static void make_soup(rng *r, soup *s, int kind, double scale)
+{
+	double ax[3] = {between(r, -1, 1), between(r, -1, 1), between(r, -1, 1)};
+	double ay[3] = {between(r, -1, 1), between(r, -1, 1), between(r, -1, 1)};
+	for (int i = 0; i < 3 * s->n; ++i) {
+		double u = between(r, -1, 1), v = between(r, -1, 1), w = between(r, -1, 1);
+		double *p = s->p[i];
+		switch (kind) {
+		case 1: // a plane through 0 spanned by ax, ay
+			for (int k = 0; k < 3; ++k)
+				p[k] = u * ax[k] + v * ay[k];
+			break;
+		case 2: // a line
+			for (int k = 0; k < 3; ++k)
+				p[k] = u * ax[k];
+			break;
+		case 3: // one point
+			for (int k = 0; k < 3; ++k)
+				p[k] = 0.3 * ax[k];
+			break;
+		case 4: // a thin sheet
+			for (int k = 0; k < 3; ++k)
+				p[k] = u * ax[k] + v * ay[k] + 1e-9 * w;
+			break;
+		default: // small triangles scattered
+			if (i % 3 == 0) {
+				p[0] = u;
+				p[1] = v;
+				p[2] = w;
+			} else {
+				for (int k = 0; k < 3; ++k)
+					p[k] = s->p[i - i % 3][k] + 0.05 * between(r, -1, 1);
+			}
+			break;
+		}
+	}
+	for (int i = 0; i < 3 * s->n; ++i)
+		for (int k = 0; k < 3; ++k)
+			s->p[i][k] *= scale;
+}
+
+/// Point p lies in o: its coordinates along the axes within the extents.
+static bool obb_holds(const imp_bvh_obb *o, const double p[3])
+{
+	for (int i = 0; i < 3; ++i) {
+		double t = 0.0;
+		for (int k = 0; k < 3; ++k)
+			t += o->ax[i][k] * (p[k] - o->c[k]);
+		if (!(fabs(t) <= o->e[i]))
+			return false;
+	}
+	return true;
+}
+
+/// Every node's oriented box holds its leaves' points grown by the radius
+/// (the points pushed out along each axis), its axes orthonormal.
+static void check_obbs(const imp_bvh *t, const soup *s, double grow)
+{
+	int32_t nn = 2 * t->count - 1;
+	int32_t *stack = malloc((size_t)nn * sizeof *stack);
+	for (int32_t n = 0; n < nn; ++n) {
+		const imp_bvh_obb *o = &t->obb[n];
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j) {
+				double d = o->ax[i][0] * o->ax[j][0] + o->ax[i][1] * o->ax[j][1] + o->ax[i][2] * o->ax[j][2];
+				assert_true(fabs(d - (i == j)) < 1e-12);
+			}
+		int sp = 0;
+		stack[sp++] = n;
+		while (sp > 0) {
+			int32_t m = stack[--sp];
+			if (t->nodes[m].right >= 0) {
+				stack[sp++] = m + 1;
+				stack[sp++] = t->nodes[m].right;
+				continue;
+			}
+			for (int v = 0; v < 3; ++v) {
+				const double *p = s->p[3 * t->nodes[m].item + v];
+				for (int a = 0; a < 3; ++a)
+					for (int sg = -1; sg <= 1; sg += 2) {
+						double q[3];
+						for (int k = 0; k < 3; ++k)
+							q[k] = p[k] + sg * grow * o->ax[a][k];
+						assert_true(obb_holds(o, q));
+					}
+			}
+		}
+	}
+	free(stack);
+}
+
+static void test_obb_fit(void **state)
+{
+	(void)state;
+	rng r = {21};
+	const double scales[] = {1.0, 1e-7, 1e7};
+	for (int kind = 0; kind < 5; ++kind)
+		for (int si = 0; si < 3; ++si)
+			for (int it = 0; it < 4; ++it) {
+				soup s = {NULL, 1 + (int)(uniform(&r) * 300)};
+				s.p = malloc((size_t)(3 * s.n) * sizeof *s.p);
+				make_soup(&r, &s, kind, scales[si]);
+				imp_box *b = malloc((size_t)s.n * sizeof *b);
+				for (int i = 0; i < s.n; ++i)
+					for (int k = 0; k < 3; ++k) {
+						b[i].lo[k] = fmin(s.p[3 * i][k], fmin(s.p[3 * i + 1][k], s.p[3 * i + 2][k]));
+						b[i].hi[k] = fmax(s.p[3 * i][k], fmax(s.p[3 * i + 1][k], s.p[3 * i + 2][k]));
+					}
+				imp_bvh t;
+				assert_true(imp_bvh_build(&t, b, s.n, 3, heap()));
+				double grow = it % 2 == 0 ? 0.0 : 0.01 * scales[si];
+				assert_true(imp_bvh_fit_obbs(&t, soup_points, &s, grow, heap()));
+				check_obbs(&t, &s, grow);
+				// A flat leaf's box is flat: the triangle's own frame.
+				if (kind == 0) {
+					for (int32_t n = 0; n < 2 * s.n - 1; ++n)
+						if (t.nodes[n].right < 0) {
+							const imp_bvh_obb *o = &t.obb[n];
+							double thin = fmin(o->e[0], fmin(o->e[1], o->e[2])) - grow;
+							assert_true(thin < 1e-9 * scales[si]);
+						}
+				}
+				imp_bvh_free(&t, heap());
+				free(b);
+				free(s.p);
+			}
+}
+
+/// A random oriented box: centre within `reach`, random frame, extents up
+/// to 1 (some flat).
+static void random_obb(rng *r, imp_bvh_obb *o, double reach)
+{
+	double q[4], n = 0.0;
+	for (int k = 0; k < 4; ++k) {
+		q[k] = between(r, -1, 1);
+		n += q[k] * q[k];
+	}
+	n = sqrt(n);
+	for (int k = 0; k < 4; ++k)
+		q[k] /= n;
+	imp_mat3 m = imp_mat3_from_quat((imp_quat){q[0], q[1], q[2], q[3]});
+	for (int i = 0; i < 3; ++i) {
+		o->c[i] = between(r, -reach, reach);
+		o->e[i] = uniform(r) < 0.2 ? 0.0 : between(r, 0.0, 1.0);
+		for (int k = 0; k < 3; ++k)
+			o->ax[i][k] = m.m[k][i];
+	}
+}
+
+static void obb_poly(const imp_bvh_obb *o, o3_poly *out)
+{
+	imp_vec3 v[8];
+	for (int i = 0; i < 8; ++i) {
+		double p[3];
+		for (int k = 0; k < 3; ++k)
+			p[k] = o->c[k] + ((i & 1) ? 1 : -1) * o->e[0] * o->ax[0][k] + ((i & 2) ? 1 : -1) * o->e[1] * o->ax[1][k] +
+			       ((i & 4) ? 1 : -1) * o->e[2] * o->ax[2][k];
+		v[i] = imp_vec3_make(p[0], p[1], p[2]);
+	}
+	o3_poly_make(out, v, 8);
+}
+
+/// imp_obb_bound against the oracle's signed distance of the two boxes:
+/// never above it; with edges, > 0 exactly when the boxes are apart.
+static void test_obb_bound(void **state)
+{
+	(void)state;
+	rng r = {22};
+	int apart = 0, near = 0;
+	for (int it = 0; it < 3000; ++it) {
+		imp_bvh_obb a, b;
+		double reach = it % 3 == 0 ? 4.0 : 1.5;
+		random_obb(&r, &a, reach);
+		random_obb(&r, &b, reach);
+		o3_poly pa, pb;
+		obb_poly(&a, &pa);
+		obb_poly(&b, &pb);
+		double sd = o3_signed_distance(&pa, imp_pose3_identity(), 0.0, &pb, imp_pose3_identity(), 0.0, NULL, NULL, NULL);
+		double lb = imp_obb_bound(&a, &b, false), sep = imp_obb_bound(&a, &b, true);
+		assert_true(lb <= sd + 1e-12);
+		// Fifteen axes tell any two boxes apart.
+		if (sd > 1e-9) {
+			assert_true(sep > 0.0);
+			++apart;
+			near += lb > 0.5 * sd;
+		}
+		if (sd < -1e-9)
+			assert_true(sep <= 0.0);
+	}
+	assert_true(apart > 500);
+	// The bound is no formality: most boxes apart get at least half
+	// their distance.
+	assert_true(near > apart / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +576,8 @@ int main(void)
 		cmocka_unit_test(test_depth_bound),
 		cmocka_unit_test(test_pairs_and_nearest),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_obb_fit),
+		cmocka_unit_test(test_obb_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

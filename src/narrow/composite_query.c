@@ -440,12 +440,12 @@ static imp_bvh_xform xform2(imp_pose2 pa, imp_pose2 pb)
 static imp_status convex_box(const cq *q, const imp_shape *s, const imp_pose2 *at2, const imp_pose3 *at3, imp_box *out)
 {
 	if (q->dim == 2) {
-		imp_aabb2 a;
+		imp_aabb2 a = {{0, 0}, {0, 0}};
 		imp_status st = imp_shape2_aabb_unchecked(s, *at2, &a);
 		*out = (imp_box){{a.lo.x, a.lo.y, 0.0}, {a.hi.x, a.hi.y, 0.0}};
 		return st;
 	}
-	imp_aabb3 a;
+	imp_aabb3 a = {{0, 0, 0}, {0, 0, 0}};
 	imp_status st = imp_shape3_aabb_unchecked(s, *at3, &a);
 	*out = (imp_box){{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
 	return st;
@@ -502,6 +502,26 @@ static double node_key(void *ctx, const imp_box *box)
 	return lo_box - hi_core - q->hull_radius - 1e-12 * size;
 }
 
+/// node_key for a node's oriented box: its least point along the line from
+/// the core's centre to its centre is c . u - sum_i e_i |ax_i . u|.
+static double node_key_obb(void *ctx, const imp_bvh_obb *o)
+{
+	const cq *q = ctx;
+	imp_vec3 u = imp_vec3_make(o->c[0] - q->hull_c.x, o->c[1] - q->hull_c.y, o->c[2] - q->hull_c.z);
+	double uu = imp_vec3_dot(u, u);
+	if (!(uu > 0x1p-900 && uu < 0x1p900))
+		return -INFINITY;
+	u = imp_vec3_scale(1.0 / sqrt(uu), u);
+	double lo_box = u.x * o->c[0] + u.y * o->c[1] + u.z * o->c[2];
+	for (int i = 0; i < 3; ++i)
+		lo_box -= o->e[i] * fabs(u.x * o->ax[i][0] + u.y * o->ax[i][1] + u.z * o->ax[i][2]);
+	double hi_core = -INFINITY;
+	for (int i = 0; i < q->hull_n; ++i)
+		hi_core = imp_max(hi_core, imp_vec3_dot(u, q->hull[i]));
+	double size = imp_max(fabs(lo_box), fabs(hi_core));
+	return lo_box - hi_core - q->hull_radius - 1e-12 * size;
+}
+
 /// Keeps the convex side's core vertices in the walked side's frame (at
 /// `at`) for node_key, when it has few enough.
 static void keep_hull(cq *q, const imp_shape *convex, imp_pose3 at, double walked_radius)
@@ -521,17 +541,34 @@ static void keep_hull(cq *q, const imp_shape *convex, imp_pose3 at, double walke
 	q->hull_radius = s->radius + walked_radius;
 }
 
+/// The oriented box of convex shape s (its own frame's box) at pose `at`
+/// in a hierarchy's frame.
+static imp_status convex_obb(const imp_shape *s, imp_pose3 at, imp_bvh_obb *out)
+{
+	imp_aabb3 a = {{0, 0, 0}, {0, 0, 0}};
+	imp_status st = imp_shape3_aabb_unchecked(s, imp_pose3_identity(), &a);
+	if (st != IMP_OK)
+		return st;
+	imp_box b = {{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
+	imp_bvh_xform x = xform3(imp_pose3_identity(), at);
+	imp_obb_of_box(&b, &x, out);
+	return IMP_OK;
+}
+
 /// Walks the hierarchies: Level 1 by the overlap of boxes, Levels 2 and 3
-/// branch and bound from q->best.
+/// branch and bound from q->best. Meshes and height fields in 3D walk by
+/// their oriented boxes.
 static imp_status walk(cq *q)
 {
 	const imp_bvh *tree;
 	imp_box box;
+	imp_bvh_obb obb;
 	imp_bvh_xform x;
-	bool both = q->ca != NULL && q->cb != NULL;
+	bool both = q->ca != NULL && q->cb != NULL, oriented;
 	if (both) {
 		tree = &q->ca->bvh;
 		x = q->dim == 2 ? xform2(q->pa2, q->pb2) : xform3(q->pa3, q->pb3);
+		oriented = tree->obb != NULL && q->cb->bvh.obb != NULL;
 	} else {
 		// The convex side's box in the other's frame.
 		q->swapped = q->ca == NULL;
@@ -544,6 +581,9 @@ static imp_status walk(cq *q)
 		else
 			at3 = q->swapped ? relative3(q->pb3, q->pa3) : relative3(q->pa3, q->pb3);
 		imp_status st = convex_box(q, convex, &at2, &at3, &box);
+		oriented = tree->obb != NULL;
+		if (st == IMP_OK && oriented)
+			st = convex_obb(convex, at3, &obb);
 		if (st != IMP_OK) {
 			q->degenerate = true; // a user support that is not finite
 			return IMP_OK;
@@ -554,13 +594,19 @@ static imp_status walk(cq *q)
 	if (q->level == 1) {
 		if (both)
 			imp_bvh_pairs(tree, &q->cb->bvh, &x, pair_fn, q);
+		else if (oriented)
+			imp_bvh_query_obb(tree, &box, &obb, item_fn, q);
 		else
 			imp_bvh_query(tree, &box, item_fn, q);
 		return q->st;
 	}
 	double bound = search_bound(q);
-	imp_bvh_nearest_keyed(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box,
-			      q->hull_n > 0 ? node_key : NULL, q, bound, bound_fn, q);
+	if (oriented)
+		imp_bvh_nearest_obb(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, &box, &obb,
+				    q->hull_n > 0 ? node_key_obb : NULL, q, bound, bound_fn, q);
+	else
+		imp_bvh_nearest_keyed(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box,
+				      q->hull_n > 0 ? node_key : NULL, q, bound, bound_fn, q);
 	return q->st;
 }
 

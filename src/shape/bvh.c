@@ -200,19 +200,27 @@ void imp_bvh_free(imp_bvh *t, const imp_allocator *alloc)
 {
 	if (t->nodes != NULL)
 		imp_free(alloc, t->nodes, (size_t)(2 * t->count - 1) * sizeof(imp_bvh_node));
+	if (t->obb != NULL)
+		imp_free(alloc, t->obb, (size_t)(2 * t->count - 1) * sizeof(imp_bvh_obb));
 	t->nodes = NULL;
+	t->obb = NULL;
 	t->count = 0;
 	t->depth = 0;
 }
 
 bool imp_bvh_query(const imp_bvh *t, const imp_box *box, imp_bvh_item_fn *fn, void *ctx)
 {
+	return imp_bvh_query_obb(t, box, NULL, fn, ctx);
+}
+
+bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *obb, imp_bvh_item_fn *fn, void *ctx)
+{
 	int32_t stack[IMP_BVH_MAX_DEPTH];
 	int sp = 0;
 	int32_t n = 0;
 	for (;;) {
 		const imp_bvh_node *nd = &t->nodes[n];
-		if (imp_box_overlap(&nd->box, box, t->dim)) {
+		if (imp_box_overlap(&nd->box, box, t->dim) && (obb == NULL || imp_obb_bound(&t->obb[n], obb, true) <= 0.0)) {
 			if (nd->right < 0) {
 				if (!fn(ctx, nd->item))
 					return false;
@@ -270,29 +278,46 @@ typedef struct pair_entry {
 typedef struct near_entry {
 	int32_t a, b;
 	double key;
-	imp_box bb;
+	union {
+		imp_box bb;      ///< axis-aligned
+		imp_bvh_obb ob;  ///< oriented
+	} v;
 } near_entry;
+
+/// Half the surface area of an oriented box: which node of a pair to split.
+static double obb_area(const imp_bvh_obb *o)
+{
+	return o->e[0] * o->e[1] + o->e[1] * o->e[2] + o->e[2] * o->e[0];
+}
 
 bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, imp_bvh_pair_fn *fn, void *ctx)
 {
 	pair_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
 	int sp = 0, dim = a->dim;
 	int32_t na = 0, nb = 0, moved = -1;
+	bool oriented = a->obb != NULL && b->obb != NULL;
 	imp_box bb;
+	imp_bvh_obb ob;
 	for (;;) {
 		const imp_bvh_node *A = &a->nodes[na], *B = &b->nodes[nb];
 		// b's box in a's frame, moved again only when the node changes
 		// (the descent stays on one node of b while it splits a's).
 		if (nb != moved) {
-			imp_box_move(&B->box, b_in_a, dim, &bb);
+			if (oriented)
+				imp_obb_move(&b->obb[nb], b_in_a, &ob);
+			else
+				imp_box_move(&B->box, b_in_a, dim, &bb);
 			moved = nb;
 		}
-		if (imp_box_overlap(&A->box, &bb, dim)) {
+		bool meet = oriented ? imp_obb_bound(&a->obb[na], &ob, true) <= 0.0 : imp_box_overlap(&A->box, &bb, dim);
+		if (meet) {
 			bool la = A->right < 0, lb = B->right < 0;
+			double area_a = oriented ? obb_area(&a->obb[na]) : imp_box_area(&A->box, dim);
+			double area_b = oriented ? obb_area(&ob) : imp_box_area(&bb, dim);
 			if (la && lb) {
 				if (!fn(ctx, A->item, B->item))
 					return false;
-			} else if (lb || (!la && imp_box_area(&A->box, dim) >= imp_box_area(&bb, dim))) {
+			} else if (lb || (!la && area_a >= area_b)) {
 				stack[sp++] = (pair_entry){A->right, nb, 0.0};
 				na = na + 1;
 				continue;
@@ -310,18 +335,397 @@ bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in
 	}
 }
 
-/// The bound of node box `box` against the query: the boxes', or the
-/// caller's where larger (imp_bvh_nearest_keyed); the caller's only asked
-/// when the boxes' does not already rule the node out (it costs more).
-static double query_key(const imp_box *box, const imp_box *query, int dim, imp_bvh_key_fn *key, void *key_ctx,
-			double bound)
+// ---------------------------------------------------------------------------
+// Oriented boxes.
+
+/// The eigenvectors of the symmetric 3 x 3 matrix a (destroyed) as the
+/// columns of v: cyclic Jacobi rotations until the off-diagonal part is
+/// negligible against the diagonal.
+static void eigen_sym3(double a[3][3], double v[3][3])
 {
-	double k = imp_box_bound(box, query, dim);
-	if (key != NULL && k <= bound) {
-		double c = key(key_ctx, box);
-		k = c > k ? c : k;
+	static const int P[3] = {0, 0, 1}, Q[3] = {1, 2, 2};
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j)
+			v[i][j] = i == j ? 1.0 : 0.0;
+	for (int sweep = 0; sweep < 32; ++sweep) {
+		double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+		double diag = a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2];
+		if (!(off > 1e-30 * diag))
+			return;
+		for (int k = 0; k < 3; ++k) {
+			int p = P[k], q = Q[k];
+			double apq = a[p][q];
+			if (apq == 0.0)
+				continue;
+			// The rotation that zeroes a[p][q]: tan of its angle t, the
+			// smaller root of t^2 + 2 theta t - 1 = 0.
+			double theta = (a[q][q] - a[p][p]) / (2.0 * apq);
+			double t = fabs(theta) > 1e150 ? 0.5 / theta
+						       : (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+			double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+			a[p][p] -= t * apq;
+			a[q][q] += t * apq;
+			a[p][q] = a[q][p] = 0.0;
+			int r = 3 - p - q;
+			double arp = a[r][p], arq = a[r][q];
+			a[r][p] = a[p][r] = c * arp - s * arq;
+			a[r][q] = a[q][r] = s * arp + c * arq;
+			for (int i = 0; i < 3; ++i) {
+				double vp = v[i][p], vq = v[i][q];
+				v[i][p] = c * vp - s * vq;
+				v[i][q] = s * vp + c * vq;
+			}
+		}
+	}
+}
+
+/// Makes the rows of ax an orthonormal right-handed frame near them; false
+/// when they are too degenerate for it.
+static bool orthonormal(double ax[3][3])
+{
+	double n0 = sqrt(ax[0][0] * ax[0][0] + ax[0][1] * ax[0][1] + ax[0][2] * ax[0][2]);
+	if (!(n0 > 0.5 && n0 < 2.0))
+		return false;
+	for (int k = 0; k < 3; ++k)
+		ax[0][k] /= n0;
+	double d = ax[0][0] * ax[1][0] + ax[0][1] * ax[1][1] + ax[0][2] * ax[1][2];
+	for (int k = 0; k < 3; ++k)
+		ax[1][k] -= d * ax[0][k];
+	double n1 = sqrt(ax[1][0] * ax[1][0] + ax[1][1] * ax[1][1] + ax[1][2] * ax[1][2]);
+	if (!(n1 > 0.5 && n1 < 2.0))
+		return false;
+	for (int k = 0; k < 3; ++k)
+		ax[1][k] /= n1;
+	ax[2][0] = ax[0][1] * ax[1][2] - ax[0][2] * ax[1][1];
+	ax[2][1] = ax[0][2] * ax[1][0] - ax[0][0] * ax[1][2];
+	ax[2][2] = ax[0][0] * ax[1][1] - ax[0][1] * ax[1][0];
+	return true;
+}
+
+typedef struct fit_ctx {
+	const imp_bvh *t;
+	imp_bvh_points_fn *fn;
+	void *ctx;
+	const int32_t *leaf_item; ///< the pieces of the leaves in array order
+	const int32_t *leaf_rank; ///< leaves before each node index
+	const int32_t *size;      ///< nodes in each node's subtree
+	double grow;
+} fit_ctx;
+
+/// The extents of the points of leaves [l0, l1) along the rows of ax into
+/// lo, hi, and the largest magnitude of a coordinate into *scale.
+static void extents(const fit_ctx *f, int32_t l0, int32_t l1, double ax[3][3], double lo[3], double hi[3], double *scale)
+{
+	double p[IMP_BVH_PIECE_POINTS][3];
+	for (int k = 0; k < 3; ++k) {
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	double m = 0.0;
+	for (int32_t l = l0; l < l1; ++l) {
+		int np = f->fn(f->ctx, f->leaf_item[l], p);
+		for (int i = 0; i < np; ++i)
+			for (int k = 0; k < 3; ++k) {
+				double x = ax[k][0] * p[i][0] + ax[k][1] * p[i][1] + ax[k][2] * p[i][2];
+				lo[k] = x < lo[k] ? x : lo[k];
+				hi[k] = x > hi[k] ? x : hi[k];
+				m = fmax(m, fabs(p[i][k]));
+			}
+	}
+	*scale = m;
+}
+
+/// The oriented box of node n.
+static void fit_node(const fit_ctx *f, int32_t n, imp_bvh_obb *o)
+{
+	int32_t l0 = f->leaf_rank[n], l1 = l0 + (f->size[n] + 1) / 2;
+	double p[IMP_BVH_PIECE_POINTS][3];
+	// The points' covariance, about the first point (for rounding).
+	double s[3] = {0, 0, 0}, ss[3][3] = {{0}}, o0[3] = {0, 0, 0};
+	int64_t count = 0;
+	for (int32_t l = l0; l < l1; ++l) {
+		int np = f->fn(f->ctx, f->leaf_item[l], p);
+		for (int i = 0; i < np; ++i) {
+			if (count == 0)
+				memcpy(o0, p[i], sizeof o0);
+			double d[3] = {p[i][0] - o0[0], p[i][1] - o0[1], p[i][2] - o0[2]};
+			for (int j = 0; j < 3; ++j) {
+				s[j] += d[j];
+				for (int k = j; k < 3; ++k)
+					ss[j][k] += d[j] * d[k];
+			}
+			++count;
+		}
+	}
+	double cov[3][3], ax[3][3], v[3][3];
+	for (int j = 0; j < 3; ++j)
+		for (int k = j; k < 3; ++k)
+			cov[j][k] = cov[k][j] = ss[j][k] / (double)count - s[j] * s[k] / ((double)count * (double)count);
+	eigen_sym3(cov, v);
+	for (int i = 0; i < 3; ++i)
+		for (int k = 0; k < 3; ++k)
+			ax[i][k] = v[k][i];
+	bool pca = orthonormal(ax);
+	double lo[3], hi[3], scale, area = INFINITY, volume = INFINITY;
+	if (pca) {
+		extents(f, l0, l1, ax, lo, hi, &scale);
+		double x = hi[0] - lo[0], y = hi[1] - lo[1], z = hi[2] - lo[2];
+		area = x * y + y * z + z * x;
+		volume = x * y * z;
+	}
+	// The frame's own axes, the node's box, when it is smaller: in volume
+	// (a flat piece's frame is the flat one), then in area.
+	const imp_box *b = &f->t->nodes[n].box;
+	double bx = b->hi[0] - b->lo[0], by = b->hi[1] - b->lo[1], bz = b->hi[2] - b->lo[2];
+	double box_volume = bx * by * bz, box_area = bx * by + by * bz + bz * bx;
+	bool keep = volume < box_volume || (volume == box_volume && area <= box_area);
+	if (!keep) {
+		for (int i = 0; i < 3; ++i)
+			for (int k = 0; k < 3; ++k)
+				ax[i][k] = i == k ? 1.0 : 0.0;
+		extents(f, l0, l1, ax, lo, hi, &scale);
+	}
+	// Rounding of the projections: a few ulps of the points' magnitude.
+	double pad = f->grow + 64.0 * DBL_EPSILON * scale + DBL_MIN;
+	memcpy(o->ax, ax, sizeof o->ax);
+	double mid[3];
+	for (int i = 0; i < 3; ++i) {
+		mid[i] = 0.5 * lo[i] + 0.5 * hi[i];
+		o->e[i] = (0.5 * hi[i] - 0.5 * lo[i]) + pad;
+	}
+	for (int k = 0; k < 3; ++k)
+		o->c[k] = mid[0] * ax[0][k] + mid[1] * ax[1][k] + mid[2] * ax[2][k];
+	// The centre's rounding: the box stays around every point.
+	for (int k = 0; k < 3; ++k)
+		o->e[k] += 64.0 * DBL_EPSILON * scale;
+}
+
+bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow, const imp_allocator *alloc)
+{
+	if (t->nodes == NULL || t->dim != 3)
+		return false;
+	int32_t nn = 2 * t->count - 1;
+	imp_bvh_obb *obb = imp_alloc(alloc, (size_t)nn * sizeof *obb);
+	int32_t *leaf_item = imp_alloc(alloc, (size_t)t->count * sizeof(int32_t));
+	int32_t *leaf_rank = imp_alloc(alloc, (size_t)nn * sizeof(int32_t));
+	int32_t *size = imp_alloc(alloc, (size_t)nn * sizeof(int32_t));
+	bool ok = obb != NULL && leaf_item != NULL && leaf_rank != NULL && size != NULL;
+	if (ok) {
+		int32_t leaves = 0;
+		for (int32_t n = 0; n < nn; ++n) {
+			leaf_rank[n] = leaves;
+			if (t->nodes[n].right < 0)
+				leaf_item[leaves++] = t->nodes[n].item;
+		}
+		// Subtrees: children follow their parent, so backwards.
+		for (int32_t n = nn - 1; n >= 0; --n)
+			size[n] = t->nodes[n].right < 0 ? 1 : 1 + size[n + 1] + size[t->nodes[n].right];
+		fit_ctx f = {t, fn, ctx, leaf_item, leaf_rank, size, grow};
+		for (int32_t n = 0; n < nn; ++n)
+			fit_node(&f, n, &obb[n]);
+		t->obb = obb;
+	} else {
+		imp_free(alloc, obb, (size_t)nn * sizeof *obb);
+	}
+	imp_free(alloc, leaf_item, (size_t)t->count * sizeof(int32_t));
+	imp_free(alloc, leaf_rank, (size_t)nn * sizeof(int32_t));
+	imp_free(alloc, size, (size_t)nn * sizeof(int32_t));
+	return ok;
+}
+
+void imp_obb_move(const imp_bvh_obb *o, const imp_bvh_xform *x, imp_bvh_obb *out)
+{
+	double m = 0.0;
+	for (int i = 0; i < 3; ++i) {
+		double c = x->t[i];
+		for (int j = 0; j < 3; ++j)
+			c += x->r[i][j] * o->c[j];
+		out->c[i] = c;
+		m = fmax(m, fabs(c) + fabs(x->t[i]));
+	}
+	for (int a = 0; a < 3; ++a)
+		for (int i = 0; i < 3; ++i)
+			out->ax[a][i] = x->r[i][0] * o->ax[a][0] + x->r[i][1] * o->ax[a][1] + x->r[i][2] * o->ax[a][2];
+	double grow = 16.0 * DBL_EPSILON * (m + o->e[0] + o->e[1] + o->e[2]) + DBL_MIN;
+	for (int k = 0; k < 3; ++k)
+		out->e[k] = o->e[k] + grow;
+}
+
+void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out)
+{
+	imp_bvh_obb o;
+	for (int k = 0; k < 3; ++k) {
+		o.c[k] = 0.5 * b->lo[k] + 0.5 * b->hi[k];
+		o.e[k] = 0.5 * b->hi[k] - 0.5 * b->lo[k];
+		for (int i = 0; i < 3; ++i)
+			o.ax[k][i] = k == i ? 1.0 : 0.0;
+	}
+	// The halving's rounding.
+	double m = 0.0;
+	for (int k = 0; k < 3; ++k)
+		m = fmax(m, fmax(fabs(b->lo[k]), fabs(b->hi[k])));
+	for (int k = 0; k < 3; ++k)
+		o.e[k] += 4.0 * DBL_EPSILON * m;
+	imp_obb_move(&o, x, out);
+}
+
+double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, bool edges)
+{
+	double d[3] = {b->c[0] - a->c[0], b->c[1] - a->c[1], b->c[2] - a->c[2]};
+	double r[3][3], ar[3][3], ta[3], tb[3];
+	for (int i = 0; i < 3; ++i) {
+		for (int j = 0; j < 3; ++j) {
+			r[i][j] = a->ax[i][0] * b->ax[j][0] + a->ax[i][1] * b->ax[j][1] + a->ax[i][2] * b->ax[j][2];
+			ar[i][j] = fabs(r[i][j]) + 1e-15;
+		}
+		ta[i] = d[0] * a->ax[i][0] + d[1] * a->ax[i][1] + d[2] * a->ax[i][2];
+		tb[i] = d[0] * b->ax[i][0] + d[1] * b->ax[i][1] + d[2] * b->ax[i][2];
+	}
+	double best = -INFINITY;
+	for (int i = 0; i < 3; ++i) {
+		double g = fabs(ta[i]) - a->e[i] - (b->e[0] * ar[i][0] + b->e[1] * ar[i][1] + b->e[2] * ar[i][2]);
+		best = g > best ? g : best;
+	}
+	for (int j = 0; j < 3; ++j) {
+		double g = fabs(tb[j]) - b->e[j] - (a->e[0] * ar[0][j] + a->e[1] * ar[1][j] + a->e[2] * ar[2][j]);
+		best = g > best ? g : best;
+	}
+	double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+	double size = a->e[0] + a->e[1] + a->e[2] + b->e[0] + b->e[1] + b->e[2];
+	if (dd > 0x1p-900 && dd < 0x1p900) {
+		// Along the line through the centres: u . ax = t / |d|.
+		double len = sqrt(dd);
+		double g = len - (a->e[0] * fabs(ta[0]) + a->e[1] * fabs(ta[1]) + a->e[2] * fabs(ta[2]) +
+				  b->e[0] * fabs(tb[0]) + b->e[1] * fabs(tb[1]) + b->e[2] * fabs(tb[2])) /
+					 len;
+		best = g > best ? g : best;
+	}
+	if (edges && best <= 0.0) {
+		// a.ax[i] x b.ax[j]: the projection of d is ta[i+1] r[i+2][j] -
+		// ta[i+2] r[i+1][j] (indices mod 3), the radii as in Gottschalk.
+		for (int i = 0; i < 3; ++i) {
+			int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+			for (int j = 0; j < 3; ++j) {
+				int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+				double ra = a->e[i1] * ar[i2][j] + a->e[i2] * ar[i1][j];
+				double rb = b->e[j1] * ar[i][j2] + b->e[j2] * ar[i][j1];
+				double g = fabs(ta[i1] * r[i2][j] - ta[i2] * r[i1][j]) - ra - rb;
+				if (g > 1e-12 * (size + sqrt(dd)))
+					return 1.0;
+			}
+		}
+	}
+	// Rounding of the products: below the gaps by 1e-12 of the scene.
+	return best - 1e-12 * (size + sqrt(dd));
+}
+
+// ---------------------------------------------------------------------------
+// Branch and bound.
+
+/// A branch and bound's fixed parts.
+typedef struct near_ctx {
+	const imp_bvh *a, *b;
+	const imp_bvh_xform *x;
+	const imp_box *box;        ///< b NULL: the query's box
+	const imp_bvh_obb *query;  ///< b NULL, oriented: the query's oriented box
+	imp_bvh_key_fn *key;       ///< b NULL, not oriented: the caller's bound, or NULL
+	imp_bvh_obb_key_fn *okey;  ///< b NULL, oriented: the caller's bound, or NULL
+	void *key_ctx;
+	bool oriented;
+	int dim;
+} near_ctx;
+
+/// Node nb of b moved into a's frame, into e.
+static void near_move(const near_ctx *c, int32_t nb, near_entry *e)
+{
+	if (c->oriented)
+		imp_obb_move(&c->b->obb[nb], c->x, &e->v.ob);
+	else
+		imp_box_move(&c->b->nodes[nb].box, c->x, c->dim, &e->v.bb);
+}
+
+/// The bound of node na of a against e's volume of b, or against the
+/// query: the boxes', then the oriented boxes', then the caller's, each
+/// asked only while the node is not ruled out (they cost more in that
+/// order).
+static double near_key(const near_ctx *c, int32_t na, const near_entry *e, double bound)
+{
+	if (c->b != NULL)
+		return c->oriented ? imp_obb_bound(&c->a->obb[na], &e->v.ob, false)
+				   : imp_box_bound(&c->a->nodes[na].box, &e->v.bb, c->dim);
+	const imp_box *box = &c->a->nodes[na].box;
+	double k = imp_box_bound(box, c->box, c->dim);
+	if (c->oriented && k <= bound) {
+		double o = imp_obb_bound(&c->a->obb[na], c->query, false);
+		k = o > k ? o : k;
+	}
+	if (k <= bound && (c->key != NULL || c->okey != NULL)) {
+		double u = c->oriented ? c->okey(c->key_ctx, &c->a->obb[na]) : c->key(c->key_ctx, box);
+		k = u > k ? u : k;
 	}
 	return k;
+}
+
+/// Whether a's node na, rather than e's volume of b, is the one to split:
+/// the larger.
+static bool split_a(const near_ctx *c, int32_t na, const near_entry *e)
+{
+	if (c->oriented)
+		return obb_area(&c->a->obb[na]) >= obb_area(&e->v.ob);
+	return imp_box_area(&c->a->nodes[na].box, c->dim) >= imp_box_area(&e->v.bb, c->dim);
+}
+
+static double nearest(const near_ctx *c, double bound, imp_bvh_bound_fn *fn, void *ctx)
+{
+	near_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
+	int sp = 0;
+	near_entry cur;
+	memset(&cur, 0, sizeof cur);
+	if (c->b != NULL)
+		near_move(c, 0, &cur);
+	cur.key = near_key(c, 0, &cur, bound);
+	for (;;) {
+		if (cur.key <= bound) {
+			const imp_bvh_node *A = &c->a->nodes[cur.a];
+			const imp_bvh_node *B = c->b != NULL ? &c->b->nodes[cur.b] : NULL;
+			bool la = A->right < 0, lb = B == NULL || B->right < 0;
+			if (la && lb) {
+				bound = fn(ctx, A->item, B != NULL ? B->item : 0, bound);
+			} else if (lb || (!la && split_a(c, cur.a, &cur))) {
+				// a's node splits; b's volume is carried along.
+				int32_t a1 = cur.a + 1, a2 = A->right;
+				double k1 = near_key(c, a1, &cur, bound), k2 = near_key(c, a2, &cur, bound);
+				bool first = k1 <= k2;
+				if ((first ? k2 : k1) <= bound) {
+					stack[sp] = cur;
+					stack[sp].a = first ? a2 : a1;
+					stack[sp++].key = first ? k2 : k1;
+				}
+				cur.a = first ? a1 : a2;
+				cur.key = first ? k1 : k2;
+				continue;
+			} else {
+				// b's node splits: its children are moved.
+				near_entry c1, c2;
+				c1.a = c2.a = cur.a;
+				c1.b = cur.b + 1;
+				c2.b = B->right;
+				near_move(c, c1.b, &c1);
+				near_move(c, c2.b, &c2);
+				c1.key = near_key(c, cur.a, &c1, bound);
+				c2.key = near_key(c, cur.a, &c2, bound);
+				// The nearer first; the other waits.
+				bool first = c1.key <= c2.key;
+				if ((first ? c2.key : c1.key) <= bound)
+					stack[sp++] = first ? c2 : c1;
+				cur = first ? c1 : c2;
+				continue;
+			}
+		}
+		if (sp == 0)
+			return bound;
+		cur = stack[--sp];
+	}
 }
 
 double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
@@ -333,49 +737,14 @@ double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *
 double imp_bvh_nearest_keyed(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
 			     imp_bvh_key_fn *key, void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx)
 {
-	if (b != NULL)
-		key = NULL;
-	near_entry stack[2 * IMP_BVH_MAX_DEPTH + 2];
-	int sp = 0, dim = a->dim;
-	near_entry cur = {0, 0, 0.0, {{0, 0, 0}, {0, 0, 0}}};
-	// The box of b's root in a's frame (the query box when b is NULL).
-	if (b == NULL)
-		cur.bb = *query;
-	else
-		imp_box_move(&b->nodes[0].box, b_in_a, dim, &cur.bb);
-	cur.key = query_key(&a->nodes[0].box, &cur.bb, dim, key, key_ctx, bound);
-	for (;;) {
-		if (cur.key <= bound) {
-			const imp_bvh_node *A = &a->nodes[cur.a];
-			const imp_bvh_node *B = b != NULL ? &b->nodes[cur.b] : NULL;
-			bool la = A->right < 0, lb = B == NULL || B->right < 0;
-			if (la && lb) {
-				bound = fn(ctx, A->item, B != NULL ? B->item : 0, bound);
-			} else {
-				near_entry c1, c2;
-				if (lb || (!la && imp_box_area(&A->box, dim) >= imp_box_area(&cur.bb, dim))) {
-					c1 = (near_entry){cur.a + 1, cur.b, 0.0, cur.bb};
-					c2 = (near_entry){A->right, cur.b, 0.0, cur.bb};
-					c1.key = query_key(&a->nodes[c1.a].box, &cur.bb, dim, key, key_ctx, bound);
-					c2.key = query_key(&a->nodes[c2.a].box, &cur.bb, dim, key, key_ctx, bound);
-				} else {
-					c1.a = c2.a = cur.a;
-					c1.b = cur.b + 1;
-					c2.b = B->right;
-					imp_box_move(&b->nodes[c1.b].box, b_in_a, dim, &c1.bb);
-					imp_box_move(&b->nodes[c2.b].box, b_in_a, dim, &c2.bb);
-					c1.key = imp_box_bound(&A->box, &c1.bb, dim);
-					c2.key = imp_box_bound(&A->box, &c2.bb, dim);
-				}
-				// The nearer first; the other waits.
-				bool first = c1.key <= c2.key;
-				stack[sp++] = first ? c2 : c1;
-				cur = first ? c1 : c2;
-				continue;
-			}
-		}
-		if (sp == 0)
-			return bound;
-		cur = stack[--sp];
-	}
+	near_ctx c = {a, b, b_in_a, query, NULL, b != NULL ? NULL : key, NULL, key_ctx, false, a->dim};
+	return nearest(&c, bound, fn, ctx);
+}
+
+double imp_bvh_nearest_obb(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *box,
+			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, void *key_ctx, double bound,
+			   imp_bvh_bound_fn *fn, void *ctx)
+{
+	near_ctx c = {a, b, b_in_a, box, query, NULL, b != NULL ? NULL : key, key_ctx, true, 3};
+	return nearest(&c, bound, fn, ctx);
 }

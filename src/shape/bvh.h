@@ -29,8 +29,17 @@ typedef struct imp_bvh_node {
 	int32_t pad[2];
 } imp_bvh_node;
 
+/// An oriented box: the points c + sum_i t_i ax[i], |t_i| <= e[i]. A
+/// node's, fitted to its pieces' points (imp_bvh_fit_obbs).
+typedef struct imp_bvh_obb {
+	double c[3];     ///< centre
+	double e[3];     ///< half sizes along the axes
+	double ax[3][3]; ///< unit axes, orthogonal: ax[i] is axis i
+} imp_bvh_obb;
+
 typedef struct imp_bvh {
 	imp_bvh_node *nodes; ///< 2 n - 1 of them, depth first, the root at 0
+	imp_bvh_obb *obb;    ///< each node's oriented box (3D meshes and height fields), or NULL
 	int32_t count;       ///< pieces (n >= 1)
 	int32_t depth;       ///< the most nodes on a path from the root
 	int dim;             ///< 2 or 3
@@ -42,6 +51,19 @@ bool imp_bvh_build(imp_bvh *t, const imp_box *boxes, int32_t n, int dim, const i
 
 /// Frees the nodes (the allocator the hierarchy was built with).
 void imp_bvh_free(imp_bvh *t, const imp_allocator *alloc);
+
+/// The most points a piece may give imp_bvh_fit_obbs.
+#define IMP_BVH_PIECE_POINTS 12
+
+/// Writes the points of piece `item` whose convex hull holds it (its
+/// corners) into out; returns how many (1 .. IMP_BVH_PIECE_POINTS).
+typedef int imp_bvh_points_fn(void *ctx, int32_t item, double (*out)[3]);
+
+/// Gives each node of a built 3D hierarchy an oriented box holding its
+/// pieces' points grown by `grow` (a rounding radius) along each axis: the
+/// axes of the points' principal components, or the frame's own when they
+/// give a box of more area. False when out of memory (t->obb stays NULL).
+bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow, const imp_allocator *alloc);
 
 /// Told of a piece; false stops the query.
 typedef bool imp_bvh_item_fn(void *ctx, int32_t item);
@@ -62,12 +84,29 @@ typedef struct imp_bvh_xform {
 /// point of b as computed in doubles.
 void imp_box_move(const imp_box *b, const imp_bvh_xform *x, int dim, imp_box *out);
 
+/// o moved by x (3D): centre and axes, its half sizes grown by the
+/// rounding of the move.
+void imp_obb_move(const imp_bvh_obb *o, const imp_bvh_xform *x, imp_bvh_obb *out);
+
+/// The oriented box of the axis-aligned box b carried by x: the box of a
+/// convex shape in its own frame, at its pose in a hierarchy's frame.
+void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out);
+
+/// A lower bound on the signed distance between two shapes inside a and b
+/// (one frame): the largest gap of their projections on a's and b's axes
+/// and on the line through their centres (negative: minus an overlap,
+/// which bounds penetration depth from below). With `edges`, also the
+/// nine axes across an edge of each, as a sign only: > 0 exactly when
+/// some axis separates them (Gottschalk's test).
+double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, bool edges);
+
 /// Told of a pair of pieces (a's, b's); false stops the traversal.
 typedef bool imp_bvh_pair_fn(void *ctx, int32_t ia, int32_t ib);
 
 /// Every pair of pieces whose boxes overlap, a's in its frame and b's
 /// moved by b_in_a (imp_box_move) into a's, each pair once: a descent of
-/// both hierarchies at once. False when fn stopped it.
+/// both hierarchies at once (by their oriented boxes when both have them).
+/// False when fn stopped it.
 bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, imp_bvh_pair_fn *fn, void *ctx);
 
 /// Told of a pair of pieces whose boxes' lower bound (imp_box_bound: the
@@ -91,5 +130,21 @@ typedef double imp_bvh_key_fn(void *key_ctx, const imp_box *box);
 /// larger of the boxes' and key's (key NULL, or b not NULL: the boxes').
 double imp_bvh_nearest_keyed(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
 			     imp_bvh_key_fn *key, void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx);
+
+/// imp_bvh_query for a tree with oriented boxes: every piece whose node
+/// boxes overlap `box` and whose oriented boxes overlap `obb` (both in
+/// the tree's frame; obb NULL: imp_bvh_query).
+bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *obb, imp_bvh_item_fn *fn, void *ctx);
+
+/// A lower bound of the caller's on the distance between the query's
+/// shape and anything in a node's oriented box.
+typedef double imp_bvh_obb_key_fn(void *key_ctx, const imp_bvh_obb *node);
+
+/// imp_bvh_nearest_keyed for trees with oriented boxes: a's against b's
+/// (b_in_a), or, b NULL, against the query's box and oriented box (in a's
+/// frame) and the key (may be NULL).
+double imp_bvh_nearest_obb(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *box,
+			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, void *key_ctx, double bound,
+			   imp_bvh_bound_fn *fn, void *ctx);
 
 #endif

@@ -155,6 +155,24 @@ static imp_status piece_box(const imp_composite *c, int32_t p, imp_box *out)
 	return IMP_OK;
 }
 
+/// The corners of piece p of a mesh or height field (imp_bvh_points_fn).
+static int piece_points(void *ctx, int32_t p, double (*out)[3])
+{
+	const imp_composite *c = ctx;
+	int n, m = 0;
+	int32_t first = imp_composite_piece_first(c, p, &n);
+	for (int i = 0; i < n; ++i) {
+		imp_vec3 v[6];
+		int k = imp_composite_corners3(c, first + i, v);
+		for (int j = 0; j < k; ++j, ++m) {
+			out[m][0] = v[j].x;
+			out[m][1] = v[j].y;
+			out[m][2] = v[j].z;
+		}
+	}
+	return m;
+}
+
 /// Builds the hierarchy, the box and the bound radius, and publishes the
 /// record; on failure frees it.
 static imp_status finish(imp_composite *c, imp_shape **out)
@@ -169,6 +187,11 @@ static imp_status finish(imp_composite *c, imp_shape **out)
 	for (int32_t p = 0; p < pieces && st == IMP_OK; ++p)
 		st = piece_box(c, p, &boxes[p]);
 	if (st == IMP_OK && !imp_bvh_build(&c->bvh, boxes, pieces, c->dim, &c->alloc))
+		st = IMP_ERR_OUT_OF_MEMORY;
+	// Meshes and height fields: oriented boxes too, which follow a turned
+	// surface where the axis-aligned ones do not.
+	if (st == IMP_OK && (c->kind == IMP_SHAPE_MESH || c->kind == IMP_SHAPE_HEIGHTFIELD) &&
+	    !imp_bvh_fit_obbs(&c->bvh, piece_points, c, c->radius, &c->alloc))
 		st = IMP_ERR_OUT_OF_MEMORY;
 	imp_free(NULL, boxes, (size_t)pieces * sizeof *boxes);
 	if (st != IMP_OK) {
