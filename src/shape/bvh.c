@@ -402,6 +402,14 @@ static bool orthonormal(double ax[3][3])
 	return true;
 }
 
+/// The points under a node: how many, their mean and the sums of the
+/// products of their deviations (m2[j][k], j <= k used).
+typedef struct point_stats {
+	double count;
+	double mean[3];
+	double m2[3][3];
+} point_stats;
+
 typedef struct fit_ctx {
 	const imp_bvh *t;
 	imp_bvh_points_fn *fn;
@@ -409,8 +417,43 @@ typedef struct fit_ctx {
 	const int32_t *leaf_item; ///< the pieces of the leaves in array order
 	const int32_t *leaf_rank; ///< leaves before each node index
 	const int32_t *size;      ///< nodes in each node's subtree
+	point_stats *stats;       ///< each node's
 	double grow;
 } fit_ctx;
+
+/// The statistics of one piece's points.
+static void piece_stats(const fit_ctx *f, int32_t item, point_stats *st)
+{
+	double p[IMP_BVH_PIECE_POINTS][3];
+	int np = f->fn(f->ctx, item, p);
+	memset(st, 0, sizeof *st);
+	st->count = np;
+	for (int i = 0; i < np; ++i)
+		for (int k = 0; k < 3; ++k)
+			st->mean[k] += p[i][k] / np;
+	for (int i = 0; i < np; ++i)
+		for (int j = 0; j < 3; ++j)
+			for (int k = j; k < 3; ++k)
+				st->m2[j][k] += (p[i][j] - st->mean[j]) * (p[i][k] - st->mean[k]);
+}
+
+/// The statistics of the union of two point sets (Chan, Golub and
+/// LeVeque's pairwise update): every node's in one pass from its children,
+/// deviations about the means, so rounding does not grow with the distance
+/// from the origin.
+static void merge_stats(const point_stats *a, const point_stats *b, point_stats *out)
+{
+	double n = a->count + b->count, d[3];
+	for (int k = 0; k < 3; ++k)
+		d[k] = b->mean[k] - a->mean[k];
+	double w = a->count * b->count / n;
+	for (int k = 0; k < 3; ++k)
+		out->mean[k] = a->mean[k] + d[k] * (b->count / n);
+	for (int j = 0; j < 3; ++j)
+		for (int k = j; k < 3; ++k)
+			out->m2[j][k] = a->m2[j][k] + b->m2[j][k] + d[j] * d[k] * w;
+	out->count = n;
+}
 
 /// The extents of the points of leaves [l0, l1) along the rows of ax into
 /// lo, hi, and the largest magnitude of a coordinate into *scale.
@@ -429,64 +472,57 @@ static void extents(const fit_ctx *f, int32_t l0, int32_t l1, double ax[3][3], d
 				double x = ax[k][0] * p[i][0] + ax[k][1] * p[i][1] + ax[k][2] * p[i][2];
 				lo[k] = x < lo[k] ? x : lo[k];
 				hi[k] = x > hi[k] ? x : hi[k];
-				m = fmax(m, fabs(p[i][k]));
+				double a = fabs(p[i][k]);
+				m = a > m ? a : m;
 			}
 	}
 	*scale = m;
 }
 
-/// The oriented box of node n.
+/// The oriented box of node n: along the principal axes of its points
+/// (one pass over them for the extents), or its own axis-aligned box when
+/// that is smaller.
 static void fit_node(const fit_ctx *f, int32_t n, imp_bvh_obb *o)
 {
 	int32_t l0 = f->leaf_rank[n], l1 = l0 + (f->size[n] + 1) / 2;
-	double p[IMP_BVH_PIECE_POINTS][3];
-	// The points' covariance, about the first point (for rounding).
-	double s[3] = {0, 0, 0}, ss[3][3] = {{0}}, o0[3] = {0, 0, 0};
-	int64_t count = 0;
-	for (int32_t l = l0; l < l1; ++l) {
-		int np = f->fn(f->ctx, f->leaf_item[l], p);
-		for (int i = 0; i < np; ++i) {
-			if (count == 0)
-				memcpy(o0, p[i], sizeof o0);
-			double d[3] = {p[i][0] - o0[0], p[i][1] - o0[1], p[i][2] - o0[2]};
-			for (int j = 0; j < 3; ++j) {
-				s[j] += d[j];
-				for (int k = j; k < 3; ++k)
-					ss[j][k] += d[j] * d[k];
-			}
-			++count;
-		}
-	}
+	const point_stats *st = &f->stats[n];
 	double cov[3][3], ax[3][3], v[3][3];
 	for (int j = 0; j < 3; ++j)
 		for (int k = j; k < 3; ++k)
-			cov[j][k] = cov[k][j] = ss[j][k] / (double)count - s[j] * s[k] / ((double)count * (double)count);
+			cov[j][k] = cov[k][j] = st->m2[j][k] / st->count;
 	eigen_sym3(cov, v);
 	for (int i = 0; i < 3; ++i)
 		for (int k = 0; k < 3; ++k)
 			ax[i][k] = v[k][i];
-	bool pca = orthonormal(ax);
-	double lo[3], hi[3], scale, area = INFINITY, volume = INFINITY;
-	if (pca) {
+	double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, scale = 0.0, area = INFINITY, volume = INFINITY;
+	if (orthonormal(ax)) {
 		extents(f, l0, l1, ax, lo, hi, &scale);
 		double x = hi[0] - lo[0], y = hi[1] - lo[1], z = hi[2] - lo[2];
 		area = x * y + y * z + z * x;
 		volume = x * y * z;
 	}
-	// The frame's own axes, the node's box, when it is smaller: in volume
-	// (a flat piece's frame is the flat one), then in area.
+	// The frame's own axes, the node's box (which holds its pieces,
+	// rounding included), when it is smaller: in volume (a flat piece's
+	// frame is the flat one), then in area.
 	const imp_box *b = &f->t->nodes[n].box;
 	double bx = b->hi[0] - b->lo[0], by = b->hi[1] - b->lo[1], bz = b->hi[2] - b->lo[2];
 	double box_volume = bx * by * bz, box_area = bx * by + by * bz + bz * bx;
-	bool keep = volume < box_volume || (volume == box_volume && area <= box_area);
-	if (!keep) {
-		for (int i = 0; i < 3; ++i)
-			for (int k = 0; k < 3; ++k)
-				ax[i][k] = i == k ? 1.0 : 0.0;
-		extents(f, l0, l1, ax, lo, hi, &scale);
+	if (!(volume < box_volume || (volume == box_volume && area <= box_area))) {
+		double m = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			o->c[k] = 0.5 * b->lo[k] + 0.5 * b->hi[k];
+			o->e[k] = 0.5 * b->hi[k] - 0.5 * b->lo[k];
+			m = fmax(m, fmax(fabs(b->lo[k]), fabs(b->hi[k])));
+			for (int i = 0; i < 3; ++i)
+				o->ax[k][i] = k == i ? 1.0 : 0.0;
+		}
+		for (int k = 0; k < 3; ++k)
+			o->e[k] += 4.0 * DBL_EPSILON * m; // the halving's rounding
+		return;
 	}
-	// Rounding of the projections: a few ulps of the points' magnitude.
-	double pad = f->grow + 64.0 * DBL_EPSILON * scale + DBL_MIN;
+	// Rounding of the projections and of the centre: a few ulps of the
+	// points' magnitude.
+	double pad = f->grow + 128.0 * DBL_EPSILON * scale + DBL_MIN;
 	memcpy(o->ax, ax, sizeof o->ax);
 	double mid[3];
 	for (int i = 0; i < 3; ++i) {
@@ -495,9 +531,6 @@ static void fit_node(const fit_ctx *f, int32_t n, imp_bvh_obb *o)
 	}
 	for (int k = 0; k < 3; ++k)
 		o->c[k] = mid[0] * ax[0][k] + mid[1] * ax[1][k] + mid[2] * ax[2][k];
-	// The centre's rounding: the box stays around every point.
-	for (int k = 0; k < 3; ++k)
-		o->e[k] += 64.0 * DBL_EPSILON * scale;
 }
 
 bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow, const imp_allocator *alloc)
@@ -509,7 +542,8 @@ bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow,
 	int32_t *leaf_item = imp_alloc(alloc, (size_t)t->count * sizeof(int32_t));
 	int32_t *leaf_rank = imp_alloc(alloc, (size_t)nn * sizeof(int32_t));
 	int32_t *size = imp_alloc(alloc, (size_t)nn * sizeof(int32_t));
-	bool ok = obb != NULL && leaf_item != NULL && leaf_rank != NULL && size != NULL;
+	point_stats *stats = imp_alloc(alloc, (size_t)nn * sizeof *stats);
+	bool ok = obb != NULL && leaf_item != NULL && leaf_rank != NULL && size != NULL && stats != NULL;
 	if (ok) {
 		int32_t leaves = 0;
 		for (int32_t n = 0; n < nn; ++n) {
@@ -517,10 +551,19 @@ bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow,
 			if (t->nodes[n].right < 0)
 				leaf_item[leaves++] = t->nodes[n].item;
 		}
-		// Subtrees: children follow their parent, so backwards.
-		for (int32_t n = nn - 1; n >= 0; --n)
-			size[n] = t->nodes[n].right < 0 ? 1 : 1 + size[n + 1] + size[t->nodes[n].right];
-		fit_ctx f = {t, fn, ctx, leaf_item, leaf_rank, size, grow};
+		fit_ctx f = {t, fn, ctx, leaf_item, leaf_rank, size, stats, grow};
+		// Subtrees and statistics: children follow their parent, so
+		// backwards.
+		for (int32_t n = nn - 1; n >= 0; --n) {
+			const imp_bvh_node *nd = &t->nodes[n];
+			if (nd->right < 0) {
+				size[n] = 1;
+				piece_stats(&f, nd->item, &stats[n]);
+			} else {
+				size[n] = 1 + size[n + 1] + size[nd->right];
+				merge_stats(&stats[n + 1], &stats[nd->right], &stats[n]);
+			}
+		}
 		for (int32_t n = 0; n < nn; ++n)
 			fit_node(&f, n, &obb[n]);
 		t->obb = obb;
@@ -530,6 +573,7 @@ bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow,
 	imp_free(alloc, leaf_item, (size_t)t->count * sizeof(int32_t));
 	imp_free(alloc, leaf_rank, (size_t)nn * sizeof(int32_t));
 	imp_free(alloc, size, (size_t)nn * sizeof(int32_t));
+	imp_free(alloc, stats, (size_t)nn * sizeof *stats);
 	return ok;
 }
 

@@ -61,8 +61,9 @@ typedef int imp_bvh_points_fn(void *ctx, int32_t item, double (*out)[3]);
 
 /// Gives each node of a built 3D hierarchy an oriented box holding its
 /// pieces' points grown by `grow` (a rounding radius) along each axis: the
-/// axes of the points' principal components, or the frame's own when they
-/// give a box of more area. False when out of memory (t->obb stays NULL).
+/// axes of the points' principal components, or the node's own box (the
+/// pieces' boxes hold that growth already) when that is smaller. False
+/// when out of memory (t->obb stays NULL).
 bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow, const imp_allocator *alloc);
 
 /// Told of a piece; false stops the query.

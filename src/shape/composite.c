@@ -602,7 +602,9 @@ static imp_vec3 grid_point(const imp_composite *c, int32_t r, int32_t col, doubl
 /// The prism under triangle t (0 or 1) of cell (r, col): corners
 /// (c, r), (c + 1, r), (c + 1, r + 1) for 0 and (c, r), (c + 1, r + 1),
 /// (c, r + 1) for 1, all counter-clockwise seen from above.
-static void prism_child(const imp_composite *c, int32_t cell, int t, imp_child3 *out)
+/// The corners of prism t of a cell: its top's three grid points, then
+/// the points below them at base_z (and their grid indices into corner).
+static void prism_corners(const imp_composite *c, int32_t cell, int t, imp_vec3 *v, int32_t *corner)
 {
 	int32_t r = cell / (c->cols - 1), col = cell % (c->cols - 1);
 	int32_t rr[3], cc[3];
@@ -617,10 +619,16 @@ static void prism_child(const imp_composite *c, int32_t cell, int t, imp_child3 
 	}
 	for (int i = 0; i < 3; ++i) {
 		double h = c->heights[(int64_t)rr[i] * c->cols + cc[i]];
-		out->v[i] = grid_point(c, rr[i], cc[i], h);
-		out->v[3 + i] = grid_point(c, rr[i], cc[i], c->base_z);
-		out->corner[i] = rr[i] * c->cols + cc[i];
+		v[i] = grid_point(c, rr[i], cc[i], h);
+		v[3 + i] = grid_point(c, rr[i], cc[i], c->base_z);
+		if (corner != NULL)
+			corner[i] = rr[i] * c->cols + cc[i];
 	}
+}
+
+static void prism_child(const imp_composite *c, int32_t cell, int t, imp_child3 *out)
+{
+	prism_corners(c, cell, t, out->v, out->corner);
 	// Normals: the top's from its corners (pointing up: the corners turn
 	// counter-clockwise in x-y), the bottom's down, the sides' level.
 	imp_vec3 n = imp_vec3_cross(imp_vec3_sub(out->v[1], out->v[0]), imp_vec3_sub(out->v[2], out->v[0]));
@@ -658,10 +666,7 @@ int imp_composite_corners3(const imp_composite *c, int32_t k, imp_vec3 *v)
 		v[2] = c->v3[t[2]];
 		return 3;
 	}
-	imp_child3 ch;
-	prism_child(c, k / 2, k % 2, &ch);
-	for (int i = 0; i < 6; ++i)
-		v[i] = ch.v[i];
+	prism_corners(c, k / 2, k % 2, v, NULL);
 	return 6;
 }
 
