@@ -553,7 +553,9 @@ static void test_obb_bound(void **state)
 		obb_poly(&a, &pa);
 		obb_poly(&b, &pb);
 		double sd = o3_signed_distance(&pa, imp_pose3_identity(), 0.0, &pb, imp_pose3_identity(), 0.0, NULL, NULL, NULL);
-		double lb = imp_obb_bound(&a, &b, false), sep = imp_obb_bound(&a, &b, true);
+		double lb = imp_obb_bound(&a, &b, INFINITY, false), sep = imp_obb_bound(&a, &b, 0.0, true);
+		double full = imp_obb_bound(&a, &b, INFINITY, true);
+		assert_true(full <= sd + 1e-12);
 		assert_true(lb <= sd + 1e-12);
 		// Fifteen axes tell any two boxes apart.
 		if (sd > 1e-9) {

@@ -12,8 +12,10 @@
 #include "narrow/composite_query.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "narrow/gjk3d_internal.h"
 #include "narrow/query_options.h"
 #include "shape/composite.h"
 
@@ -35,9 +37,6 @@ typedef struct cq {
 	imp_mat3 rel_r;       ///< rel3's rotation
 	bool cornered;        ///< both sides meshes or height fields (see cornered())
 	int hull_n;           ///< the convex side's core vertices in the walked side's frame (0: none kept)
-	imp_vec3 hull[IMP_KEY_VERTICES];
-	imp_vec3 hull_c;      ///< their centre
-	double hull_radius;   ///< the convex side's rounding plus the walked side's
 	const imp_query_options *o;
 	bool swapped;          ///< the hierarchy walked alone is b's (a is convex)
 	int32_t done_a, done_b; ///< the pair the cache gave, already answered (-2: none)
@@ -47,9 +46,6 @@ typedef struct cq {
 	double best;           ///< Levels 2, 3: the least signed distance (Level 2: distance)
 	int32_t best_a, best_b; ///< its children (-1: a convex side)
 	imp_query_state best_state;
-	imp_closest2_result r2;
-	imp_closest3_result r3;
-	imp_simplex_cache best_cache;
 	int iterations, epa_iterations;
 	imp_status st;         ///< the first error a child query gave
 	bool degenerate;       ///< a user child's support was not finite
@@ -65,6 +61,14 @@ typedef struct cq {
 	double con_tol;        ///< pairs within this distance are in contact
 	imp_vec3 con_va, con_wa, con_vb, con_wb;
 	double con_speed;      ///< the least normal speed of a pair in contact so far
+	// Not cleared by begin() (a few kilobytes, where a query far apart
+	// costs a few hundred instructions): each written before it is read.
+	imp_vec3 hull[IMP_KEY_VERTICES]; ///< hull_n of them
+	imp_vec3 hull_c;      ///< their centre
+	double hull_radius;   ///< the convex side's rounding plus the walked side's
+	imp_closest2_result r2; ///< the best pair's answer (any)
+	imp_closest3_result r3;
+	imp_simplex_cache best_cache;
 } cq;
 
 // ---------------------------------------------------------------------------
@@ -140,6 +144,8 @@ static double gap_along_centres(const cq *q, int32_t ia, int32_t ib)
 	return gap - 1e-12 * size - q->ca->radius - q->cb->radius;
 }
 
+static double search_bound(const cq *q);
+
 /// The pair's query in 3D: children ia, ib (-1: the convex side itself).
 static void query3(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
 {
@@ -156,10 +162,19 @@ static void query3(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache
 		sb = xb.shape;
 		pb = imp_composite_pose3(q->rel3, &xb);
 	}
+	// Children in their shapes' frames (a's at the identity, b's at rel3):
+	// the pair is answered with the query's own turn, and Level 2 stops
+	// once GJK proves the pair farther apart than the best so far.
+	bool plain = (ia < 0 || !xa.posed) && (ib < 0 || !xb.posed);
 	if (q->level == 1) {
-		x->d = imp_overlap3_ex(sa, pa, sb, pb, cache, q->o) ? -1.0 : 1.0;
+		x->d = (plain ? imp_overlap3_rel(sa, sb, &q->rel_r, q->rel3.p, cache, q->o)
+			      : imp_overlap3_ex(sa, pa, sb, pb, cache, q->o))
+			       ? -1.0
+			       : 1.0;
 	} else if (q->level == 2) {
-		x->d = imp_distance3_stats(sa, pa, sb, pb, cache, q->o, &x->iterations, &x->state);
+		x->d = plain ? imp_distance3_rel(sa, sb, &q->rel_r, q->rel3.p, search_bound(q), cache, q->o, &x->iterations,
+						 &x->state)
+			     : imp_distance3_stats(sa, pa, sb, pb, cache, q->o, &x->iterations, &x->state);
 	} else {
 		imp_closest3_result *r = &x->r3;
 		x->st = imp_closest3_ex(sa, pa, sb, pb, cache, q->o, r);
@@ -424,6 +439,18 @@ static imp_bvh_xform xform3(imp_pose3 pa, imp_pose3 pb)
 	return x;
 }
 
+/// The motion from b's frame into a's, from the relative pose begin_posed
+/// made (3D).
+static imp_bvh_xform rel_xform3(const cq *q)
+{
+	imp_bvh_xform x;
+	memcpy(x.r, q->rel_r.m, sizeof x.r);
+	x.t[0] = q->rel3.p.x;
+	x.t[1] = q->rel3.p.y;
+	x.t[2] = q->rel3.p.z;
+	return x;
+}
+
 static imp_bvh_xform xform2(imp_pose2 pa, imp_pose2 pb)
 {
 	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
@@ -567,7 +594,7 @@ static imp_status walk(cq *q)
 	bool both = q->ca != NULL && q->cb != NULL, oriented;
 	if (both) {
 		tree = &q->ca->bvh;
-		x = q->dim == 2 ? xform2(q->pa2, q->pb2) : xform3(q->pa3, q->pb3);
+		x = q->dim == 2 ? xform2(q->pa2, q->pb2) : rel_xform3(q);
 		oriented = tree->obb != NULL && q->cb->bvh.obb != NULL;
 	} else {
 		// The convex side's box in the other's frame.
@@ -579,7 +606,7 @@ static imp_status walk(cq *q)
 		if (q->dim == 2)
 			at2 = q->swapped ? relative2(q->pb2, q->pa2) : relative2(q->pa2, q->pb2);
 		else
-			at3 = q->swapped ? relative3(q->pb3, q->pa3) : relative3(q->pa3, q->pb3);
+			at3 = q->swapped ? relative3(q->pb3, q->pa3) : q->rel3;
 		imp_status st = convex_box(q, convex, &at2, &at3, &box);
 		oriented = tree->obb != NULL;
 		if (st == IMP_OK && oriented)
@@ -643,7 +670,7 @@ static void write_cache(const cq *q, imp_simplex_cache *cache)
 static imp_status begin(cq *q, int dim, int level, const imp_shape *a, const imp_shape *b,
 			const imp_query_options *o)
 {
-	memset(q, 0, sizeof *q);
+	memset(q, 0, offsetof(cq, hull));
 	q->dim = dim;
 	q->level = level;
 	q->a = a;

@@ -493,6 +493,9 @@ static double tiny_reach3(const imp_shape3 *s)
 }
 
 /// Checks everything and sets up the pair in a's frame.
+static void setup_rel(imp_gjk3_ctx *c, const imp_shape3 *sa, const imp_shape3 *sb, imp_mat3 r, imp_vec3 p,
+		      const imp_query_options *o, bool boolean);
+
 static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			const imp_query_options *o, bool boolean)
 {
@@ -504,12 +507,22 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 		if (st != IMP_OK)
 			return st;
 	}
-	const imp_shape3 *sa = imp_shape3_of(a), *sb = imp_shape3_of(b);
 	// b's pose in a's frame: one relative quaternion, one matrix (the
 	// quaternions are unit to 1e-6 only, so they are normalised first).
 	imp_quat qa = imp_quat_scale(1.0 / sqrt(na), pa.q), qb = imp_quat_scale(1.0 / sqrt(nb), pb.q);
-	c->r = imp_mat3_from_quat(imp_quat_mul(imp_quat_conj(qa), qb));
-	c->p = imp_quat_rotate_inv(qa, imp_vec3_sub(pb.p, pa.p));
+	setup_rel(c, imp_shape3_of(a), imp_shape3_of(b), imp_mat3_from_quat(imp_quat_mul(imp_quat_conj(qa), qb)),
+		  imp_quat_rotate_inv(qa, imp_vec3_sub(pb.p, pa.p)), o, boolean);
+	return IMP_OK;
+}
+
+/// setup from b's pose in a's frame (rotation r, origin p), for shapes and
+/// poses already checked.
+static void setup_rel(imp_gjk3_ctx *c, const imp_shape3 *sa, const imp_shape3 *sb, imp_mat3 r, imp_vec3 p,
+		      const imp_query_options *o, bool boolean)
+{
+	c->r = r;
+	c->p = p;
+	c->cutoff = INFINITY;
 	c->bad = false;
 	c->b_in_a = false;
 	proxy_init(&c->a, sa, o);
@@ -548,7 +561,6 @@ static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const
 		c->b.v = c->bw;
 		c->b_in_a = true;
 	}
-	return IMP_OK;
 }
 
 // ---------------------------------------------------------------------------
@@ -1536,6 +1548,12 @@ static void gjk3(imp_gjk3_ctx *c, const imp_simplex_cache *cache, const imp_quer
 				state = IMP_STATE_SEPARATED; // Alg. 6's first exit
 				break;
 			}
+			if (vw > c->cutoff * sqrt(vv)) {
+				// Farther apart than the caller asks about: |v|, above
+				// the cut-off, is its answer.
+				state = IMP_STATE_SEPARATED;
+				break;
+			}
 			bool repeated = false;
 			for (int i = 0; i < x->n; ++i)
 				repeated = repeated || same_vertex(&w, &x->s[i]);
@@ -2452,6 +2470,46 @@ double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, im
 double imp_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
 {
 	return imp_distance3_stats(a, pa, b, pb, cache, NULL, NULL, NULL);
+}
+
+// ---------------------------------------------------------------------------
+// The mid-phase's entries (gjk3d_internal.h).
+
+bool imp_overlap3_rel(const imp_shape *a, const imp_shape *b, const imp_mat3 *r, imp_vec3 p, imp_simplex_cache *cache,
+		      const imp_query_options *options)
+{
+	imp_gjk3_ctx c;
+	setup_rel(&c, imp_shape3_of(a), imp_shape3_of(b), *r, p, options, true);
+	gjk3_out g;
+	run_query(&c, cache, options, &g, true, overlap_radius(&c));
+	write_cache(cache, &g);
+	if (g.state == IMP_STATE_ITERATION_LIMIT)
+		return imp_vec3_length(g.x.v) <= overlap_radius(&c);
+	return g.state == IMP_STATE_OVERLAPPING;
+}
+
+double imp_distance3_rel(const imp_shape *a, const imp_shape *b, const imp_mat3 *r, imp_vec3 p, double cutoff,
+			 imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			 imp_query_state *state)
+{
+	imp_gjk3_ctx c;
+	setup_rel(&c, imp_shape3_of(a), imp_shape3_of(b), *r, p, options, false);
+	// The cores' cut-off, scaled as the points are.
+	double core_cut = (cutoff + a->radius + b->radius) * c.scale;
+	c.cutoff = core_cut >= 0.0 ? core_cut : 0.0;
+	gjk3_out g;
+	run_query(&c, cache, options, &g, false, 0.0);
+	write_cache(cache, &g);
+	*iterations = g.iterations;
+	*state = g.state;
+	if (g.state == IMP_STATE_DEGENERATE)
+		return NAN;
+	if (g.state == IMP_STATE_OVERLAPPING)
+		return 0.0;
+	double d = robust_length3(g.x.v) / c.scale - a->radius - b->radius;
+	if (g.state == IMP_STATE_SEPARATED && d <= 0.0)
+		*state = d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING;
+	return d > 0.0 ? d : 0.0;
 }
 
 // ---------------------------------------------------------------------------

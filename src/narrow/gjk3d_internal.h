@@ -39,10 +39,25 @@ typedef struct imp_gjk3_ctx {
 	double scale;   ///< a power of two every point is multiplied by (1 unless the scene is huge or tiny)
 	bool scaled;
 	double reach;   ///< bound of the scene's size after scaling: both bound radii and b's distance
+	double cutoff;  ///< Level 2: GJK stops once the cores are proven farther apart than this (scaled; INFINITY: never)
 	bool b_in_a;    ///< b.v holds b's vertices in a's frame
 	bool bad;       ///< a user support returned a non-finite point
 	imp_vec3 bw[IMP_PRETRANSFORM3_MAX];
 } imp_gjk3_ctx;
+
+/// Level 1 for the mid-phase (narrow/composite_query.c): a pair of
+/// checked convex shapes, b's pose in a's frame given as rotation r and
+/// origin p (a pair of children answers in one frame, turned once a
+/// query); as imp_overlap3_ex otherwise.
+bool imp_overlap3_rel(const imp_shape *a, const imp_shape *b, const imp_mat3 *r, imp_vec3 p, imp_simplex_cache *cache,
+		      const imp_query_options *options);
+
+/// Level 2 likewise, for a branch and bound: a pair GJK proves farther
+/// apart than `cutoff` stops there and answers a value above it (not its
+/// distance), with its cache as GJK left it.
+double imp_distance3_rel(const imp_shape *a, const imp_shape *b, const imp_mat3 *r, imp_vec3 p, double cutoff,
+			 imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			 imp_query_state *state);
 
 /// The vertex of C farthest along d (a's frame, scaled).
 void imp_cso_support3(imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out);

@@ -220,7 +220,7 @@ bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *
 	int32_t n = 0;
 	for (;;) {
 		const imp_bvh_node *nd = &t->nodes[n];
-		if (imp_box_overlap(&nd->box, box, t->dim) && (obb == NULL || imp_obb_bound(&t->obb[n], obb, true) <= 0.0)) {
+		if (imp_box_overlap(&nd->box, box, t->dim) && (obb == NULL || imp_obb_bound(&t->obb[n], obb, 0.0, true) <= 0.0)) {
 			if (nd->right < 0) {
 				if (!fn(ctx, nd->item))
 					return false;
@@ -309,7 +309,7 @@ bool imp_bvh_pairs(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in
 				imp_box_move(&B->box, b_in_a, dim, &bb);
 			moved = nb;
 		}
-		bool meet = oriented ? imp_obb_bound(&a->obb[na], &ob, true) <= 0.0 : imp_box_overlap(&A->box, &bb, dim);
+		bool meet = oriented ? imp_obb_bound(&a->obb[na], &ob, 0.0, true) <= 0.0 : imp_box_overlap(&A->box, &bb, dim);
 		if (meet) {
 			bool la = A->right < 0, lb = B->right < 0;
 			double area_a = oriented ? obb_area(&a->obb[na]) : imp_box_area(&A->box, dim);
@@ -585,7 +585,8 @@ void imp_obb_move(const imp_bvh_obb *o, const imp_bvh_xform *x, imp_bvh_obb *out
 		for (int j = 0; j < 3; ++j)
 			c += x->r[i][j] * o->c[j];
 		out->c[i] = c;
-		m = fmax(m, fabs(c) + fabs(x->t[i]));
+		double mi = fabs(c) + fabs(x->t[i]);
+		m = mi > m ? mi : m;
 	}
 	for (int a = 0; a < 3; ++a)
 		for (int i = 0; i < 3; ++i)
@@ -613,54 +614,68 @@ void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out)
 	imp_obb_move(&o, x, out);
 }
 
-double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, bool edges)
+double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bool edges)
 {
+	static const int next[3] = {1, 2, 0}, prev[3] = {2, 0, 1};
 	double d[3] = {b->c[0] - a->c[0], b->c[1] - a->c[1], b->c[2] - a->c[2]};
+	// Rounding of the products: every gap is taken 1e-12 of the scene
+	// lower (|d|_1 >= |d|, no square root).
+	double margin = 1e-12 * (a->e[0] + a->e[1] + a->e[2] + b->e[0] + b->e[1] + b->e[2] + fabs(d[0]) + fabs(d[1]) +
+				 fabs(d[2]));
 	double r[3][3], ar[3][3], ta[3], tb[3];
+	double best = -INFINITY;
+	// a's axes, each with its row of the rotation between the boxes, then
+	// b's: each gap is a bound; past `stop` it is enough.
 	for (int i = 0; i < 3; ++i) {
+		const double *u = a->ax[i];
 		for (int j = 0; j < 3; ++j) {
-			r[i][j] = a->ax[i][0] * b->ax[j][0] + a->ax[i][1] * b->ax[j][1] + a->ax[i][2] * b->ax[j][2];
+			r[i][j] = u[0] * b->ax[j][0] + u[1] * b->ax[j][1] + u[2] * b->ax[j][2];
 			ar[i][j] = fabs(r[i][j]) + 1e-15;
 		}
-		ta[i] = d[0] * a->ax[i][0] + d[1] * a->ax[i][1] + d[2] * a->ax[i][2];
-		tb[i] = d[0] * b->ax[i][0] + d[1] * b->ax[i][1] + d[2] * b->ax[i][2];
-	}
-	double best = -INFINITY;
-	for (int i = 0; i < 3; ++i) {
-		double g = fabs(ta[i]) - a->e[i] - (b->e[0] * ar[i][0] + b->e[1] * ar[i][1] + b->e[2] * ar[i][2]);
+		ta[i] = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
+		double g = fabs(ta[i]) - a->e[i] - (b->e[0] * ar[i][0] + b->e[1] * ar[i][1] + b->e[2] * ar[i][2]) - margin;
+		if (g > stop)
+			return g;
 		best = g > best ? g : best;
 	}
 	for (int j = 0; j < 3; ++j) {
-		double g = fabs(tb[j]) - b->e[j] - (a->e[0] * ar[0][j] + a->e[1] * ar[1][j] + a->e[2] * ar[2][j]);
+		tb[j] = d[0] * b->ax[j][0] + d[1] * b->ax[j][1] + d[2] * b->ax[j][2];
+		double g = fabs(tb[j]) - b->e[j] - (a->e[0] * ar[0][j] + a->e[1] * ar[1][j] + a->e[2] * ar[2][j]) - margin;
+		if (g > stop)
+			return g;
 		best = g > best ? g : best;
 	}
+	if (edges) {
+		// a.ax[i] x b.ax[j]: the projection of d is ta[i+1] r[i+2][j] -
+		// ta[i+2] r[i+1][j] (indices mod 3), the radii as in Gottschalk.
+		// The axis is not unit (its length sin(angle) <= 1), so a
+		// positive gap along it is below the true one: still a bound.
+		// The fifteen axes decide two boxes; the centre line is left out.
+		for (int i = 0; i < 3; ++i) {
+			int i1 = next[i], i2 = prev[i];
+			for (int j = 0; j < 3; ++j) {
+				int j1 = next[j], j2 = prev[j];
+				double g = fabs(ta[i1] * r[i2][j] - ta[i2] * r[i1][j]) - (a->e[i1] * ar[i2][j] + a->e[i2] * ar[i1][j]) -
+					   (b->e[j1] * ar[i][j2] + b->e[j2] * ar[i][j1]) - margin;
+				if (g > 0.0 && g > stop)
+					return g;
+				best = g > 0.0 && g > best ? g : best;
+			}
+		}
+		return best;
+	}
 	double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-	double size = a->e[0] + a->e[1] + a->e[2] + b->e[0] + b->e[1] + b->e[2];
 	if (dd > 0x1p-900 && dd < 0x1p900) {
 		// Along the line through the centres: u . ax = t / |d|.
 		double len = sqrt(dd);
-		double g = len - (a->e[0] * fabs(ta[0]) + a->e[1] * fabs(ta[1]) + a->e[2] * fabs(ta[2]) +
-				  b->e[0] * fabs(tb[0]) + b->e[1] * fabs(tb[1]) + b->e[2] * fabs(tb[2])) /
-					 len;
+		double g = len -
+			   (a->e[0] * fabs(ta[0]) + a->e[1] * fabs(ta[1]) + a->e[2] * fabs(ta[2]) + b->e[0] * fabs(tb[0]) +
+			    b->e[1] * fabs(tb[1]) + b->e[2] * fabs(tb[2])) /
+				   len -
+			   margin;
 		best = g > best ? g : best;
 	}
-	if (edges && best <= 0.0) {
-		// a.ax[i] x b.ax[j]: the projection of d is ta[i+1] r[i+2][j] -
-		// ta[i+2] r[i+1][j] (indices mod 3), the radii as in Gottschalk.
-		for (int i = 0; i < 3; ++i) {
-			int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-			for (int j = 0; j < 3; ++j) {
-				int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-				double ra = a->e[i1] * ar[i2][j] + a->e[i2] * ar[i1][j];
-				double rb = b->e[j1] * ar[i][j2] + b->e[j2] * ar[i][j1];
-				double g = fabs(ta[i1] * r[i2][j] - ta[i2] * r[i1][j]) - ra - rb;
-				if (g > 1e-12 * (size + sqrt(dd)))
-					return 1.0;
-			}
-		}
-	}
-	// Rounding of the products: below the gaps by 1e-12 of the scene.
-	return best - 1e-12 * (size + sqrt(dd));
+	return best;
 }
 
 // ---------------------------------------------------------------------------
@@ -695,12 +710,12 @@ static void near_move(const near_ctx *c, int32_t nb, near_entry *e)
 static double near_key(const near_ctx *c, int32_t na, const near_entry *e, double bound)
 {
 	if (c->b != NULL)
-		return c->oriented ? imp_obb_bound(&c->a->obb[na], &e->v.ob, false)
+		return c->oriented ? imp_obb_bound(&c->a->obb[na], &e->v.ob, bound, false)
 				   : imp_box_bound(&c->a->nodes[na].box, &e->v.bb, c->dim);
 	const imp_box *box = &c->a->nodes[na].box;
 	double k = imp_box_bound(box, c->box, c->dim);
 	if (c->oriented && k <= bound) {
-		double o = imp_obb_bound(&c->a->obb[na], c->query, false);
+		double o = imp_obb_bound(&c->a->obb[na], c->query, bound, false);
 		k = o > k ? o : k;
 	}
 	if (k <= bound && (c->key != NULL || c->okey != NULL)) {

@@ -96,10 +96,12 @@ void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out);
 /// A lower bound on the signed distance between two shapes inside a and b
 /// (one frame): the largest gap of their projections on a's and b's axes
 /// and on the line through their centres (negative: minus an overlap,
-/// which bounds penetration depth from below). With `edges`, also the
-/// nine axes across an edge of each, as a sign only: > 0 exactly when
-/// some axis separates them (Gottschalk's test).
-double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, bool edges);
+/// which bounds penetration depth from below); returned as soon as one
+/// gap exceeds `stop` (the caller's search bound: nothing past it
+/// matters). With `edges`, also the nine axes across an edge of each
+/// where they separate: with stop 0, > 0 exactly when some axis of the
+/// fifteen separates the boxes (Gottschalk's test).
+double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bool edges);
 
 /// Told of a pair of pieces (a's, b's); false stops the traversal.
 typedef bool imp_bvh_pair_fn(void *ctx, int32_t ia, int32_t ib);
