@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "narrow/composite_query.h"
 #include "shape/bvh.h"
 #include "oracle3d.h"
 
@@ -572,6 +573,47 @@ static void test_obb_bound(void **state)
 	assert_true(near > apart / 2);
 }
 
+/// imp_obb_gap against the oracle: never above the boxes' distance, above
+/// the bound only for boxes farther apart than it, and sharper than the
+/// axes' bound on boxes askew (it proves most pairs apart that are).
+static void test_obb_gap(void **state)
+{
+	(void)state;
+	rng r = {23};
+	int apart = 0, proved = 0, needed = 0, sharper = 0;
+	for (int it = 0; it < 3000; ++it) {
+		imp_bvh_obb a, b;
+		random_obb(&r, &a, it % 2 == 0 ? 4.0 : 1.5);
+		random_obb(&r, &b, it % 2 == 0 ? 4.0 : 1.5);
+		o3_poly pa, pb;
+		obb_poly(&a, &pa);
+		obb_poly(&b, &pb);
+		double sd = o3_signed_distance(&pa, imp_pose3_identity(), 0.0, &pb, imp_pose3_identity(), 0.0, NULL, NULL, NULL);
+		double lb = imp_obb_bound(&a, &b, INFINITY, false);
+		// Bounds around the distance: below it (nothing provable), just
+		// below, and above.
+		double f = uniform(&r);
+		double bound = sd > 0.0 ? sd * (f < 0.3 ? 0.5 : (f < 0.6 ? 0.999 : 1.5)) : 0.1;
+		double g = imp_obb_gap(&a, &b, lb, bound);
+		assert_true(g >= lb);
+		assert_true(g <= sd + 1e-12);
+		if (g > bound)
+			assert_true(sd > bound);
+		if (sd > 1e-6 && bound < 0.999 * sd + 1e-15) {
+			++apart;
+			proved += g > bound;
+			if (lb <= bound) {
+				// The axes could not rule the pair out.
+				++needed;
+				sharper += g > bound;
+			}
+		}
+	}
+	assert_true(apart > 500 && needed > 100);
+	assert_true(proved > apart * 9 / 10);
+	assert_true(sharper > needed * 9 / 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_obb_fit),
 		cmocka_unit_test(test_obb_bound),
+		cmocka_unit_test(test_obb_gap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

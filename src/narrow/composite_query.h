@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "impact/collision.h"
+#include "shape/bvh.h"
 #include "shape/shape_internal.h"
 
 /// True when a or b is (or claims to be, by its kind) a non-convex shape:
@@ -64,5 +65,11 @@ imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va,
 imp_status imp_composite_contact3(const imp_shape *a, imp_pose3 pa, imp_vec3 va, imp_vec3 wa, const imp_shape *b,
 				  imp_pose3 pb, imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache,
 				  imp_closest3_result *out, double *least);
+
+/// A lower bound on the distance between two oriented boxes (one frame),
+/// at least lb (their imp_obb_bound or less): GJK on the boxes until a
+/// plane holds them more than `bound` apart, their simplex comes within
+/// bound, or a few steps have passed (the hierarchies' pair key).
+double imp_obb_gap(const imp_bvh_obb *a, const imp_bvh_obb *b, double lb, double bound);
 
 #endif

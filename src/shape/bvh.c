@@ -614,6 +614,22 @@ void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out)
 	imp_obb_move(&o, x, out);
 }
 
+double imp_obb_centre_gap(const imp_bvh_obb *a, const imp_bvh_obb *b)
+{
+	double d[3] = {b->c[0] - a->c[0], b->c[1] - a->c[1], b->c[2] - a->c[2]};
+	double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+	if (!(dd > 0x1p-900 && dd < 0x1p900))
+		return -INFINITY;
+	double reach = 0.0, len = sqrt(dd);
+	for (int i = 0; i < 3; ++i) {
+		reach += a->e[i] * fabs(d[0] * a->ax[i][0] + d[1] * a->ax[i][1] + d[2] * a->ax[i][2]);
+		reach += b->e[i] * fabs(d[0] * b->ax[i][0] + d[1] * b->ax[i][1] + d[2] * b->ax[i][2]);
+	}
+	double margin = 1e-12 * (a->e[0] + a->e[1] + a->e[2] + b->e[0] + b->e[1] + b->e[2] + fabs(d[0]) + fabs(d[1]) +
+				 fabs(d[2]));
+	return len - reach / len - margin;
+}
+
 double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bool edges)
 {
 	static const int next[3] = {1, 2, 0}, prev[3] = {2, 0, 1};
@@ -622,24 +638,44 @@ double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bo
 	// lower (|d|_1 >= |d|, no square root).
 	double margin = 1e-12 * (a->e[0] + a->e[1] + a->e[2] + b->e[0] + b->e[1] + b->e[2] + fabs(d[0]) + fabs(d[1]) +
 				 fabs(d[2]));
-	double r[3][3], ar[3][3], ta[3], tb[3];
+	double ta[3], tb[3];
+	for (int i = 0; i < 3; ++i) {
+		ta[i] = d[0] * a->ax[i][0] + d[1] * a->ax[i][1] + d[2] * a->ax[i][2];
+		tb[i] = d[0] * b->ax[i][0] + d[1] * b->ax[i][1] + d[2] * b->ax[i][2];
+	}
 	double best = -INFINITY;
-	// a's axes, each with its row of the rotation between the boxes, then
-	// b's: each gap is a bound; past `stop` it is enough.
+	if (!edges) {
+		// First the line through the centres (u . ax = t / |d|), which
+		// needs no turn between the boxes: boxes far apart for their
+		// size are told apart along it.
+		double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+		if (dd > 0x1p-900 && dd < 0x1p900) {
+			double len = sqrt(dd);
+			double g = len -
+				   (a->e[0] * fabs(ta[0]) + a->e[1] * fabs(ta[1]) + a->e[2] * fabs(ta[2]) +
+				    b->e[0] * fabs(tb[0]) + b->e[1] * fabs(tb[1]) + b->e[2] * fabs(tb[2])) /
+					   len -
+				   margin;
+			if (g > stop)
+				return g;
+			best = g;
+		}
+	}
+	// a's axes, each with its row of the turn between the boxes, then b's:
+	// each gap is a bound; past `stop` it is enough.
+	double r[3][3], ar[3][3];
 	for (int i = 0; i < 3; ++i) {
 		const double *u = a->ax[i];
 		for (int j = 0; j < 3; ++j) {
 			r[i][j] = u[0] * b->ax[j][0] + u[1] * b->ax[j][1] + u[2] * b->ax[j][2];
 			ar[i][j] = fabs(r[i][j]) + 1e-15;
 		}
-		ta[i] = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
 		double g = fabs(ta[i]) - a->e[i] - (b->e[0] * ar[i][0] + b->e[1] * ar[i][1] + b->e[2] * ar[i][2]) - margin;
 		if (g > stop)
 			return g;
 		best = g > best ? g : best;
 	}
 	for (int j = 0; j < 3; ++j) {
-		tb[j] = d[0] * b->ax[j][0] + d[1] * b->ax[j][1] + d[2] * b->ax[j][2];
 		double g = fabs(tb[j]) - b->e[j] - (a->e[0] * ar[0][j] + a->e[1] * ar[1][j] + a->e[2] * ar[2][j]) - margin;
 		if (g > stop)
 			return g;
@@ -662,18 +698,6 @@ double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bo
 				best = g > 0.0 && g > best ? g : best;
 			}
 		}
-		return best;
-	}
-	double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-	if (dd > 0x1p-900 && dd < 0x1p900) {
-		// Along the line through the centres: u . ax = t / |d|.
-		double len = sqrt(dd);
-		double g = len -
-			   (a->e[0] * fabs(ta[0]) + a->e[1] * fabs(ta[1]) + a->e[2] * fabs(ta[2]) + b->e[0] * fabs(tb[0]) +
-			    b->e[1] * fabs(tb[1]) + b->e[2] * fabs(tb[2])) /
-				   len -
-			   margin;
-		best = g > best ? g : best;
 	}
 	return best;
 }
@@ -689,6 +713,7 @@ typedef struct near_ctx {
 	const imp_bvh_obb *query;  ///< b NULL, oriented: the query's oriented box
 	imp_bvh_key_fn *key;       ///< b NULL, not oriented: the caller's bound, or NULL
 	imp_bvh_obb_key_fn *okey;  ///< b NULL, oriented: the caller's bound, or NULL
+	imp_bvh_obb_pair_fn *pkey; ///< b's, oriented: the caller's sharper bound, or NULL
 	void *key_ctx;
 	bool oriented;
 	int dim;
@@ -709,9 +734,24 @@ static void near_move(const near_ctx *c, int32_t nb, near_entry *e)
 /// order).
 static double near_key(const near_ctx *c, int32_t na, const near_entry *e, double bound)
 {
+	if (c->b != NULL && c->oriented) {
+		const imp_bvh_obb *A = &c->a->obb[na], *B = &e->v.ob;
+		if (c->pkey == NULL)
+			return imp_obb_bound(A, B, bound, false);
+		// Boxes apart along the line through their centres, but not by
+		// the bound: the caller's bound (GJK on the boxes) settles them;
+		// boxes that meet on that line most likely overlap, and the
+		// separating axes are the cheaper try. UR10 links 0.06 to 0.5
+		// apart, 578 distance queries: 1,138 million instructions with
+		// the axes alone, 688 with GJK after them, 529 with GJK alone,
+		// 564 so; 1e-5 to 9e-4 apart: 243, 402, 396 and 269 million.
+		double g = imp_obb_centre_gap(A, B);
+		if (g > bound)
+			return g;
+		return g >= 0.0 ? c->pkey(c->key_ctx, A, B, g, bound) : imp_obb_bound(A, B, bound, false);
+	}
 	if (c->b != NULL)
-		return c->oriented ? imp_obb_bound(&c->a->obb[na], &e->v.ob, bound, false)
-				   : imp_box_bound(&c->a->nodes[na].box, &e->v.bb, c->dim);
+		return imp_box_bound(&c->a->nodes[na].box, &e->v.bb, c->dim);
 	const imp_box *box = &c->a->nodes[na].box;
 	double k = imp_box_bound(box, c->box, c->dim);
 	if (c->oriented && k <= bound) {
@@ -796,14 +836,14 @@ double imp_bvh_nearest(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *
 double imp_bvh_nearest_keyed(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *query,
 			     imp_bvh_key_fn *key, void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx)
 {
-	near_ctx c = {a, b, b_in_a, query, NULL, b != NULL ? NULL : key, NULL, key_ctx, false, a->dim};
+	near_ctx c = {a, b, b_in_a, query, NULL, b != NULL ? NULL : key, NULL, NULL, key_ctx, false, a->dim};
 	return nearest(&c, bound, fn, ctx);
 }
 
 double imp_bvh_nearest_obb(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *box,
-			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, void *key_ctx, double bound,
-			   imp_bvh_bound_fn *fn, void *ctx)
+			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, imp_bvh_obb_pair_fn *pair_key,
+			   void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx)
 {
-	near_ctx c = {a, b, b_in_a, box, query, NULL, b != NULL ? NULL : key, key_ctx, true, 3};
+	near_ctx c = {a, b, b_in_a, box, query, NULL, b != NULL ? NULL : key, b != NULL ? pair_key : NULL, key_ctx, true, 3};
 	return nearest(&c, bound, fn, ctx);
 }

@@ -103,6 +103,12 @@ void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out);
 /// fifteen separates the boxes (Gottschalk's test).
 double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bool edges);
 
+/// The gap of a and b along the line through their centres alone (a lower
+/// bound on the distance, negative where they meet on it; -INFINITY for
+/// centres that coincide): the first of imp_obb_bound's, without the turn
+/// between the boxes.
+double imp_obb_centre_gap(const imp_bvh_obb *a, const imp_bvh_obb *b);
+
 /// Told of a pair of pieces (a's, b's); false stops the traversal.
 typedef bool imp_bvh_pair_fn(void *ctx, int32_t ia, int32_t ib);
 
@@ -143,11 +149,17 @@ bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *
 /// shape and anything in a node's oriented box.
 typedef double imp_bvh_obb_key_fn(void *key_ctx, const imp_bvh_obb *node);
 
+/// A sharper lower bound of the caller's on the distance between the
+/// contents of two oriented boxes (one frame) whose imp_obb_bound, `lb`,
+/// is at most `bound`: any value from lb up to their distance (above
+/// bound rules the pair out).
+typedef double imp_bvh_obb_pair_fn(void *key_ctx, const imp_bvh_obb *a, const imp_bvh_obb *b, double lb, double bound);
+
 /// imp_bvh_nearest_keyed for trees with oriented boxes: a's against b's
-/// (b_in_a), or, b NULL, against the query's box and oriented box (in a's
-/// frame) and the key (may be NULL).
+/// (b_in_a) with pair_key (may be NULL), or, b NULL, against the query's
+/// box and oriented box (in a's frame) and the key (may be NULL).
 double imp_bvh_nearest_obb(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *box,
-			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, void *key_ctx, double bound,
-			   imp_bvh_bound_fn *fn, void *ctx);
+			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, imp_bvh_obb_pair_fn *pair_key,
+			   void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx);
 
 #endif
