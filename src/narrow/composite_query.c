@@ -529,11 +529,22 @@ static double node_key(void *ctx, const imp_box *box)
 	return lo_box - hi_core - q->hull_radius - 1e-12 * size;
 }
 
-/// node_key for a node's oriented box: its least point along the line from
-/// the core's centre to its centre is c . u - sum_i e_i |ax_i . u|.
+/// node_key for a node's oriented box. A point core (a sphere): its
+/// distance from the box, exactly, less the radii. Otherwise the box's
+/// least point along the line from the core's centre to the box's centre,
+/// c . u - sum_i e_i |ax_i . u|, against the core's greatest.
 static double node_key_obb(void *ctx, const imp_bvh_obb *o)
 {
 	const cq *q = ctx;
+	if (q->hull_n == 1) {
+		double d[3] = {q->hull[0].x - o->c[0], q->hull[0].y - o->c[1], q->hull[0].z - o->c[2]}, out = 0.0, size = 0.0;
+		for (int i = 0; i < 3; ++i) {
+			double t = fabs(d[0] * o->ax[i][0] + d[1] * o->ax[i][1] + d[2] * o->ax[i][2]) - o->e[i];
+			out += t > 0.0 ? t * t : 0.0;
+			size += fabs(o->c[i]) + o->e[i] + fabs(d[i]);
+		}
+		return sqrt(out) - q->hull_radius - 1e-12 * size;
+	}
 	imp_vec3 u = imp_vec3_make(o->c[0] - q->hull_c.x, o->c[1] - q->hull_c.y, o->c[2] - q->hull_c.z);
 	double uu = imp_vec3_dot(u, u);
 	if (!(uu > 0x1p-900 && uu < 0x1p900))
@@ -684,21 +695,26 @@ static imp_status walk(cq *q)
 			q->degenerate = true; // a user support that is not finite
 			return IMP_OK;
 		}
-		if (q->level >= 2)
+		// Level 1 keeps small cores only (spheres, capsules, boxes):
+		// moving many vertices costs more than a quick answer saves.
+		if (q->level >= 2 || imp_shape3_of(convex)->count <= 8)
 			keep_hull(q, convex, at3, 0.0);
 	}
 	if (q->level == 1) {
 		if (both)
 			imp_bvh_pairs(tree, &q->cb->bvh, &x, pair_fn, q);
 		else if (oriented)
-			imp_bvh_query_obb(tree, &box, &obb, item_fn, q);
+			// A sphere's key is exact for a box; other cores' keys
+			// come before the fifteen axes, which they cost less than.
+			imp_bvh_query_obb(tree, &box, q->hull_n == 1 ? NULL : &obb, q->hull_n > 0 ? node_key_obb : NULL, q,
+					  item_fn, q);
 		else
 			imp_bvh_query(tree, &box, item_fn, q);
 		return q->st;
 	}
 	double bound = search_bound(q);
 	if (oriented)
-		imp_bvh_nearest_obb(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, &box, &obb,
+		imp_bvh_nearest_obb(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, &box, q->hull_n == 1 ? NULL : &obb,
 				    q->hull_n > 0 ? node_key_obb : NULL, node_gap, q, bound, bound_fn, q);
 	else
 		imp_bvh_nearest_keyed(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box,

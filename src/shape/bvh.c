@@ -210,17 +210,20 @@ void imp_bvh_free(imp_bvh *t, const imp_allocator *alloc)
 
 bool imp_bvh_query(const imp_bvh *t, const imp_box *box, imp_bvh_item_fn *fn, void *ctx)
 {
-	return imp_bvh_query_obb(t, box, NULL, fn, ctx);
+	return imp_bvh_query_obb(t, box, NULL, NULL, NULL, fn, ctx);
 }
 
-bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *obb, imp_bvh_item_fn *fn, void *ctx)
+bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *obb, imp_bvh_obb_key_fn *key,
+		       void *key_ctx, imp_bvh_item_fn *fn, void *ctx)
 {
 	int32_t stack[IMP_BVH_MAX_DEPTH];
 	int sp = 0;
 	int32_t n = 0;
 	for (;;) {
 		const imp_bvh_node *nd = &t->nodes[n];
-		if (imp_box_overlap(&nd->box, box, t->dim) && (obb == NULL || imp_obb_bound(&t->obb[n], obb, 0.0, true) <= 0.0)) {
+		bool meet = imp_box_overlap(&nd->box, box, t->dim) && (key == NULL || key(key_ctx, &t->obb[n]) <= 0.0) &&
+			    (obb == NULL || imp_obb_bound(&t->obb[n], obb, 0.0, true) <= 0.0);
+		if (meet) {
 			if (nd->right < 0) {
 				if (!fn(ctx, nd->item))
 					return false;
@@ -729,9 +732,9 @@ static void near_move(const near_ctx *c, int32_t nb, near_entry *e)
 }
 
 /// The bound of node na of a against e's volume of b, or against the
-/// query: the boxes', then the oriented boxes', then the caller's, each
-/// asked only while the node is not ruled out (they cost more in that
-/// order).
+/// query: the boxes', then the caller's, then the oriented boxes' (when
+/// there is a query box), each asked only while the node is not ruled
+/// out.
 static double near_key(const near_ctx *c, int32_t na, const near_entry *e, double bound)
 {
 	if (c->b != NULL && c->oriented) {
@@ -754,13 +757,13 @@ static double near_key(const near_ctx *c, int32_t na, const near_entry *e, doubl
 		return imp_box_bound(&c->a->nodes[na].box, &e->v.bb, c->dim);
 	const imp_box *box = &c->a->nodes[na].box;
 	double k = imp_box_bound(box, c->box, c->dim);
-	if (c->oriented && k <= bound) {
-		double o = imp_obb_bound(&c->a->obb[na], c->query, bound, false);
-		k = o > k ? o : k;
-	}
 	if (k <= bound && (c->key != NULL || c->okey != NULL)) {
 		double u = c->oriented ? c->okey(c->key_ctx, &c->a->obb[na]) : c->key(c->key_ctx, box);
 		k = u > k ? u : k;
+	}
+	if (c->oriented && c->query != NULL && k <= bound) {
+		double o = imp_obb_bound(&c->a->obb[na], c->query, bound, false);
+		k = o > k ? o : k;
 	}
 	return k;
 }
