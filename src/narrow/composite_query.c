@@ -689,8 +689,9 @@ static imp_status walk(cq *q)
 			at3 = q->swapped ? relative3(q->pb3, q->pa3) : q->rel3;
 		imp_status st = convex_box(q, convex, &at2, &at3, &box);
 		oriented = tree->obb != NULL;
-		if (st == IMP_OK && oriented)
-			st = convex_obb(convex, at3, &obb);
+		if (st == IMP_OK && oriented && !(q->dim == 3 && imp_shape3_of(convex)->count == 1 &&
+						  imp_shape3_of(convex)->v != NULL))
+			st = convex_obb(convex, at3, &obb); // not used for a point core
 		if (st != IMP_OK) {
 			q->degenerate = true; // a user support that is not finite
 			return IMP_OK;
@@ -704,17 +705,19 @@ static imp_status walk(cq *q)
 		if (both)
 			imp_bvh_pairs(tree, &q->cb->bvh, &x, pair_fn, q);
 		else if (oriented)
-			// A sphere's key is exact for a box; other cores' keys
-			// come before the fifteen axes, which they cost less than.
-			imp_bvh_query_obb(tree, &box, q->hull_n == 1 ? NULL : &obb, q->hull_n > 0 ? node_key_obb : NULL, q,
-					  item_fn, q);
+			// A sphere's key is exact for a box (no other test is
+			// asked); other cores' keys come before the fifteen axes,
+			// which they cost less than.
+			imp_bvh_query_obb(tree, q->hull_n == 1 ? NULL : &box, q->hull_n == 1 ? NULL : &obb,
+					  q->hull_n > 0 ? node_key_obb : NULL, q, item_fn, q);
 		else
 			imp_bvh_query(tree, &box, item_fn, q);
 		return q->st;
 	}
 	double bound = search_bound(q);
 	if (oriented)
-		imp_bvh_nearest_obb(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, &box, q->hull_n == 1 ? NULL : &obb,
+		imp_bvh_nearest_obb(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, q->hull_n == 1 ? NULL : &box,
+				    q->hull_n == 1 ? NULL : &obb,
 				    q->hull_n > 0 ? node_key_obb : NULL, node_gap, q, bound, bound_fn, q);
 	else
 		imp_bvh_nearest_keyed(tree, both ? &q->cb->bvh : NULL, both ? &x : NULL, both ? NULL : &box,

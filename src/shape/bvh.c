@@ -221,7 +221,8 @@ bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *
 	int32_t n = 0;
 	for (;;) {
 		const imp_bvh_node *nd = &t->nodes[n];
-		bool meet = imp_box_overlap(&nd->box, box, t->dim) && (key == NULL || key(key_ctx, &t->obb[n]) <= 0.0) &&
+		bool meet = (box == NULL || imp_box_overlap(&nd->box, box, t->dim)) &&
+			    (key == NULL || key(key_ctx, &t->obb[n]) <= 0.0) &&
 			    (obb == NULL || imp_obb_bound(&t->obb[n], obb, 0.0, true) <= 0.0);
 		if (meet) {
 			if (nd->right < 0) {
@@ -712,7 +713,7 @@ double imp_obb_bound(const imp_bvh_obb *a, const imp_bvh_obb *b, double stop, bo
 typedef struct near_ctx {
 	const imp_bvh *a, *b;
 	const imp_bvh_xform *x;
-	const imp_box *box;        ///< b NULL: the query's box
+	const imp_box *box;        ///< b NULL: the query's box (NULL: none)
 	const imp_bvh_obb *query;  ///< b NULL, oriented: the query's oriented box
 	imp_bvh_key_fn *key;       ///< b NULL, not oriented: the caller's bound, or NULL
 	imp_bvh_obb_key_fn *okey;  ///< b NULL, oriented: the caller's bound, or NULL
@@ -756,7 +757,7 @@ static double near_key(const near_ctx *c, int32_t na, const near_entry *e, doubl
 	if (c->b != NULL)
 		return imp_box_bound(&c->a->nodes[na].box, &e->v.bb, c->dim);
 	const imp_box *box = &c->a->nodes[na].box;
-	double k = imp_box_bound(box, c->box, c->dim);
+	double k = c->box != NULL ? imp_box_bound(box, c->box, c->dim) : -INFINITY;
 	if (k <= bound && (c->key != NULL || c->okey != NULL)) {
 		double u = c->oriented ? c->okey(c->key_ctx, &c->a->obb[na]) : c->key(c->key_ctx, box);
 		k = u > k ? u : k;

@@ -146,8 +146,9 @@ typedef double imp_bvh_obb_key_fn(void *key_ctx, const imp_bvh_obb *node);
 
 /// imp_bvh_query for a tree with oriented boxes: every piece whose node
 /// boxes overlap `box`, whose oriented boxes the caller's key does not
-/// hold apart (> 0; key may be NULL) and overlap `obb` (may be NULL), all
-/// in the tree's frame; imp_bvh_query when obb and key are NULL.
+/// hold apart (> 0) and overlap `obb`, all in the tree's frame; box, key
+/// and obb may each be NULL (not asked); imp_bvh_query when obb and key
+/// are NULL.
 bool imp_bvh_query_obb(const imp_bvh *t, const imp_box *box, const imp_bvh_obb *obb, imp_bvh_obb_key_fn *key,
 		       void *key_ctx, imp_bvh_item_fn *fn, void *ctx);
 
@@ -159,7 +160,7 @@ typedef double imp_bvh_obb_pair_fn(void *key_ctx, const imp_bvh_obb *a, const im
 
 /// imp_bvh_nearest_keyed for trees with oriented boxes: a's against b's
 /// (b_in_a) with pair_key (may be NULL), or, b NULL, against the query's
-/// box, key and oriented box (in a's frame; key and query may be NULL).
+/// box, key and oriented box (in a's frame; any of them may be NULL).
 double imp_bvh_nearest_obb(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *b_in_a, const imp_box *box,
 			   const imp_bvh_obb *query, imp_bvh_obb_key_fn *key, imp_bvh_obb_pair_fn *pair_key,
 			   void *key_ctx, double bound, imp_bvh_bound_fn *fn, void *ctx);
