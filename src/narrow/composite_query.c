@@ -662,6 +662,31 @@ static imp_status convex_obb(const imp_shape *s, imp_pose3 at, imp_bvh_obb *out)
 	return IMP_OK;
 }
 
+/// Whether the roots' oriented boxes of a and b (b_in_a) are apart along
+/// the line through their centres: b's centre moved, the projections of
+/// b's axes taken in b's frame, no box moved (a far pair of meshes costs
+/// the query's set-up and this).
+static bool roots_apart(const imp_bvh *a, const imp_bvh *b, const imp_bvh_xform *x)
+{
+	const imp_bvh_obb *A = &a->obb[0], *B = &b->obb[0];
+	double d[3], db[3];
+	for (int i = 0; i < 3; ++i)
+		d[i] = x->r[i][0] * B->c[0] + x->r[i][1] * B->c[1] + x->r[i][2] * B->c[2] + x->t[i] - A->c[i];
+	for (int j = 0; j < 3; ++j)
+		db[j] = x->r[0][j] * d[0] + x->r[1][j] * d[1] + x->r[2][j] * d[2]; // d in b's frame
+	double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+	if (!(dd > 0x1p-900 && dd < 0x1p900))
+		return false;
+	double reach = 0.0, size = 0.0;
+	for (int i = 0; i < 3; ++i) {
+		reach += A->e[i] * fabs(d[0] * A->ax[i][0] + d[1] * A->ax[i][1] + d[2] * A->ax[i][2]);
+		reach += B->e[i] * fabs(db[0] * B->ax[i][0] + db[1] * B->ax[i][1] + db[2] * B->ax[i][2]);
+		size += A->e[i] + B->e[i] + fabs(A->c[i]) + fabs(B->c[i]) + fabs(x->t[i]);
+	}
+	// Rounding of the move and the products: 1e-12 of the scene.
+	return sqrt(dd) - reach / sqrt(dd) > 1e-12 * size;
+}
+
 /// Walks the hierarchies: Level 1 by the overlap of boxes, Levels 2 and 3
 /// branch and bound from q->best. Meshes and height fields in 3D walk by
 /// their oriented boxes.
@@ -702,6 +727,8 @@ static imp_status walk(cq *q)
 			keep_hull(q, convex, at3, 0.0);
 	}
 	if (q->level == 1) {
+		if (both && oriented && roots_apart(tree, &q->cb->bvh, &x))
+			return IMP_OK;
 		if (both)
 			imp_bvh_pairs(tree, &q->cb->bvh, &x, pair_fn, q);
 		else if (oriented)
