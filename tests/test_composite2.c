@@ -424,6 +424,33 @@ static bool count_pair(imp_body_id a, imp_body_id b, void *user)
 /// A 2D world with a chain level: its touching pairs equal the pairwise
 /// queries, and a fast disc stepped onto the level makes contact when the
 /// brute force says.
+/// A relative velocity too small for its reciprocal (subnormal): the pair
+/// stays non-convex. Scaled by 1 / |v| it was NaN, took the chain for a
+/// polygon and read its record as one (UBSan: a misaligned vertex array;
+/// fuzz_world, a cast against a chain body).
+static void test_toi_tiny_velocity(void **state)
+{
+	(void)state;
+	imp_vec2 pts[3] = {{-1, 0}, {0, 0.5}, {1, 0}};
+	imp_shape *chain, *disc;
+	assert_int_equal(imp_shape_chain(pts, 3, false, 0.0, &chain), IMP_OK);
+	assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.25, &disc), IMP_OK);
+	const double tiny[3] = {4.9406564584124654e-324, -1e-310, 2.2e-308};
+	for (int i = 0; i < 3; ++i) {
+		imp_motion2 still = {imp_pose2_identity(), {0, 0}, 0};
+		// Within the bounding balls' reach: the advance runs.
+		imp_motion2 slow = {imp_pose2_make(0.0, 1.0, 0), {tiny[i], -tiny[i]}, 0};
+		imp_toi2_result t;
+		assert_int_equal(imp_time_of_impact2(chain, still, disc, slow, 1.0, &t), IMP_OK);
+		assert_int_equal(t.state, IMP_TOI_SEPARATED);
+		assert_true(t.t == 1.0);
+		// Apart by the chain's peak to the disc: 1 - 0.5 - 0.25.
+		assert_true(fabs(t.distance - 0.25) <= 1e-12);
+	}
+	imp_shape_destroy(chain);
+	imp_shape_destroy(disc);
+}
+
 static void test_world2(void **state)
 {
 	(void)state;
@@ -569,10 +596,27 @@ static void test_constructors(void **state)
 		imp_shape_support2(disc, imp_pose2_mul(at, poses[0]), d, &s0);
 		imp_shape_support2(disc, imp_pose2_mul(at, poses[1]), d, &s1);
 		assert_true(fabs(imp_vec2_dot(s, d) - fmax(imp_vec2_dot(s0, d), imp_vec2_dot(s1, d))) <= 1e-12);
+		// The box holds the shape (its supports along the axes) and
+		// is no larger than the boxes of its children turned.
 		imp_aabb2 box;
 		assert_int_equal(imp_shape_aabb2(compound, at, &box), IMP_OK);
-		assert_int_equal(imp_shape_support2(compound, at, imp_vec2_make(0, -1), &s), IMP_OK);
-		assert_true(fabs(s.y - box.lo.y) <= 1e-12);
+		imp_vec2 ax[4] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+		for (int k = 0; k < 4; ++k) {
+			assert_int_equal(imp_shape_support2(compound, at, ax[k], &s), IMP_OK);
+			assert_true(s.x <= box.hi.x + 1e-12 && s.x >= box.lo.x - 1e-12);
+			assert_true(s.y <= box.hi.y + 1e-12 && s.y >= box.lo.y - 1e-12);
+		}
+		double loose_lo_y = INFINITY, loose_hi_y = -INFINITY;
+		for (int k = 0; k < 2; ++k) {
+			imp_aabb2 cb;
+			assert_int_equal(imp_shape_aabb2(disc, imp_pose2_identity(), &cb), IMP_OK);
+			imp_vec2 c = imp_pose2_apply(imp_pose2_mul(at, poses[k]), imp_vec2_scale(0.5, imp_vec2_add(cb.lo, cb.hi)));
+			double n = sqrt(at.q.c * at.q.c + at.q.s * at.q.s), hx = 0.5 * (cb.hi.x - cb.lo.x), hy = 0.5 * (cb.hi.y - cb.lo.y);
+			double reach = (fabs(at.q.s) * hx + fabs(at.q.c) * hy) / n;
+			loose_lo_y = fmin(loose_lo_y, c.y - reach);
+			loose_hi_y = fmax(loose_hi_y, c.y + reach);
+		}
+		assert_true(box.lo.y >= loose_lo_y - 1e-12 && box.hi.y <= loose_hi_y + 1e-12);
 	}
 	imp_closest2_result res;
 	assert_int_equal(imp_closest2(open, imp_pose2_identity(), ball, imp_pose2_identity(), NULL, &res),
@@ -597,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_chain_chain_compound),
 		cmocka_unit_test(test_scaled_and_warm),
 		cmocka_unit_test(test_time_of_impact2),
+		cmocka_unit_test(test_toi_tiny_velocity),
 		cmocka_unit_test(test_world2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

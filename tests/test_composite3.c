@@ -1189,11 +1189,31 @@ static void test_constructors(void **state)
 		for (int k = 0; k < 4; ++k)
 			best = fmax(best, imp_vec3_dot(imp_pose3_apply(p, v[k]), d));
 		assert_true(fabs(imp_vec3_dot(sp, d) - (best + 0.25)) <= 1e-12);
+		// The box holds the shape (its supports along the axes) and
+		// lies within the box of its local box turned (the world's and
+		// the peers' box; this one follows the hierarchy's upper nodes).
 		imp_aabb3 box_m;
 		assert_int_equal(imp_shape_aabb3(mesh, p, &box_m), IMP_OK);
-		imp_vec3 ex = imp_vec3_make(1, 0, 0);
-		assert_int_equal(imp_shape_support3(mesh, p, ex, &sp), IMP_OK);
-		assert_true(fabs(sp.x - box_m.hi.x) <= 1e-12);
+		imp_vec3 llo = v[0], lhi = v[0];
+		for (int k = 1; k < 4; ++k) {
+			llo = imp_vec3_make(fmin(llo.x, v[k].x), fmin(llo.y, v[k].y), fmin(llo.z, v[k].z));
+			lhi = imp_vec3_make(fmax(lhi.x, v[k].x), fmax(lhi.y, v[k].y), fmax(lhi.z, v[k].z));
+		}
+		imp_mat3 rm = imp_mat3_from_quat(imp_quat_normalize(p.q));
+		imp_vec3 lc = imp_vec3_scale(0.5, imp_vec3_add(llo, lhi)), le = imp_vec3_scale(0.5, imp_vec3_sub(lhi, llo));
+		imp_vec3 wc = imp_pose3_apply(p, lc);
+		for (int a = 0; a < 3; ++a) {
+			imp_vec3 ax = imp_vec3_make(a == 0, a == 1, a == 2);
+			double reach = fabs(rm.m[a][0]) * (le.x + 0.25) + fabs(rm.m[a][1]) * (le.y + 0.25) + fabs(rm.m[a][2]) * (le.z + 0.25);
+			double c = a == 0 ? wc.x : (a == 1 ? wc.y : wc.z);
+			double lo = a == 0 ? box_m.lo.x : (a == 1 ? box_m.lo.y : box_m.lo.z);
+			double hi = a == 0 ? box_m.hi.x : (a == 1 ? box_m.hi.y : box_m.hi.z);
+			imp_vec3 up, down;
+			assert_int_equal(imp_shape_support3(mesh, p, ax, &up), IMP_OK);
+			assert_int_equal(imp_shape_support3(mesh, p, imp_vec3_neg(ax), &down), IMP_OK);
+			assert_true(imp_vec3_dot(up, ax) <= hi + 1e-12 && imp_vec3_dot(down, ax) >= lo - 1e-12);
+			assert_true(hi <= c + reach + 1e-12 && lo >= c - reach - 1e-12);
+		}
 		assert_int_equal(imp_shape_support3(compound, p, d, &sp), IMP_OK);
 		imp_vec3 s1, s2;
 		imp_shape_support3(box, imp_pose3_mul(p, poses[0]), d, &s1);

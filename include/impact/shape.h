@@ -137,7 +137,11 @@ IMP_API int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capac
 /// IMP_ERR_BAD_ROTATION.
 IMP_API imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 direction, imp_vec2 *out);
 
-/// The tight bounding box of the rounded shape at `pose`.
+/// The tight bounding box of the rounded shape at `pose`. A non-convex
+/// shape's (compound, chain) is the union of the turned boxes of its
+/// hierarchy's nodes three levels below the root: a few boxes a pose, not
+/// every vertex; it holds the shape, and is the box a world gives its
+/// body.
 IMP_API imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out);
 
 /// True when `pose` is finite with a unit rotation (|c^2 + s^2 - 1| <= 1e-9),
@@ -244,7 +248,12 @@ IMP_API int imp_shape_face(const imp_shape *shape, int index, int *out, int capa
 /// (world frame; any finite non-zero length). Errors as imp_shape_support2.
 IMP_API imp_status imp_shape_support3(const imp_shape *shape, imp_pose3 pose, imp_vec3 direction, imp_vec3 *out);
 
-/// The tight bounding box of the rounded shape at `pose`.
+/// The tight bounding box of the rounded shape at `pose`. A non-convex
+/// shape's (compound, mesh, height field) is the union of the turned boxes
+/// of its hierarchy's nodes three levels below the root (each the
+/// intersection of its axis-aligned and oriented boxes turned): a few
+/// boxes a pose, not every vertex; it holds the shape, and is the box a
+/// world gives its body.
 IMP_API imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out);
 
 /// True when `pose` is finite, its translation within IMP_MAX_COORDINATE

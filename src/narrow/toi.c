@@ -336,7 +336,13 @@ static double composite_rate(const imp_shape *a, const imp_shape *b, imp_vec3 dv
 	double m = imp_max(fabs(dv.x), imp_max(fabs(dv.y), fabs(dv.z)));
 	if (!(m > 0.0))
 		return 0.0;
-	imp_vec3 u = imp_vec3_scale(1.0 / m, dv);
+	// Velocities of opposite signs near the largest double differ by
+	// more than it; a subnormal m has no finite reciprocal (dv scaled by
+	// 1 / m was NaN, which took a chain for a convex shape and read its
+	// record as a polygon's): divided, never NaN.
+	if (!(m < INFINITY))
+		return INFINITY;
+	imp_vec3 u = imp_vec3_make(dv.x / m, dv.y / m, dv.z / m);
 	return m * imp_vec3_length(u);
 }
 

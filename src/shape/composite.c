@@ -4,6 +4,7 @@
 // and supports.
 #include "shape/composite.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -714,25 +715,6 @@ static void each_corner3(const imp_composite *c, point3_fn *fn, void *ctx)
 	fn(ctx, grid_point(c, c->rows - 1, c->cols - 1, c->base_z));
 }
 
-typedef struct box3_ctx {
-	imp_mat3 r;
-	imp_aabb3 box;
-	bool any;
-} box3_ctx;
-
-static void box3_add(void *ctx, imp_vec3 p)
-{
-	box3_ctx *b = ctx;
-	imp_vec3 w = imp_mat3_apply(&b->r, p);
-	if (!b->any) {
-		b->box.lo = b->box.hi = w;
-		b->any = true;
-		return;
-	}
-	b->box.lo = imp_vec3_make(imp_min(b->box.lo.x, w.x), imp_min(b->box.lo.y, w.y), imp_min(b->box.lo.z, w.z));
-	b->box.hi = imp_vec3_make(imp_max(b->box.hi.x, w.x), imp_max(b->box.hi.y, w.y), imp_max(b->box.hi.z, w.z));
-}
-
 /// A pose with its rotation brought to unit length (poses are checked to
 /// 1e-6 only; a child's pose composed with it must pass the check too).
 static imp_pose3 unit_pose3(imp_pose3 p)
@@ -768,66 +750,19 @@ imp_pose2 imp_composite_pose2(imp_pose2 pose, const imp_child2 *ch)
 
 imp_status imp_composite_aabb3(const imp_composite *c, imp_pose3 pose, imp_aabb3 *out)
 {
-	if (c->kind == IMP_SHAPE_COMPOUND3) {
-		imp_aabb3 box = {{0, 0, 0}, {0, 0, 0}};
-		for (int32_t k = 0; k < c->count; ++k) {
-			imp_child3 ch;
-			imp_composite_child3(c, k, &ch);
-			imp_aabb3 b;
-			imp_status st = imp_shape3_aabb_unchecked(ch.shape, imp_composite_pose3(pose, &ch), &b);
-			if (st != IMP_OK)
-				return st;
-			if (k == 0) {
-				box = b;
-				continue;
-			}
-			box.lo = imp_vec3_make(imp_min(box.lo.x, b.lo.x), imp_min(box.lo.y, b.lo.y), imp_min(box.lo.z, b.lo.z));
-			box.hi = imp_vec3_make(imp_max(box.hi.x, b.hi.x), imp_max(box.hi.y, b.hi.y), imp_max(box.hi.z, b.hi.z));
-		}
-		*out = box;
-		return IMP_OK;
-	}
-	box3_ctx b = {.r = imp_pose3_matrix(pose), .any = false};
-	each_corner3(c, box3_add, &b);
-	double rad = c->radius;
-	out->lo = imp_vec3_add(imp_vec3_sub(b.box.lo, imp_vec3_make(rad, rad, rad)), pose.p);
-	out->hi = imp_vec3_add(imp_vec3_add(b.box.hi, imp_vec3_make(rad, rad, rad)), pose.p);
+	imp_box rel;
+	imp_composite_rel_box(c, NULL, &pose.q, &rel);
+	out->lo = imp_vec3_add(imp_vec3_make(rel.lo[0], rel.lo[1], rel.lo[2]), pose.p);
+	out->hi = imp_vec3_add(imp_vec3_make(rel.hi[0], rel.hi[1], rel.hi[2]), pose.p);
 	return IMP_OK;
 }
 
 imp_status imp_composite_aabb2(const imp_composite *c, imp_pose2 pose, imp_aabb2 *out)
 {
-	imp_aabb2 box = {{0, 0}, {0, 0}};
-	if (c->kind == IMP_SHAPE_COMPOUND2) {
-		for (int32_t k = 0; k < c->count; ++k) {
-			imp_child2 ch;
-			imp_composite_child2(c, k, &ch);
-			imp_aabb2 b;
-			imp_status st = imp_shape2_aabb_unchecked(ch.shape, imp_composite_pose2(pose, &ch), &b);
-			if (st != IMP_OK)
-				return st;
-			if (k == 0) {
-				box = b;
-				continue;
-			}
-			box.lo = imp_vec2_make(imp_min(box.lo.x, b.lo.x), imp_min(box.lo.y, b.lo.y));
-			box.hi = imp_vec2_make(imp_max(box.hi.x, b.hi.x), imp_max(box.hi.y, b.hi.y));
-		}
-		*out = box;
-		return IMP_OK;
-	}
-	for (int32_t i = 0; i < c->point_count; ++i) {
-		imp_vec2 w = imp_rot2_apply(pose.q, c->v2[i]);
-		if (i == 0) {
-			box.lo = box.hi = w;
-			continue;
-		}
-		box.lo = imp_vec2_make(imp_min(box.lo.x, w.x), imp_min(box.lo.y, w.y));
-		box.hi = imp_vec2_make(imp_max(box.hi.x, w.x), imp_max(box.hi.y, w.y));
-	}
-	double rad = c->radius;
-	out->lo = imp_vec2_add(imp_vec2_sub(box.lo, imp_vec2_make(rad, rad)), pose.p);
-	out->hi = imp_vec2_add(imp_vec2_add(box.hi, imp_vec2_make(rad, rad)), pose.p);
+	imp_box rel;
+	imp_composite_rel_box(c, &pose.q, NULL, &rel);
+	out->lo = imp_vec2_add(imp_vec2_make(rel.lo[0], rel.lo[1]), pose.p);
+	out->hi = imp_vec2_add(imp_vec2_make(rel.hi[0], rel.hi[1]), pose.p);
 	return IMP_OK;
 }
 
@@ -913,6 +848,30 @@ int imp_shape_child_count(const imp_shape *shape)
 	return imp_kind_is_composite(shape->kind) ? shape->count : 0;
 }
 
+/// The depth of the hierarchy's nodes whose turned boxes make a
+/// composite's box: up to 2^REL_BOX_DEPTH of them.
+#define REL_BOX_DEPTH 3
+
+/// The box of node n of c's hierarchy turned by x: its box moved, and in
+/// 3D also its oriented box's, the two intersected (both hold the node).
+static imp_box turned_node_box(const imp_composite *c, int32_t n, const imp_bvh_xform *x)
+{
+	imp_box b;
+	imp_box_move(&c->bvh.nodes[n].box, x, c->dim, &b);
+	if (c->bvh.obb == NULL)
+		return b;
+	imp_bvh_obb o;
+	imp_obb_move(&c->bvh.obb[n], x, &o);
+	for (int k = 0; k < 3; ++k) {
+		double h = o.e[0] * fabs(o.ax[0][k]) + o.e[1] * fabs(o.ax[1][k]) + o.e[2] * fabs(o.ax[2][k]);
+		// The sums' rounding: a few ulps of the largest term.
+		h += 8.0 * DBL_EPSILON * (h + fabs(o.c[k]));
+		b.lo[k] = imp_max(b.lo[k], o.c[k] - h);
+		b.hi[k] = imp_min(b.hi[k], o.c[k] + h);
+	}
+	return b;
+}
+
 void imp_composite_rel_box(const imp_composite *c, const imp_rot2 *q2, const imp_quat *q3, imp_box *out)
 {
 	imp_bvh_xform x;
@@ -927,5 +886,29 @@ void imp_composite_rel_box(const imp_composite *c, const imp_rot2 *q2, const imp
 		imp_mat3 r = imp_mat3_from_quat(imp_quat_normalize(*q3));
 		memcpy(x.r, r.m, sizeof x.r);
 	}
-	imp_box_move(&c->box, &x, c->dim, out);
+	// The union of the turned boxes of the nodes REL_BOX_DEPTH below the
+	// root (or of shallower leaves): a turned root box is up to sqrt(3)
+	// times the shape's size along each axis, these follow its parts.
+	int32_t stack[REL_BOX_DEPTH + 2], depth[REL_BOX_DEPTH + 2];
+	int sp = 0;
+	bool any = false;
+	stack[sp] = 0;
+	depth[sp++] = 0;
+	while (sp > 0) {
+		--sp;
+		int32_t n = stack[sp], d = depth[sp];
+		const imp_bvh_node *nd = &c->bvh.nodes[n];
+		if (nd->right >= 0 && d < REL_BOX_DEPTH) {
+			stack[sp] = nd->right;
+			depth[sp++] = d + 1;
+			stack[sp] = n + 1;
+			depth[sp++] = d + 1;
+			continue;
+		}
+		imp_box b = turned_node_box(c, n, &x);
+		*out = any ? imp_box_union(out, &b) : b;
+		any = true;
+	}
+	for (int k = c->dim; k < 3; ++k)
+		out->lo[k] = out->hi[k] = 0.0;
 }

@@ -128,9 +128,9 @@ static imp_status shape_rel_box(const imp_world *w, const imp_shape *s, const im
 				imp_box *rel)
 {
 	if (imp_shape_is_composite(s)) {
-		// Non-convex: the hierarchy's root box turned, a box holding the
-		// shape at any number of children (a mesh's tight box would take
-		// every vertex at every turn).
+		// Non-convex: the turned boxes of the hierarchy's upper nodes
+		// (imp_shape_aabb3's box), a few boxes at any number of children
+		// (a mesh's tight box would take every vertex at every turn).
 		imp_composite_rel_box(imp_composite_of(s), w->dim == 2 ? &p2->q : NULL, w->dim == 3 ? &p3->q : NULL, rel);
 		return IMP_OK;
 	}

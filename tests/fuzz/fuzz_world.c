@@ -80,6 +80,51 @@ static imp_body_id pick_id(run *r, int *slot)
 	return id;
 }
 
+/// A small non-convex shape from the bytes: in 3D a triangle mesh (any
+/// corners, indices taken modulo the corners) or a height field, in 2D a
+/// chain, open or closed; NULL when refused. m gets its first points (its
+/// kind stays unnamed) for FZ_VERBOSE.
+static imp_shape *nonconvex_shape(fz *f, int dim, fz_made *m)
+{
+	memset(m, 0, sizeof *m);
+	m->kind = -1;
+	imp_shape *s = NULL;
+	m->radius = fz_radius(f);
+	if (dim == 2) {
+		imp_vec2 p[10];
+		int n = 2 + fz_int(f, 9);
+		for (int i = 0; i < n; ++i) {
+			p[i] = fz_vec2(f);
+			m->pts[m->n++] = (imp_vec3){p[i].x, p[i].y, 0.0};
+		}
+		if (imp_shape_chain(p, n, fz_u8(f) & 1, m->radius, &s) != IMP_OK)
+			s = NULL;
+		return s;
+	}
+	if (fz_u8(f) & 1) {
+		imp_vec3 v[8];
+		int32_t t[24];
+		int nv = 3 + fz_int(f, 6), nt = 1 + fz_int(f, 8);
+		for (int i = 0; i < nv; ++i)
+			m->pts[m->n++] = v[i] = fz_vec3(f);
+		for (int i = 0; i < 3 * nt; ++i)
+			t[i] = fz_int(f, nv);
+		if (imp_shape_mesh(v, nv, t, nt, m->radius, &s) != IMP_OK)
+			s = NULL;
+		return s;
+	}
+	int rows = 2 + fz_int(f, 3), cols = 2 + fz_int(f, 3);
+	double h[16], dx = fz_size(f), dy = fz_size(f), base = -fz_size(f);
+	for (int i = 0; i < rows * cols; ++i)
+		h[i] = base + fz_size(f);
+	m->h[0] = dx;
+	m->h[1] = dy;
+	m->h[2] = base;
+	if (imp_shape_heightfield(h, rows, cols, dx, dy, base, m->radius, &s) != IMP_OK)
+		s = NULL;
+	return s;
+}
+
 static const imp_shape *pick_shape(run *r)
 {
 	uint8_t sel = fz_u8(r->f);
@@ -931,6 +976,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r.shape[k] && fz_chance(&f, 4)) {
 			imp_shape_destroy(r.shape[k]);
 			r.shape[k] = fz_shape(&f, 5 - r.dim, &r.made[k]);
+		}
+		// Sometimes a non-convex one: a mesh or height field, a chain.
+		if (fz_chance(&f, 40)) {
+			imp_shape_destroy(r.shape[k]);
+			r.shape[k] = nonconvex_shape(&f, r.dim, &r.made[k]);
 		}
 	}
 	for (int n = 0; n < MAX_OPS && !fz_done(&f); ++n) {
