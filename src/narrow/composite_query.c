@@ -37,6 +37,7 @@ typedef struct cq {
 	imp_mat3 rel_r;       ///< rel3's rotation
 	bool cornered;        ///< both sides meshes or height fields (see cornered())
 	int hull_n;           ///< the convex side's core vertices in the walked side's frame (0: none kept)
+	int32_t memo_ia, memo_ib; ///< the children memo_a, memo_b hold (-2: none)
 	const imp_query_options *o;
 	bool swapped;          ///< the hierarchy walked alone is b's (a is convex)
 	int32_t done_a, done_b; ///< the pair the cache gave, already answered (-2: none)
@@ -69,6 +70,7 @@ typedef struct cq {
 	imp_closest2_result r2; ///< the best pair's answer (any)
 	imp_closest3_result r3;
 	imp_simplex_cache best_cache;
+	imp_child3 memo_a, memo_b; ///< the children memo_ia, memo_ib (query3)
 } cq;
 
 // ---------------------------------------------------------------------------
@@ -147,25 +149,33 @@ static double gap_along_centres(const cq *q, int32_t ia, int32_t ib)
 static double search_bound(const cq *q);
 
 /// The pair's query in 3D: children ia, ib (-1: the convex side itself).
-static void query3(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
+static void query3(cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
 {
-	imp_child3 xa, xb;
 	const imp_shape *sa = q->a, *sb = q->b;
 	imp_pose3 pa = imp_pose3_identity(), pb = q->rel3;
+	// Each side's last child record is kept: the walk pairs one child
+	// with many of the other side's in a row.
+	const imp_child3 *xa = &q->memo_a, *xb = &q->memo_b;
 	if (ia >= 0) {
-		imp_composite_child3(q->ca, ia, &xa);
-		sa = xa.shape;
-		pa = imp_composite_pose3(pa, &xa);
+		if (q->memo_ia != ia) {
+			imp_composite_child3(q->ca, ia, &q->memo_a);
+			q->memo_ia = ia;
+		}
+		sa = xa->shape;
+		pa = imp_composite_pose3(pa, xa);
 	}
 	if (ib >= 0) {
-		imp_composite_child3(q->cb, ib, &xb);
-		sb = xb.shape;
-		pb = imp_composite_pose3(q->rel3, &xb);
+		if (q->memo_ib != ib) {
+			imp_composite_child3(q->cb, ib, &q->memo_b);
+			q->memo_ib = ib;
+		}
+		sb = xb->shape;
+		pb = imp_composite_pose3(q->rel3, xb);
 	}
 	// Children in their shapes' frames (a's at the identity, b's at rel3):
 	// the pair is answered with the query's own turn, and Level 2 stops
 	// once GJK proves the pair farther apart than the best so far.
-	bool plain = (ia < 0 || !xa.posed) && (ib < 0 || !xb.posed);
+	bool plain = (ia < 0 || !xa->posed) && (ib < 0 || !xb->posed);
 	if (q->level == 1) {
 		x->d = (plain ? imp_overlap3_rel(sa, sb, &q->rel_r, q->rel3.p, cache, q->o)
 			      : imp_overlap3_ex(sa, pa, sb, pb, cache, q->o))
@@ -185,9 +195,9 @@ static void query3(const cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache
 		x->iterations = r->iterations;
 		x->epa_iterations = r->epa_iterations;
 		if (ia >= 0)
-			r->feature_a = child_feature3(&xa, r->feature_a);
+			r->feature_a = child_feature3(xa, r->feature_a);
 		if (ib >= 0)
-			r->feature_b = child_feature3(&xb, r->feature_b);
+			r->feature_b = child_feature3(xb, r->feature_b);
 		r->child_a = ia;
 		r->child_b = ib;
 	}
@@ -786,6 +796,7 @@ static imp_status begin(cq *q, int dim, int level, const imp_shape *a, const imp
 			const imp_query_options *o)
 {
 	memset(q, 0, offsetof(cq, hull));
+	q->memo_ia = q->memo_ib = -2;
 	q->dim = dim;
 	q->level = level;
 	q->a = a;
