@@ -1086,6 +1086,44 @@ static void test_subnormal_mesh(void **state)
 	imp_shape_destroy(mesh);
 }
 
+/// A sphere deep inside a thickly rounded mesh: its centre inside a node's
+/// box, which holds the mesh's rounding. The sphere's node bound was its
+/// centre's distance from the box less its radius, -radius for a centre
+/// inside: above the depth of the children the box holds, which were
+/// pruned (fuzz_composite: -14.46 answered, -30.54 over the children).
+static void test_sphere_deep_in_rounded_mesh(void **state)
+{
+	(void)state;
+	imp_vec3 v[5] = {{0, 0, 0}, {-5.5, 0, 0}, {0, 0, 16}, {-0.375, 0.0117, 24.8}, {0, 0, -0.7}};
+	int32_t tri[12] = {1, 2, 0, 2, 3, 3, 4, 1, 0, 0, 3, 1};
+	const int nt = 4;
+	const double radius = 27.5;
+	imp_shape *mesh, *ball;
+	assert_int_equal(imp_shape_mesh(v, 5, tri, nt, radius, &mesh), IMP_OK);
+	o3_rng r = {77};
+	for (int i = 0; i < 200; ++i) {
+		imp_vec3 c = imp_vec3_make(o3_range(&r, -10, 10), o3_range(&r, -10, 10), o3_range(&r, -5, 30));
+		assert_int_equal(imp_shape_sphere(c, o3_range(&r, 0.5, 4.0), &ball), IMP_OK);
+		double want = INFINITY;
+		for (int k = 0; k < nt; ++k) {
+			imp_vec3 p[3] = {v[tri[3 * k]], v[tri[3 * k + 1]], v[tri[3 * k + 2]]};
+			imp_shape *child;
+			assert_int_equal(imp_shape_polytope(p, 3, radius, &child), IMP_OK);
+			imp_closest3_result x;
+			assert_int_equal(imp_closest3(child, imp_pose3_identity(), ball, imp_pose3_identity(), NULL, &x), IMP_OK);
+			want = fmin(want, x.distance);
+			imp_shape_destroy(child);
+		}
+		imp_closest3_result got;
+		assert_int_equal(imp_closest3(mesh, imp_pose3_identity(), ball, imp_pose3_identity(), NULL, &got), IMP_OK);
+		assert_true(fabs(got.distance - want) <= 1e-9 * 60.0);
+		assert_int_equal(imp_closest3(ball, imp_pose3_identity(), mesh, imp_pose3_identity(), NULL, &got), IMP_OK);
+		assert_true(fabs(got.distance - want) <= 1e-9 * 60.0);
+		imp_shape_destroy(ball);
+	}
+	imp_shape_destroy(mesh);
+}
+
 // ---------------------------------------------------------------------------
 // Constructors and accessors.
 
@@ -1257,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(test_world),
 		cmocka_unit_test(test_ur10),
 		cmocka_unit_test(test_subnormal_mesh),
+		cmocka_unit_test(test_sphere_deep_in_rounded_mesh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -540,20 +540,27 @@ static double node_key(void *ctx, const imp_box *box)
 }
 
 /// node_key for a node's oriented box. A point core (a sphere): its
-/// distance from the box, exactly, less the radii. Otherwise the box's
+/// signed distance from the box, exactly, less its radius. Otherwise the box's
 /// least point along the line from the core's centre to the box's centre,
 /// c . u - sum_i e_i |ax_i . u|, against the core's greatest.
 static double node_key_obb(void *ctx, const imp_bvh_obb *o)
 {
 	const cq *q = ctx;
 	if (q->hull_n == 1) {
-		double d[3] = {q->hull[0].x - o->c[0], q->hull[0].y - o->c[1], q->hull[0].z - o->c[2]}, out = 0.0, size = 0.0;
+		// The point's signed distance from the box: outside, its
+		// distance; inside, minus its depth (the box holds the walked
+		// side's rounding too: a sphere whose centre is deep in the box
+		// may be as deep in what the box holds).
+		double d[3] = {q->hull[0].x - o->c[0], q->hull[0].y - o->c[1], q->hull[0].z - o->c[2]};
+		double out = 0.0, depth = INFINITY, size = 0.0;
 		for (int i = 0; i < 3; ++i) {
 			double t = fabs(d[0] * o->ax[i][0] + d[1] * o->ax[i][1] + d[2] * o->ax[i][2]) - o->e[i];
 			out += t > 0.0 ? t * t : 0.0;
+			depth = imp_min(depth, -t);
 			size += fabs(o->c[i]) + o->e[i] + fabs(d[i]);
 		}
-		return sqrt(out) - q->hull_radius - 1e-12 * size;
+		double sd = out > 0.0 ? sqrt(out) : -depth;
+		return sd - q->hull_radius - 1e-12 * size;
 	}
 	imp_vec3 u = imp_vec3_make(o->c[0] - q->hull_c.x, o->c[1] - q->hull_c.y, o->c[2] - q->hull_c.z);
 	double uu = imp_vec3_dot(u, u);
