@@ -120,8 +120,8 @@ IMP_API bool imp_filter_should_pair(imp_filter a, imp_filter b);
 typedef struct imp_body_def {
 	imp_body_type type;
 	const imp_shape *shape; ///< required; its dimension must be the world's. Any kind: non-convex ones
-	                        ///< (meshes, height fields, compounds, chains) are boxed by their
-	                        ///< hierarchy's root box turned, which holds them
+	                        ///< (meshes, height fields, compounds, chains) are boxed as
+	                        ///< imp_shape_aabb2/3 boxes them (their hierarchy's upper nodes turned)
 	imp_pose2 pose2;
 	imp_pose3 pose3;
 	imp_filter filter;

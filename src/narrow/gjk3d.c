@@ -492,10 +492,10 @@ static double tiny_reach3(const imp_shape3 *s)
 	return 2.0 * m + s->radius;
 }
 
-/// Checks everything and sets up the pair in a's frame.
 static void setup_rel(imp_gjk3_ctx *c, const imp_shape3 *sa, const imp_shape3 *sb, imp_mat3 r, imp_vec3 p,
 		      const imp_query_options *o, bool boolean);
 
+/// Checks everything and sets up the pair in a's frame.
 static imp_status setup(imp_gjk3_ctx *c, const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			const imp_query_options *o, bool boolean)
 {
