@@ -512,26 +512,27 @@ static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
 }
 
 /// A node's bound against a convex side of vertices: the gap between the
-/// node's box and the convex core along the line from the core's centre to
-/// the box's centre (min over the box of u . x less max over the core),
-/// less the convex side's radius (the box holds the walked side's). An axis-aligned box of a turned convex shape is up to
-/// sqrt(3) times its size along each axis, and near a surface it meets
-/// the boxes of many triangles the shape does not come near; along the
-/// line between the centres it does not grow.
-static double node_key(void *ctx, const imp_box *box)
+/// node's box (centre c, half sizes e along the axes ax, or along the
+/// frame's when ax is NULL) and the convex core along the line from the
+/// core's centre to the box's centre (min over the box of u . x less max
+/// over the core), less the convex side's radius (the box holds the walked
+/// side's). An axis-aligned box of a turned convex shape is up to sqrt(3)
+/// times its size along each axis, and near a surface it meets the boxes
+/// of many triangles the shape does not come near; along the line between
+/// the centres it does not grow.
+static double centre_line_key(const cq *q, const double c[3], const double e[3], const double (*ax)[3])
 {
-	const cq *q = ctx;
-	double c[3], e[3];
-	for (int k = 0; k < 3; ++k) {
-		c[k] = 0.5 * box->lo[k] + 0.5 * box->hi[k];
-		e[k] = 0.5 * box->hi[k] - 0.5 * box->lo[k];
-	}
 	imp_vec3 u = imp_vec3_make(c[0] - q->hull_c.x, c[1] - q->hull_c.y, c[2] - q->hull_c.z);
 	double uu = imp_vec3_dot(u, u);
 	if (!(uu > 0x1p-900 && uu < 0x1p900))
 		return -INFINITY;
 	u = imp_vec3_scale(1.0 / sqrt(uu), u);
-	double lo_box = u.x * c[0] + u.y * c[1] + u.z * c[2] - (fabs(u.x) * e[0] + fabs(u.y) * e[1] + fabs(u.z) * e[2]);
+	double lo_box = u.x * c[0] + u.y * c[1] + u.z * c[2];
+	for (int i = 0; i < 3; ++i) {
+		double along = ax == NULL ? (i == 0 ? u.x : (i == 1 ? u.y : u.z))
+					  : u.x * ax[i][0] + u.y * ax[i][1] + u.z * ax[i][2];
+		lo_box -= e[i] * fabs(along);
+	}
 	double hi_core = -INFINITY;
 	for (int i = 0; i < q->hull_n; ++i)
 		hi_core = imp_max(hi_core, imp_vec3_dot(u, q->hull[i]));
@@ -539,10 +540,20 @@ static double node_key(void *ctx, const imp_box *box)
 	return lo_box - hi_core - q->hull_radius - 1e-12 * size;
 }
 
+/// centre_line_key for a node's axis-aligned box.
+static double node_key(void *ctx, const imp_box *box)
+{
+	double c[3], e[3];
+	for (int k = 0; k < 3; ++k) {
+		c[k] = 0.5 * box->lo[k] + 0.5 * box->hi[k];
+		e[k] = 0.5 * box->hi[k] - 0.5 * box->lo[k];
+	}
+	return centre_line_key(ctx, c, e, NULL);
+}
+
 /// node_key for a node's oriented box. A point core (a sphere): its
-/// signed distance from the box, exactly, less its radius. Otherwise the box's
-/// least point along the line from the core's centre to the box's centre,
-/// c . u - sum_i e_i |ax_i . u|, against the core's greatest.
+/// signed distance from the box, exactly, less its radius. Otherwise
+/// centre_line_key.
 static double node_key_obb(void *ctx, const imp_bvh_obb *o)
 {
 	const cq *q = ctx;
@@ -562,19 +573,7 @@ static double node_key_obb(void *ctx, const imp_bvh_obb *o)
 		double sd = out > 0.0 ? sqrt(out) : -depth;
 		return sd - q->hull_radius - 1e-12 * size;
 	}
-	imp_vec3 u = imp_vec3_make(o->c[0] - q->hull_c.x, o->c[1] - q->hull_c.y, o->c[2] - q->hull_c.z);
-	double uu = imp_vec3_dot(u, u);
-	if (!(uu > 0x1p-900 && uu < 0x1p900))
-		return -INFINITY;
-	u = imp_vec3_scale(1.0 / sqrt(uu), u);
-	double lo_box = u.x * o->c[0] + u.y * o->c[1] + u.z * o->c[2];
-	for (int i = 0; i < 3; ++i)
-		lo_box -= o->e[i] * fabs(u.x * o->ax[i][0] + u.y * o->ax[i][1] + u.z * o->ax[i][2]);
-	double hi_core = -INFINITY;
-	for (int i = 0; i < q->hull_n; ++i)
-		hi_core = imp_max(hi_core, imp_vec3_dot(u, q->hull[i]));
-	double size = imp_max(fabs(lo_box), fabs(hi_core));
-	return lo_box - hi_core - q->hull_radius - 1e-12 * size;
+	return centre_line_key(q, o->c, o->e, (const double(*)[3])o->ax);
 }
 
 /// The point of oriented box o farthest along u.
