@@ -451,6 +451,75 @@ static void test_toi_tiny_velocity(void **state)
 	imp_shape_destroy(disc);
 }
 
+/// A user disc that counts its support calls: the work a step does on it.
+typedef struct counted_disc {
+	double r;
+	long calls;
+} counted_disc;
+
+static imp_vec2 counted_support(const void *user, imp_vec2 d)
+{
+	counted_disc *c = (counted_disc *)(uintptr_t)user;
+	c->calls++;
+	double n = hypot(d.x, d.y);
+	return n > 0.0 ? imp_vec2_make(c->r * d.x / n, c->r * d.y / n) : imp_vec2_make(c->r, 0.0);
+}
+
+/// max_pair_calls bounds a step's work on a pair with a non-convex body as
+/// on a convex pair: each pair of children a look answers is one call. A
+/// chain of 400 segments about its origin and one far point (reach 1e12),
+/// turning at 0.1 rad/s beside a disc, with a tolerance that holds every
+/// segment: its turn bounds each look's advance to half the tolerance over
+/// 1e11 units a second. Counted by looks, the 2,000 looks answered every
+/// pair of children each (fuzz finding: 25 s in one step).
+static void test_step_cap_counts_children(void **state)
+{
+	(void)state;
+	imp_vec2 pts[402];
+	for (int i = 0; i <= 400; ++i)
+		pts[i] = imp_vec2_make(-10.0 + 0.05 * i, (i & 1) ? 0.3 : -0.3);
+	pts[401] = imp_vec2_make(1e12, 0.0);
+	imp_shape *chain, *disc;
+	assert_int_equal(imp_shape_chain(pts, 402, false, 0.0, &chain), IMP_OK);
+	counted_disc cd = {0.1, 0};
+	assert_int_equal(imp_shape_user2(counted_support, &cd, 0.0, &disc), IMP_OK);
+	imp_world_def wd = imp_default_world_def();
+	wd.dim = 2;
+	imp_world *w;
+	assert_int_equal(imp_world_create(&wd, &w), IMP_OK);
+	imp_body_def bd = imp_default_body_def();
+	imp_body_id id;
+	bd.type = IMP_BODY_KINEMATIC;
+	bd.shape = chain;
+	bd.pose2 = imp_pose2_identity();
+	assert_int_equal(imp_world_add_body(w, &bd, &id), IMP_OK);
+	assert_int_equal(imp_body_set_velocity2(w, id, imp_vec2_make(0.0, 0.0), 0.1), IMP_OK);
+	bd.type = IMP_BODY_STATIC;
+	bd.shape = disc;
+	bd.pose2 = imp_pose2_make(0.0, 1.0, 0.0);
+	assert_int_equal(imp_world_add_body(w, &bd, &id), IMP_OK);
+	imp_step_opts so = imp_default_step_opts();
+	so.tolerance = 20.0;
+	so.max_pair_calls = 2000;
+	cd.calls = 0;
+	assert_int_equal(imp_world_step(w, 1.0, &so), IMP_OK);
+	imp_step_stats st = imp_world_get_step_stats(w);
+	printf("  a disc beside a turning 400-segment chain of reach 1e12: %d narrow calls, most %d on a pair, "
+	       "%d capped, %ld support calls\n",
+	       st.narrow_calls, st.most_pair_calls, st.capped_pairs, cd.calls);
+	assert_int_equal(st.capped_pairs, 1);
+	// The cap, plus the pairs of the look that passed it (every segment,
+	// for the contact and the advance) and of the capped pair's report at
+	// the step's end.
+	assert_true(st.most_pair_calls >= 2000 && st.most_pair_calls <= 2000 + 4 * 401);
+	// Each narrow call is one GJK of a segment and a disc: a few dozen
+	// supports at most.
+	assert_true(cd.calls <= 64L * (2000 + 4 * 401));
+	imp_world_destroy(w);
+	imp_shape_destroy(disc);
+	imp_shape_destroy(chain);
+}
+
 static void test_world2(void **state)
 {
 	(void)state;
@@ -643,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_time_of_impact2),
 		cmocka_unit_test(test_toi_tiny_velocity),
 		cmocka_unit_test(test_world2),
+		cmocka_unit_test(test_step_cap_counts_children),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -317,10 +317,11 @@ typedef struct imp_step_opts {
 	                        ///< the two shapes' bound diameters (the larger when one is a point), per
 	                        ///< pair (why not the pairwise query's rule: docs/toi.md);
 	                        ///< 0 <= tolerance <= IMP_MAX_COORDINATE
-	int max_pair_calls;     ///< narrow-phase calls one pair may take in one step, >= 1; a pair that
-	                        ///< reaches the cap is left for the rest of the step and reported again
-	                        ///< at its end, with one more call (imp_contact_event.capped; see
-	                        ///< imp_step_stats)
+	int max_pair_calls;     ///< narrow-phase calls one pair may take in one step, >= 1 (a look at a
+	                        ///< pair with a non-convex body counts one per pair of children it
+	                        ///< answers); a pair that reaches the cap is left for the rest of the
+	                        ///< step and reported again at its end, with one more look
+	                        ///< (imp_contact_event.capped; see imp_step_stats)
 	imp_contact_fn *on_contact; ///< optional
 	void *user;             ///< passed to on_contact
 	double resting_speed;   ///< a pair within the tolerance that approaches is reported again only
@@ -346,7 +347,7 @@ typedef struct imp_step_stats {
 	int candidates;      ///< pairs whose swept boxes overlap (at least one body moving)
 	int queued;          ///< pairs put in the queue (the others had a time of impact past the step)
 	int queue_peak;      ///< the most pairs in the queue at once
-	int narrow_calls;    ///< narrow-phase queries (Level 3)
+	int narrow_calls;    ///< narrow-phase queries (Level 3; a pair of children one each)
 	int64_t heap_ops;    ///< pushes, pops, removals and key changes of the queue
 	int events;          ///< contact events
 	int rescheduled;     ///< pairs scheduled again after a motion changed in the callback

@@ -48,6 +48,7 @@ typedef struct cq {
 	int32_t best_a, best_b; ///< its children (-1: a convex side)
 	imp_query_state best_state;
 	int iterations, epa_iterations;
+	int pairs;             ///< pairs of children answered (narrow-phase calls)
 	imp_status st;         ///< the first error a child query gave
 	bool degenerate;       ///< a user child's support was not finite
 	// Level 4.
@@ -320,6 +321,7 @@ static bool visit(cq *q, int32_t ia, int32_t ib, const imp_simplex_cache *start)
 	pair_answer x = {.d = NAN, .state = IMP_STATE_SEPARATED, .st = IMP_OK};
 	if (q->cornered && gap_along_centres(q, ia, ib) > search_bound(q))
 		return true; // farther apart along one line than a pair that could matter: not this one
+	q->pairs++;
 	if (q->dim == 2)
 		query2(q, ia, ib, &cache, &x);
 	else
@@ -1018,18 +1020,21 @@ static void contact_run(cq *q, double tol, imp_vec3 va, imp_vec3 wa, imp_vec3 vb
 
 imp_status imp_composite_contact3(const imp_shape *a, imp_pose3 pa, imp_vec3 va, imp_vec3 wa, const imp_shape *b,
 				  imp_pose3 pb, imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache,
-				  imp_closest3_result *out, double *least)
+				  imp_closest3_result *out, double *least, int *pairs)
 {
 	cq q;
+	*pairs = 0;
 	imp_status st = begin_posed(&q, 3, 3, a, NULL, &pa, b, NULL, &pb, NULL);
 	if (st == IMP_OK)
 		st = run(&q, cache);
+	*pairs = q.pairs;
 	if (st != IMP_OK)
 		return st;
 	*least = q.best;
 	imp_mat3 m = imp_pose3_matrix(pa);
 	contact_run(&q, tol, imp_mat3_apply_t(&m, va), imp_mat3_apply_t(&m, wa), imp_mat3_apply_t(&m, vb),
 		    imp_mat3_apply_t(&m, wb));
+	*pairs = q.pairs;
 	if (q.st != IMP_OK)
 		return q.st;
 	closest_out3(&q, pa, out);
@@ -1038,12 +1043,14 @@ imp_status imp_composite_contact3(const imp_shape *a, imp_pose3 pa, imp_vec3 va,
 
 imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va, double wa, const imp_shape *b,
 				  imp_pose2 pb, imp_vec2 vb, double wb, double tol, imp_simplex_cache *cache,
-				  imp_closest2_result *out, double *least)
+				  imp_closest2_result *out, double *least, int *pairs)
 {
 	cq q;
+	*pairs = 0;
 	imp_status st = begin_posed(&q, 2, 3, a, &pa, NULL, b, &pb, NULL, NULL);
 	if (st == IMP_OK)
 		st = run(&q, cache);
+	*pairs = q.pairs;
 	if (st != IMP_OK)
 		return st;
 	*least = q.best;
@@ -1051,6 +1058,7 @@ imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va,
 	imp_vec2 la = imp_rot2_apply_inv(r, va), lb = imp_rot2_apply_inv(r, vb);
 	contact_run(&q, tol, imp_vec3_make(la.x, la.y, 0.0), imp_vec3_make(0.0, 0.0, wa), imp_vec3_make(lb.x, lb.y, 0.0),
 		    imp_vec3_make(0.0, 0.0, wb));
+	*pairs = q.pairs;
 	if (q.st != IMP_OK)
 		return q.st;
 	closest_out2(&q, pa, out);
@@ -1058,7 +1066,7 @@ imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va,
 }
 
 /// Level 4 set up from the motion's parts and run; the time or NaN.
-static double advance_run(cq *q, imp_vec3 dv_local, double spin, double level, double tol)
+static double advance_run(cq *q, imp_vec3 dv_local, double spin, double level, double tol, int *pairs)
 {
 	q->adv_level = level;
 	q->adv_tol = tol;
@@ -1067,27 +1075,34 @@ static double advance_run(cq *q, imp_vec3 dv_local, double spin, double level, d
 	q->adv_speed = imp_vec3_length(dv_local) + spin;
 	q->adv_t = INFINITY;
 	q->adv_bound = INFINITY;
-	if (run(q, NULL) != IMP_OK || q->degenerate)
+	imp_status st = run(q, NULL);
+	if (pairs != NULL)
+		*pairs = q->pairs;
+	if (st != IMP_OK || q->degenerate)
 		return NAN;
 	return q->adv_t;
 }
 
 double imp_composite_advance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_vec3 dv,
-			      double spin, double level, double tol)
+			      double spin, double level, double tol, int *pairs)
 {
 	cq q;
+	if (pairs != NULL)
+		*pairs = 0;
 	if (begin_posed(&q, 3, 4, a, NULL, &pa, b, NULL, &pb, NULL) != IMP_OK)
 		return NAN;
 	imp_mat3 m = imp_pose3_matrix(pa);
-	return advance_run(&q, imp_mat3_apply_t(&m, dv), spin, level, tol);
+	return advance_run(&q, imp_mat3_apply_t(&m, dv), spin, level, tol, pairs);
 }
 
 double imp_composite_advance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_vec2 dv,
-			      double spin, double level, double tol)
+			      double spin, double level, double tol, int *pairs)
 {
 	cq q;
+	if (pairs != NULL)
+		*pairs = 0;
 	if (begin_posed(&q, 2, 4, a, &pa, NULL, b, &pb, NULL, NULL) != IMP_OK)
 		return NAN;
 	imp_vec2 l = imp_rot2_apply_inv(unit_pose2(pa).q, dv);
-	return advance_run(&q, imp_vec3_make(l.x, l.y, 0.0), spin, level, tol);
+	return advance_run(&q, imp_vec3_make(l.x, l.y, 0.0), spin, level, tol, pairs);
 }

@@ -44,11 +44,13 @@ imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_sh
 /// has its own: half the tolerance for a pair farther than it (where a new
 /// contact is to be seen), else half the tolerance below the contact or
 /// below its distance, whichever is lower (schedule_contact's rule for one
-/// pair, in src/world/world.c), every pair within tol looked at.
+/// pair, in src/world/world.c), every pair within tol looked at. *pairs
+/// (pairs may be NULL) gets the number of pairs of children answered, the
+/// narrow-phase calls the world's step counts against max_pair_calls.
 double imp_composite_advance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_vec2 dv,
-			      double spin, double level, double tol);
+			      double spin, double level, double tol, int *pairs);
 double imp_composite_advance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_vec3 dv,
-			      double spin, double level, double tol);
+			      double spin, double level, double tol, int *pairs);
 
 /// imp_composite_closest2/3 for the world's step: when the closest pair of
 /// children is within `tol`, the answer is instead that of the pair within
@@ -58,13 +60,14 @@ double imp_composite_advance3(const imp_shape *a, imp_pose3 pa, const imp_shape 
 /// and the one it moves into is the contact to report, not the nearer.
 /// Velocities in the world frame (2D: w counter-clockwise). *least gets
 /// the least distance over the pairs (the closest pair's), which the
-/// answer's may exceed.
+/// answer's may exceed; *pairs the number of pairs of children answered
+/// (also on an error).
 imp_status imp_composite_contact2(const imp_shape *a, imp_pose2 pa, imp_vec2 va, double wa, const imp_shape *b,
 				  imp_pose2 pb, imp_vec2 vb, double wb, double tol, imp_simplex_cache *cache,
-				  imp_closest2_result *out, double *least);
+				  imp_closest2_result *out, double *least, int *pairs);
 imp_status imp_composite_contact3(const imp_shape *a, imp_pose3 pa, imp_vec3 va, imp_vec3 wa, const imp_shape *b,
 				  imp_pose3 pb, imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache,
-				  imp_closest3_result *out, double *least);
+				  imp_closest3_result *out, double *least, int *pairs);
 
 /// A lower bound on the distance between two oriented boxes (one frame),
 /// at least lb (their imp_obb_bound or less): GJK on the boxes until a

@@ -375,7 +375,7 @@ static toi_probe query2(void *ctx, double t)
 	}
 	if (p.distance <= 2.0 * q->target)
 		return p; // within the tolerance: the loop stops here
-	double dt = imp_composite_advance2(q->a, pa, q->b, pb, imp_vec2_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0);
+	double dt = imp_composite_advance2(q->a, pa, q->b, pb, imp_vec2_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0, NULL);
 	p.ok = !isnan(dt);
 	p.rate = composite_rate_of(p.distance, q->target, dt);
 	return p;
@@ -471,7 +471,7 @@ static toi_probe query3(void *ctx, double t)
 	}
 	if (p.distance <= 2.0 * q->target)
 		return p; // within the tolerance: the loop stops here
-	double dt = imp_composite_advance3(q->a, pa, q->b, pb, imp_vec3_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0);
+	double dt = imp_composite_advance3(q->a, pa, q->b, pb, imp_vec3_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0, NULL);
 	p.ok = !isnan(dt);
 	p.rate = composite_rate_of(p.distance, q->target, dt);
 	return p;

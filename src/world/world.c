@@ -25,6 +25,7 @@
 // motion serials it was found with (docs/toi.md).
 #include <assert.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -2138,12 +2139,12 @@ static imp_vec3 point_velocity(imp_vec3 v, imp_vec3 av, imp_vec3 origin, imp_vec
 static bool composite_contact(const imp_world *w, const imp_shape *a, const imp_pose2 *a2, const imp_pose3 *a3,
 			      imp_vec3 va, imp_vec3 wa, const imp_shape *b, const imp_pose2 *b2, const imp_pose3 *b3,
 			      imp_vec3 vb, imp_vec3 wb, double tol, imp_simplex_cache *cache, imp_query_result *r,
-			      double *least, int32_t *child)
+			      double *least, int32_t *child, int *pairs)
 {
 	if (w->dim == 2) {
 		imp_closest2_result c;
 		if (imp_composite_contact2(a, *a2, imp_vec2_make(va.x, va.y), wa.z, b, *b2, imp_vec2_make(vb.x, vb.y), wb.z,
-					   tol, cache, &c, least) != IMP_OK ||
+					   tol, cache, &c, least, pairs) != IMP_OK ||
 		    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
 			return false;
 		r->distance = c.distance;
@@ -2155,7 +2156,7 @@ static bool composite_contact(const imp_world *w, const imp_shape *a, const imp_
 		return true;
 	}
 	imp_closest3_result c;
-	if (imp_composite_contact3(a, *a3, va, wa, b, *b3, vb, wb, tol, cache, &c, least) != IMP_OK ||
+	if (imp_composite_contact3(a, *a3, va, wa, b, *b3, vb, wb, tol, cache, &c, least, pairs) != IMP_OK ||
 	    c.state == IMP_STATE_DEGENERATE || !isfinite(c.distance))
 		return false;
 	r->distance = c.distance;
@@ -2165,6 +2166,23 @@ static bool composite_contact(const imp_world *w, const imp_shape *a, const imp_
 	child[0] = c.child_a;
 	child[1] = c.child_b;
 	return true;
+}
+
+/// Counts n more narrow-phase calls (pairs of children answered) against a
+/// pair's max_pair_calls and in the step's statistics: a look at a pair
+/// with a non-convex body costs one per pair of children its queries
+/// answer, so that the cap bounds the step's work on such a pair as on a
+/// convex one (a long chain turning among bodies, its far end fast enough
+/// that each look advances by a sliver of the step: fuzz finding,
+/// test_step_cap_counts_children).
+static void charge(imp_world *w, pair *pr, int n)
+{
+	if (n <= 0)
+		return;
+	pr->calls = (uint32_t)n <= UINT32_MAX - pr->calls ? pr->calls + (uint32_t)n : UINT32_MAX;
+	w->step_stats.narrow_calls = n <= INT_MAX - w->step_stats.narrow_calls ? w->step_stats.narrow_calls + n : INT_MAX;
+	if (pr->calls > (uint32_t)w->step_stats.most_pair_calls)
+		w->step_stats.most_pair_calls = pr->calls <= INT_MAX ? (int)pr->calls : INT_MAX;
 }
 
 /// The narrow phase on a pair at step time t (Level 3, with the pair's
@@ -2186,8 +2204,11 @@ static bool probe_pair(imp_world *w, pair *pr, double t, double tol, probe *out)
 	if (imp_shape_is_composite(a->shape) || imp_shape_is_composite(b->shape)) {
 		// A non-convex pair in contact with several pairs of children
 		// (a body in a corner of a level) reports the one it moves into.
-		if (!composite_contact(w, a->shape, &a2, &a3, va, wa, b->shape, &b2, &b3, vb, wb, tol, &pr->cache, &r,
-				       &out->least, out->child))
+		int pairs = 0;
+		bool ok = composite_contact(w, a->shape, &a2, &a3, va, wa, b->shape, &b2, &b3, vb, wb, tol, &pr->cache,
+					    &r, &out->least, out->child, &pairs);
+		charge(w, pr, pairs - 1); // the look counted one
+		if (!ok)
 			return false;
 	} else if (!imp_world_closest(w, a->shape, &a2, &a3, b->shape, &b2, &b3, &pr->cache, NULL, &r, NULL)) {
 		return false;
@@ -2331,7 +2352,7 @@ static void rekey(imp_world *w, pair *pr, double t, double tol)
 /// own normal (imp_composite_advance2/3 with the tolerance: a pair in
 /// contact by schedule_contact's rule, another by schedule_advance's;
 /// docs/toi.md); the whole pair's rate bounds it when that query fails.
-static double composite_advance(imp_world *w, const pair *pr, double t, double tol)
+static double composite_advance(imp_world *w, pair *pr, double t, double tol)
 {
 	int32_t sa = key_lo(pr->key), sb = key_hi(pr->key);
 	const body *a = &w->bodies[sa], *b = &w->bodies[sb];
@@ -2344,9 +2365,11 @@ static double composite_advance(imp_world *w, const pair *pr, double t, double t
 	step_velocity(w, sb, &vb, &wb);
 	double spin = imp_vec3_length(wa) * w->motions[sa].core_reach + imp_vec3_length(wb) * w->motions[sb].core_reach;
 	imp_vec3 dv = imp_vec3_sub(va, vb);
-	w->step_stats.narrow_calls++;
-	double dt = w->dim == 2 ? imp_composite_advance2(a->shape, a2, b->shape, b2, imp_vec2_make(dv.x, dv.y), spin, 0.0, tol)
-				: imp_composite_advance3(a->shape, a3, b->shape, b3, dv, spin, 0.0, tol);
+	int pairs = 0;
+	double dt = w->dim == 2 ? imp_composite_advance2(a->shape, a2, b->shape, b2, imp_vec2_make(dv.x, dv.y), spin, 0.0,
+							 tol, &pairs)
+				: imp_composite_advance3(a->shape, a3, b->shape, b3, dv, spin, 0.0, tol, &pairs);
+	charge(w, pr, pairs > 1 ? pairs : 1);
 	if (isnan(dt)) {
 		double rate = imp_vec3_length(dv) + spin;
 		dt = rate > 0.0 ? 0.5 * tol / rate : INFINITY;
