@@ -30,11 +30,6 @@ typedef struct cq {
 	int level;  ///< 1 overlap, 2 distance, 3 closest, 4 advance (imp_composite_advance2/3), 5 contact (imp_composite_contact2/3)
 	const imp_shape *a, *b;
 	const imp_composite *ca, *cb; ///< NULL for a convex side
-	imp_pose2 pa2, pb2;   ///< the poses given
-	imp_pose3 pa3, pb3;
-	imp_pose2 rel2;       ///< b's pose in a's frame: child pairs are answered in a's frame
-	imp_pose3 rel3;
-	imp_mat3 rel_r;       ///< rel3's rotation
 	bool cornered;        ///< both sides meshes or height fields (see cornered())
 	int hull_n;           ///< the convex side's core vertices in the walked side's frame (0: none kept)
 	int32_t memo_ia, memo_ib; ///< the children memo_a, memo_b hold (-2: none)
@@ -51,7 +46,15 @@ typedef struct cq {
 	int pairs;             ///< pairs of children answered (narrow-phase calls)
 	imp_status st;         ///< the first error a child query gave
 	bool degenerate;       ///< a user child's support was not finite
-	// Level 4.
+	// Not cleared by begin() (a query far apart costs a few hundred
+	// instructions, and clearing these took 80): each written before it
+	// is read. The poses of the query's dimension, by begin_posed():
+	imp_pose2 pa2, pb2;   ///< the poses given
+	imp_pose3 pa3, pb3;
+	imp_pose2 rel2;       ///< b's pose in a's frame: child pairs are answered in a's frame
+	imp_pose3 rel3;
+	imp_mat3 rel_r;       ///< rel3's rotation
+	// Level 4, by advance_run() (read at Level 4 only).
 	double adv_level;      ///< the distance the advance is to
 	double adv_tol;        ///< > 0: each pair's level from its distance instead (imp_composite_schedule2/3)
 	double adv_spin;       ///< the turns' part of every pair's rate
@@ -59,12 +62,11 @@ typedef struct cq {
 	imp_vec3 adv_dv;       ///< v_a - v_b in a's frame (z = 0 in 2D)
 	double adv_t;          ///< the least time a pair answered could reach the level in
 	double adv_bound;      ///< adv_level + adv_t adv_speed: pairs whose boxes are farther cannot come sooner
-	// Level 5 (the velocities in a's frame; b's origin there is rel's).
+	// Level 5, by contact_run() (the velocities in a's frame; b's origin
+	// there is rel's).
 	double con_tol;        ///< pairs within this distance are in contact
 	imp_vec3 con_va, con_wa, con_vb, con_wb;
 	double con_speed;      ///< the least normal speed of a pair in contact so far
-	// Not cleared by begin() (a few kilobytes, where a query far apart
-	// costs a few hundred instructions): each written before it is read.
 	imp_vec3 hull[IMP_KEY_VERTICES]; ///< hull_n of them
 	imp_vec3 hull_c;      ///< their centre
 	double hull_radius;   ///< the convex side's rounding plus the walked side's
@@ -498,12 +500,20 @@ static imp_pose2 unit_pose2(imp_pose2 p)
 	return p;
 }
 
-/// The pose of `of` in the frame of `in` (unit rotations).
+/// The pose of `of` in the frame of `in`, of the rotations of their
+/// quaternions made unit (checked poses: within 1e-6 of unit). One square
+/// root: |conj(qi) qo| = |qi| |qo|, and qi's matrix scaled by 2 / |qi|^2 is
+/// the rotation of qi / |qi|.
 static imp_pose3 relative3(imp_pose3 in, imp_pose3 of)
 {
-	imp_quat qi = imp_quat_normalize(in.q), qo = imp_quat_normalize(of.q);
-	imp_pose3 r = {imp_quat_rotate_inv(qi, imp_vec3_sub(of.p, in.p)), imp_quat_normalize(imp_quat_mul(imp_quat_conj(qi), qo))};
-	return r;
+	imp_quat qi = in.q, qo = of.q;
+	double ni = qi.x * qi.x + qi.y * qi.y + qi.z * qi.z + qi.w * qi.w;
+	double no = qo.x * qo.x + qo.y * qo.y + qo.z * qo.z + qo.w * qo.w;
+	imp_mat3 m = imp_mat3_from_quat_scaled(qi, 2.0 / ni);
+	imp_quat r = imp_quat_mul(imp_quat_conj(qi), qo);
+	double l = sqrt(ni * no);
+	imp_pose3 out = {imp_mat3_apply_t(&m, imp_vec3_sub(of.p, in.p)), {r.x / l, r.y / l, r.z / l, r.w / l}};
+	return out;
 }
 
 static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
@@ -803,7 +813,7 @@ static void write_cache(const cq *q, imp_simplex_cache *cache)
 static imp_status begin(cq *q, int dim, int level, const imp_shape *a, const imp_shape *b,
 			const imp_query_options *o)
 {
-	memset(q, 0, offsetof(cq, hull));
+	memset(q, 0, offsetof(cq, pa2));
 	q->memo_ia = q->memo_ib = -2;
 	q->dim = dim;
 	q->level = level;
