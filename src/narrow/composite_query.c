@@ -11,6 +11,8 @@
 // simplex: the next query on the pair starts from that pair's answer.
 #include "narrow/composite_query.h"
 
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -31,7 +33,7 @@ typedef struct cq {
 	const imp_shape *a, *b;
 	const imp_composite *ca, *cb; ///< NULL for a convex side
 	bool cornered;        ///< both sides meshes or height fields (see cornered())
-	int hull_n;           ///< the convex side's core vertices in the walked side's frame (0: none kept)
+	int hull_n;           ///< the convex side's core vertices kept for the keys (0: none; see hull_moved)
 	int32_t memo_ia, memo_ib; ///< the children memo_a, memo_b hold (-2: none)
 	const imp_query_options *o;
 	bool swapped;          ///< the hierarchy walked alone is b's (a is convex)
@@ -67,9 +69,12 @@ typedef struct cq {
 	double con_tol;        ///< pairs within this distance are in contact
 	imp_vec3 con_va, con_wa, con_vb, con_wb;
 	double con_speed;      ///< the least normal speed of a pair in contact so far
+	bool hull_moved;      ///< hull, hull_c and hull_radius written (by move_hull(), when a key first needs them)
+	const imp_shape3 *hull_src; ///< the convex side whose core vertices those are
+	imp_bvh_xform hull_at; ///< its motion into the walked side's frame
 	imp_vec3 hull[IMP_KEY_VERTICES]; ///< hull_n of them
 	imp_vec3 hull_c;      ///< their centre
-	double hull_radius;   ///< the convex side's rounding plus the walked side's
+	double hull_radius;   ///< the convex side's rounding
 	imp_closest2_result r2; ///< the best pair's answer (any)
 	imp_closest3_result r3;
 	imp_simplex_cache best_cache;
@@ -439,20 +444,6 @@ static double bound_fn(void *ctx, int32_t ia, int32_t ib, double bound)
 // ---------------------------------------------------------------------------
 // The walk.
 
-/// The motion from b's frame into a's: 3D.
-static imp_bvh_xform xform3(imp_pose3 pa, imp_pose3 pb)
-{
-	imp_quat qa = imp_quat_normalize(pa.q), qb = imp_quat_normalize(pb.q);
-	imp_mat3 r = imp_mat3_from_quat(imp_quat_mul(imp_quat_conj(qa), qb));
-	imp_vec3 t = imp_quat_rotate_inv(qa, imp_vec3_sub(pb.p, pa.p));
-	imp_bvh_xform x;
-	memcpy(x.r, r.m, sizeof x.r);
-	x.t[0] = t.x;
-	x.t[1] = t.y;
-	x.t[2] = t.z;
-	return x;
-}
-
 /// The motion from b's frame into a's, from the relative pose begin_posed
 /// made (3D).
 static imp_bvh_xform rel_xform3(const cq *q)
@@ -516,6 +507,35 @@ static imp_pose3 relative3(imp_pose3 in, imp_pose3 of)
 	return out;
 }
 
+/// a's pose in b's frame, from rel3 (b's in a's).
+static imp_pose3 inverse3(const cq *q)
+{
+	imp_vec3 t = imp_mat3_apply_t(&q->rel_r, q->rel3.p);
+	imp_pose3 r = {imp_vec3_scale(-1.0, t), imp_quat_conj(q->rel3.q)};
+	return r;
+}
+
+/// The motion of the convex side into the walked side's frame (3D): rel3's,
+/// or its inverse when the walked side is b's.
+static imp_bvh_xform convex_xform3(const cq *q)
+{
+	imp_bvh_xform x;
+	imp_vec3 t = q->rel3.p;
+	if (!q->swapped) {
+		memcpy(x.r, q->rel_r.m, sizeof x.r);
+		x.t[0] = t.x;
+		x.t[1] = t.y;
+		x.t[2] = t.z;
+		return x;
+	}
+	for (int i = 0; i < 3; ++i)
+		for (int j = 0; j < 3; ++j)
+			x.r[i][j] = q->rel_r.m[j][i];
+	for (int i = 0; i < 3; ++i)
+		x.t[i] = -(x.r[i][0] * t.x + x.r[i][1] * t.y + x.r[i][2] * t.z);
+	return x;
+}
+
 static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
 {
 	imp_bvh_xform x = xform2(in, of);
@@ -532,8 +552,12 @@ static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
 /// times its size along each axis, and near a surface it meets the boxes
 /// of many triangles the shape does not come near; along the line between
 /// the centres it does not grow.
-static double centre_line_key(const cq *q, const double c[3], const double e[3], const double (*ax)[3])
+static void move_hull(cq *q);
+
+static double centre_line_key(cq *q, const double c[3], const double e[3], const double (*ax)[3])
 {
+	if (!q->hull_moved)
+		move_hull(q);
 	imp_vec3 u = imp_vec3_make(c[0] - q->hull_c.x, c[1] - q->hull_c.y, c[2] - q->hull_c.z);
 	double uu = imp_vec3_dot(u, u);
 	if (!(uu > 0x1p-900 && uu < 0x1p900))
@@ -568,8 +592,10 @@ static double node_key(void *ctx, const imp_box *box)
 /// centre_line_key.
 static double node_key_obb(void *ctx, const imp_bvh_obb *o)
 {
-	const cq *q = ctx;
+	cq *q = ctx;
 	if (q->hull_n == 1) {
+		if (!q->hull_moved)
+			move_hull(q);
 		// The point's signed distance from the box: outside, its
 		// distance; inside, minus its depth (the box holds the walked
 		// side's rounding too: a sphere whose centre is deep in the box
@@ -659,35 +685,89 @@ static double node_gap(void *ctx, const imp_bvh_obb *a, const imp_bvh_obb *b, do
 
 /// Keeps the convex side's core vertices in the walked side's frame (at
 /// `at`) for node_key, when it has few enough.
-static void keep_hull(cq *q, const imp_shape *convex, imp_pose3 at, double walked_radius)
+static void keep_hull(cq *q, const imp_shape *convex, const imp_bvh_xform *at)
 {
 	q->hull_n = 0;
 	const imp_shape3 *s = imp_shape3_of(convex);
 	if (q->dim != 3 || s->v == NULL || s->count < 1 || s->count > IMP_KEY_VERTICES)
 		return;
-	imp_mat3 r = imp_pose3_matrix(at);
+	q->hull_n = s->count;
+	q->hull_src = s;
+	q->hull_at = *at;
+	q->hull_moved = false;
+}
+
+/// The core vertices keep_hull() named, moved: when a node's key first
+/// needs them (a query whose root box the convex side's misses moves none).
+static void move_hull(cq *q)
+{
+	const imp_shape3 *s = q->hull_src;
+	const imp_bvh_xform *x = &q->hull_at;
 	imp_vec3 c = {0, 0, 0};
 	for (int i = 0; i < s->count; ++i) {
-		q->hull[i] = imp_vec3_add(imp_mat3_apply(&r, s->v[i]), at.p);
+		imp_vec3 v = s->v[i];
+		q->hull[i] = imp_vec3_make(x->r[0][0] * v.x + x->r[0][1] * v.y + x->r[0][2] * v.z + x->t[0],
+					   x->r[1][0] * v.x + x->r[1][1] * v.y + x->r[1][2] * v.z + x->t[1],
+					   x->r[2][0] * v.x + x->r[2][1] * v.y + x->r[2][2] * v.z + x->t[2]);
 		c = imp_vec3_add(c, q->hull[i]);
 	}
 	q->hull_c = imp_vec3_scale(1.0 / s->count, c);
-	q->hull_n = s->count;
-	q->hull_radius = s->radius + walked_radius;
+	q->hull_radius = s->radius;
+	q->hull_moved = true;
 }
 
-/// The oriented box of convex shape s (its own frame's box) at pose `at`
-/// in a hierarchy's frame.
-static imp_status convex_obb(const imp_shape *s, imp_pose3 at, imp_bvh_obb *out)
+/// The box of convex shape s in its own frame: from its extreme vertices
+/// along the axes for a shape of core vertices (the support vertices its
+/// hill climbing starts from), else from its supports.
+static imp_status local_box(const imp_shape *shape, imp_box *out)
 {
+	const imp_shape3 *s = imp_shape3_of(shape);
+	if (s->v != NULL && s->count >= 1 &&
+	    (s->kind == IMP_SHAPE_POLYTOPE || s->kind == IMP_SHAPE_BOX3 || s->kind == IMP_SHAPE_SPHERE ||
+	     s->kind == IMP_SHAPE_CAPSULE3)) {
+		for (int k = 0; k < 3; ++k) {
+			int32_t hi = s->axis_start[2 * k], lo = s->axis_start[2 * k + 1];
+			assert(hi >= 0 && hi < s->count && lo >= 0 && lo < s->count);
+			const double *vh = &s->v[hi].x, *vl = &s->v[lo].x;
+			out->hi[k] = vh[k] + s->radius;
+			out->lo[k] = vl[k] - s->radius;
+		}
+		return IMP_OK;
+	}
 	imp_aabb3 a = {{0, 0, 0}, {0, 0, 0}};
-	imp_status st = imp_shape3_aabb_unchecked(s, imp_pose3_identity(), &a);
+	imp_status st = imp_shape3_aabb_unchecked(shape, imp_pose3_identity(), &a);
+	*out = (imp_box){{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
+	return st;
+}
+
+/// The oriented box of convex shape s (its own frame's box) moved by `at`
+/// into a hierarchy's frame.
+static imp_status convex_obb(const imp_shape *s, const imp_bvh_xform *at, imp_bvh_obb *out)
+{
+	imp_box b;
+	imp_status st = local_box(s, &b);
 	if (st != IMP_OK)
 		return st;
-	imp_box b = {{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
-	imp_bvh_xform x = xform3(imp_pose3_identity(), at);
-	imp_obb_of_box(&b, &x, out);
+	imp_obb_of_box(&b, at, out);
 	return IMP_OK;
+}
+
+/// The axis-aligned box of an oriented box (the rounding of its products
+/// covered as imp_box_move covers its own).
+static void box_of_obb(const imp_bvh_obb *o, imp_box *out)
+{
+	double m = 0.0;
+	for (int i = 0; i < 3; ++i) {
+		double r = o->e[0] * fabs(o->ax[0][i]) + o->e[1] * fabs(o->ax[1][i]) + o->e[2] * fabs(o->ax[2][i]);
+		out->lo[i] = o->c[i] - r;
+		out->hi[i] = o->c[i] + r;
+		m = imp_max(m, fabs(o->c[i]) + r);
+	}
+	double pad = 8.0 * DBL_EPSILON * m;
+	for (int i = 0; i < 3; ++i) {
+		out->lo[i] -= pad;
+		out->hi[i] += pad;
+	}
 }
 
 /// Whether the roots' oriented boxes of a and b (b_in_a) are apart along
@@ -739,20 +819,30 @@ static imp_status walk(cq *q)
 		if (q->dim == 2)
 			at2 = q->swapped ? relative2(q->pb2, q->pa2) : relative2(q->pa2, q->pb2);
 		else
-			at3 = q->swapped ? relative3(q->pb3, q->pa3) : q->rel3;
-		imp_status st = convex_box(q, convex, &at2, &at3, &box);
+			at3 = q->swapped ? inverse3(q) : q->rel3;
 		oriented = tree->obb != NULL;
-		if (st == IMP_OK && oriented && !(q->dim == 3 && imp_shape3_of(convex)->count == 1 &&
-						  imp_shape3_of(convex)->v != NULL))
-			st = convex_obb(convex, at3, &obb); // not used for a point core
+		imp_bvh_xform cx = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {0, 0, 0}};
+		if (q->dim == 3) {
+			cx = convex_xform3(q);
+			// Level 1 keeps small cores only (spheres, capsules,
+			// boxes): moving many vertices costs more than a quick
+			// answer saves.
+			if (q->level >= 2 || imp_shape3_of(convex)->count <= 8)
+				keep_hull(q, convex, &cx);
+		}
+		imp_status st = IMP_OK;
+		if (!oriented)
+			st = convex_box(q, convex, &at2, &at3, &box);
+		else if (q->hull_n != 1) {
+			// The oriented box, and its axis-aligned box; a point core
+			// (a sphere) has neither: its key is exact.
+			st = convex_obb(convex, &cx, &obb);
+			box_of_obb(&obb, &box);
+		}
 		if (st != IMP_OK) {
 			q->degenerate = true; // a user support that is not finite
 			return IMP_OK;
 		}
-		// Level 1 keeps small cores only (spheres, capsules, boxes):
-		// moving many vertices costs more than a quick answer saves.
-		if (q->level >= 2 || imp_shape3_of(convex)->count <= 8)
-			keep_hull(q, convex, at3, 0.0);
 	}
 	if (q->level == 1) {
 		if (both && oriented && roots_apart(tree, &q->cb->bvh, &x))

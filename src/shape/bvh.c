@@ -619,20 +619,30 @@ void imp_obb_move(const imp_bvh_obb *o, const imp_bvh_xform *x, imp_bvh_obb *out
 
 void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out)
 {
-	imp_bvh_obb o;
+	// imp_obb_move of the box's own oriented box written out: its axes
+	// are the frame's, so the moved axes are x's columns (exactly).
+	double c[3], e[3], h = 0.0, m = 0.0;
 	for (int k = 0; k < 3; ++k) {
-		o.c[k] = 0.5 * b->lo[k] + 0.5 * b->hi[k];
-		o.e[k] = 0.5 * b->hi[k] - 0.5 * b->lo[k];
-		for (int i = 0; i < 3; ++i)
-			o.ax[k][i] = k == i ? 1.0 : 0.0;
+		c[k] = 0.5 * b->lo[k] + 0.5 * b->hi[k];
+		e[k] = 0.5 * b->hi[k] - 0.5 * b->lo[k];
+		double l = fabs(b->lo[k]), u = fabs(b->hi[k]);
+		h = l > h ? l : h;
+		h = u > h ? u : h;
 	}
 	// The halving's rounding.
-	double m = 0.0;
 	for (int k = 0; k < 3; ++k)
-		m = fmax(m, fmax(fabs(b->lo[k]), fabs(b->hi[k])));
+		e[k] += 4.0 * DBL_EPSILON * h;
+	for (int i = 0; i < 3; ++i) {
+		double ci = x->t[i] + x->r[i][0] * c[0] + x->r[i][1] * c[1] + x->r[i][2] * c[2];
+		out->c[i] = ci;
+		double mi = fabs(ci) + fabs(x->t[i]);
+		m = mi > m ? mi : m;
+		for (int a = 0; a < 3; ++a)
+			out->ax[a][i] = x->r[i][a];
+	}
+	double grow = 16.0 * DBL_EPSILON * (m + e[0] + e[1] + e[2]) + DBL_MIN;
 	for (int k = 0; k < 3; ++k)
-		o.e[k] += 4.0 * DBL_EPSILON * m;
-	imp_obb_move(&o, x, out);
+		out->e[k] = e[k] + grow;
 }
 
 double imp_obb_centre_gap(const imp_bvh_obb *a, const imp_bvh_obb *b)
