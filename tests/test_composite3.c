@@ -388,6 +388,97 @@ static void test_mesh_convex(void **state)
 	}
 }
 
+/// Spheres against a soup of separate triangles (no edge shared, so that
+/// each region of each triangle, its three edges, corners and both faces,
+/// is the answer somewhere): well-shaped, slivers 1e-5 and 1e-7 of their
+/// length thick, with a repeated corner, collinear; the mesh sharp and
+/// rounded. The sphere-triangle pairs take their own closed form
+/// (composite_query.c, sphere_triangle) at Levels 1 and 2, GJK at Level 3
+/// and for the slivers: every level against the brute force. And a sphere
+/// resting exactly on a triangle's face, edge and corner overlaps it
+/// (touching counts).
+static void test_sphere_triangle_soup(void **state)
+{
+	(void)state;
+	o3_rng r = {4400};
+	for (int rounded = 0; rounded < 2; ++rounded) {
+		mesh *m = calloc(1, sizeof *m);
+		assert_non_null(m);
+		for (int k = 0; k < 12; ++k) {
+			imp_vec3 o = imp_vec3_make(3.0 * (k % 4), 3.0 * (k / 4), 0.0);
+			imp_vec3 a = imp_vec3_add(o, o3_vec(&r, -1.0, 1.0));
+			imp_vec3 b = imp_vec3_add(o, o3_vec(&r, -1.0, 1.0));
+			imp_vec3 c = imp_vec3_add(o, o3_vec(&r, -1.0, 1.0));
+			if (k == 8 || k == 9) {
+				// A sliver: c off the segment ab by 1e-5 or 1e-7 of it.
+				imp_vec3 e = imp_vec3_sub(b, a), side = o3_vec(&r, -1.0, 1.0);
+				side = imp_vec3_sub(side, imp_vec3_scale(imp_vec3_dot(side, e) / imp_vec3_dot(e, e), e));
+				double t = o3_range(&r, 0.2, 0.8);
+				double h = (k == 8 ? 1e-5 : 1e-7) * imp_vec3_length(e) / imp_vec3_length(side);
+				c = imp_vec3_add(imp_vec3_add(a, imp_vec3_scale(t, e)), imp_vec3_scale(h, side));
+			} else if (k == 10) {
+				c = b; // a repeated corner
+			} else if (k == 11) {
+				c = imp_vec3_add(a, imp_vec3_scale(0.3, imp_vec3_sub(b, a))); // collinear
+			}
+			m->v[m->nv] = a;
+			m->v[m->nv + 1] = b;
+			m->v[m->nv + 2] = c;
+			tri(m, m->nv, m->nv + 1, m->nv + 2);
+			m->nv += 3;
+		}
+		body mb;
+		mesh_body(&mb, m->v, m->nv, m->t, m->nt, rounded ? 0.05 : 0.0);
+		stats st = {0};
+		for (int i = 0; i < 240; ++i) {
+			int k = o3_int(&r, m->nt);
+			const int32_t *t = &m->t[3 * k];
+			// About a corner, an edge's point or the face's middle.
+			double w0 = o3_uniform(&r), w1 = o3_uniform(&r) * (1.0 - w0);
+			int region = o3_int(&r, 3);
+			if (region == 0)
+				w0 = 1.0, w1 = 0.0;
+			else if (region == 1)
+				w1 = 1.0 - w0;
+			imp_vec3 at = imp_vec3_add(imp_vec3_add(imp_vec3_scale(w0, m->v[t[0]]), imp_vec3_scale(w1, m->v[t[1]])),
+						   imp_vec3_scale(1.0 - w0 - w1, m->v[t[2]]));
+			imp_vec3 c = imp_vec3_add(at, o3_vec(&r, -0.6, 0.6));
+			body sb;
+			convex_body(&sb, &c, 1, o3_range(&r, 0.05, 0.5));
+			imp_pose3 pm = imp_pose3_identity(), ps = imp_pose3_identity();
+			check_pair(&mb, pm, &sb, ps, NULL, &st);
+			if (i % 3 == 0)
+				check_pair(&mb, pm, &sb, touching_pose(&mb, pm, &sb, ps), NULL, &st);
+			body_free(&sb);
+		}
+		report(rounded ? "spheres, rounded soup" : "spheres, triangle soup", &st);
+		assert_true(st.overlapping > 10 && st.pairs - st.overlapping > 10 && st.touching > 10);
+		body_free(&mb);
+		free(m);
+	}
+	// Resting exactly on the face, an edge and a corner of a triangle in
+	// z = 0: distance 0, overlapping (touching counts), in both orders.
+	imp_vec3 v[3] = {{0, 0, 0}, {4, 0, 0}, {0, 4, 0}};
+	int32_t t3[3] = {0, 1, 2};
+	imp_shape *plate, *ball;
+	assert_int_equal(imp_shape_mesh(v, 3, t3, 1, 0.0, &plate), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.5, &ball), IMP_OK);
+	imp_vec3 rest[3] = {{1, 1, 0.5}, {2, -0.5, 0}, {-0.5, 0, 0}};
+	for (int i = 0; i < 3; ++i) {
+		imp_pose3 pb = imp_pose3_make(rest[i], imp_quat_identity());
+		assert_true(imp_distance3(plate, imp_pose3_identity(), ball, pb, NULL) == 0.0);
+		assert_true(imp_distance3(ball, pb, plate, imp_pose3_identity(), NULL) == 0.0);
+		assert_true(imp_overlap3(plate, imp_pose3_identity(), ball, pb, NULL));
+		assert_true(imp_overlap3(ball, pb, plate, imp_pose3_identity(), NULL));
+		pb.p.z += 1e-9;
+		pb.p.y += i == 1 ? -1e-9 : 0.0;
+		pb.p.x += i == 2 ? -1e-9 : 0.0;
+		assert_false(imp_overlap3(plate, imp_pose3_identity(), ball, pb, NULL));
+	}
+	imp_shape_destroy(ball);
+	imp_shape_destroy(plate);
+}
+
 static void test_mesh_mesh(void **state)
 {
 	(void)state;
@@ -1285,6 +1376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constructors),
 		cmocka_unit_test(test_mesh_convex),
+		cmocka_unit_test(test_sphere_triangle_soup),
 		cmocka_unit_test(test_mesh_mesh),
 		cmocka_unit_test(test_heightfield_convex),
 		cmocka_unit_test(test_compounds),

@@ -157,8 +157,71 @@ static double gap_along_centres(const cq *q, int32_t ia, int32_t ib)
 static double search_bound(const cq *q);
 
 /// The pair's query in 3D: children ia, ib (-1: the convex side itself).
+/// The distance from p to the segment [a, b] (b - a = e, |e|^2 = ee > 0).
+static double point_segment(imp_vec3 p, imp_vec3 a, imp_vec3 e, double ee)
+{
+	imp_vec3 w = imp_vec3_sub(p, a);
+	double t = imp_vec3_dot(w, e) / ee;
+	t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+	return imp_vec3_length(imp_vec3_sub(w, imp_vec3_scale(t, e)));
+}
+
+static void move_hull(cq *q);
+
+/// Levels 1 and 2 for a sphere (a point core) and a mesh's triangle, in
+/// closed form: the distance from the centre to the triangle's plane when
+/// it is over the triangle, else to the nearest edge. False (GJK answers)
+/// for a triangle thinner than 1e-6 of its longest edge, whose plane's
+/// turn is ill-defined in rounding, and for coordinates whose squares
+/// would leave the range (GJK scales the scene). The answer is GJK's to
+/// rounding (Level 1: touching counts as overlap); the pair's simplex
+/// cache is left as it was. A sphere near a 1k torus, 346 distance
+/// queries 1e-5 to 9e-4 apart, 10.9 triangles a query: 6.95 million
+/// instructions with GJK, 4.99 million so (2,526 to 1,959 ns).
+static bool sphere_triangle(cq *q, int32_t ia, int32_t ib, pair_answer *x)
+{
+	const imp_composite *m = q->swapped ? q->cb : q->ca;
+	int32_t k = q->swapped ? ib : ia;
+	if (m->kind != IMP_SHAPE_MESH || k < 0)
+		return false;
+	if (!q->hull_moved)
+		move_hull(q);
+	imp_vec3 p = q->hull[0];
+	const int32_t *t = &m->triangles[3 * (size_t)k];
+	imp_vec3 a = m->v3[t[0]], b = m->v3[t[1]], c = m->v3[t[2]];
+	imp_vec3 e0 = imp_vec3_sub(b, a), e1 = imp_vec3_sub(c, b), e2 = imp_vec3_sub(a, c);
+	double l0 = imp_vec3_dot(e0, e0), l1 = imp_vec3_dot(e1, e1), l2 = imp_vec3_dot(e2, e2);
+	double ll = imp_max(l0, imp_max(l1, l2));
+	imp_vec3 w = imp_vec3_sub(p, a);
+	double ww = imp_vec3_dot(w, w);
+	if (!(ll > 0x1p-500 && ll < 0x1p500 && ww < 0x1p500))
+		return false;
+	imp_vec3 n = imp_vec3_cross(e0, imp_vec3_sub(c, a));
+	double nn = imp_vec3_dot(n, n);
+	if (!(nn > 1e-12 * ll * ll))
+		return false;
+	double core;
+	imp_vec3 wb = imp_vec3_sub(p, b), wc = imp_vec3_sub(p, c);
+	if (imp_vec3_dot(imp_vec3_cross(e0, w), n) >= 0.0 && imp_vec3_dot(imp_vec3_cross(e1, wb), n) >= 0.0 &&
+	    imp_vec3_dot(imp_vec3_cross(e2, wc), n) >= 0.0)
+		core = fabs(imp_vec3_dot(w, n)) / sqrt(nn);
+	else
+		core = imp_min(point_segment(p, a, e0, l0), imp_min(point_segment(p, b, e1, l1), point_segment(p, c, e2, l2)));
+	double d = core - q->hull_radius - m->radius;
+	x->iterations = 1;
+	if (q->level == 1) {
+		x->d = d <= 0.0 ? -1.0 : 1.0;
+		return true;
+	}
+	x->state = d > 0.0 ? IMP_STATE_SEPARATED : (d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_OVERLAPPING);
+	x->d = d > 0.0 ? d : 0.0;
+	return true;
+}
+
 static void query3(cq *q, int32_t ia, int32_t ib, imp_simplex_cache *cache, pair_answer *x)
 {
+	if (q->level <= 2 && q->hull_n == 1 && sphere_triangle(q, ia, ib, x))
+		return;
 	const imp_shape *sa = q->a, *sb = q->b;
 	imp_pose3 pa = imp_pose3_identity(), pb = q->rel3;
 	// Each side's last child record is kept: the walk pairs one child
@@ -552,8 +615,6 @@ static imp_pose2 relative2(imp_pose2 in, imp_pose2 of)
 /// times its size along each axis, and near a surface it meets the boxes
 /// of many triangles the shape does not come near; along the line between
 /// the centres it does not grow.
-static void move_hull(cq *q);
-
 static double centre_line_key(cq *q, const double c[3], const double e[3], const double (*ax)[3])
 {
 	if (!q->hull_moved)
