@@ -44,7 +44,7 @@ imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_sh
 /// has its own: half the tolerance for a pair farther than it (where a new
 /// contact is to be seen), else half the tolerance below the contact or
 /// below its distance, whichever is lower (schedule_contact's rule for one
-/// pair, in src/world/world.c), every pair within tol looked at. *pairs
+/// pair, in src/world/step.c), every pair within tol looked at. *pairs
 /// (pairs may be NULL) gets the number of pairs of children answered, the
 /// narrow-phase calls the world's step counts against max_pair_calls.
 double imp_composite_advance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_vec2 dv,

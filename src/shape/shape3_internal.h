@@ -274,13 +274,13 @@ static inline imp_status imp_shape3_aabb_unchecked(const imp_shape *shape, imp_p
 /// The largest distance of a point of a checked shape (2D or 3D, rounded)
 /// from its origin, about which a body turns: the bound radius, or for a
 /// user shape the farthest corner of its box (whose faces its supports give
-/// exactly); +inf when a user support is not finite. In narrow/toi.c.
+/// exactly); +inf when a user support is not finite. In shape/reach.c.
 double imp_shape_reach(const imp_shape *s);
 
 /// The same for the core (the shape without its rounding radius): what a
 /// turn about the origin moves. Its rounding adds radius x n to the core's
 /// point farthest along any n, so the separation along n of two shapes
-/// changes with their turns at most at |w| times this. In narrow/toi.c.
+/// changes with their turns at most at |w| times this. In shape/reach.c.
 double imp_shape_core_reach(const imp_shape *s);
 
 /// Two balls whose centres are c apart (b's minus a's) at time 0 and move

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The world's records, shared by world.c (bodies, pairs, update, step) and
-// query.c (the planner queries).
+// The world's records, shared by its files (world.c, body.c, pairs.c,
+// update.c, motion.c, step.c; world.c's head says which holds what) and
+// query.c (the planner queries), and what those files call of each other.
 #ifndef IMPACT_WORLD_INTERNAL_H
 #define IMPACT_WORLD_INTERNAL_H
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "broad/broad.h"
+#include "core/inline.h"
+#include "shape/shape_internal.h"
 #include "world/heap.h"
 #include "impact/collision.h"
 #include "impact/world.h"
@@ -291,5 +295,300 @@ static inline int32_t imp_world_slot_of(const imp_world *w, imp_body_id id)
 	const body *b = &w->bodies[s];
 	return b->alive && b->generation == id.generation ? s : -1;
 }
+
+// ---------------------------------------------------------------------------
+// Shared by the world's files (world.c, body.c, pairs.c, update.c,
+// motion.c, step.c): small helpers inline, then each file's functions the
+// others call, under the file that defines them.
+
+// Pair keys and each body's list of pairs.
+
+/// The key of the pair of slots p and q: lower << 32 | higher.
+static inline uint64_t pair_key(int32_t p, int32_t q)
+{
+	uint32_t lo = (uint32_t)(p < q ? p : q), hi = (uint32_t)(p < q ? q : p);
+	return (uint64_t)lo << 32 | hi;
+}
+
+/// The lower and the higher slot of a pair key.
+static inline int32_t key_lo(uint64_t k)
+{
+	return (int32_t)(k >> 32);
+}
+
+static inline int32_t key_hi(uint64_t k)
+{
+	return (int32_t)(k & 0xffffffffu);
+}
+
+/// Which of the pair's two links belongs to slot s.
+static inline int link_of(const pair *pr, int32_t s)
+{
+	return key_lo(pr->key) == s ? 0 : 1;
+}
+
+/// The next pair after pr in slot s's list.
+static inline pair *list_next(const pair *pr, int32_t s)
+{
+	return pr->next[link_of(pr, s)];
+}
+
+// Boxes.
+
+/// imp_box_contains on all three axes without a branch (a 2D box has 0 for
+/// both z bounds).
+static inline bool box_contains_all(const imp_box *outer, const imp_box *inner)
+{
+	return (inner->lo[0] >= outer->lo[0]) & (inner->hi[0] <= outer->hi[0]) & (inner->lo[1] >= outer->lo[1]) &
+	       (inner->hi[1] <= outer->hi[1]) & (inner->lo[2] >= outer->lo[2]) & (inner->hi[2] <= outer->hi[2]);
+}
+
+/// Sets slot s's tight box and adds how far its coordinates moved to the
+/// slot's odometer, rounded up so that the odometer is never short of the
+/// true sum: with d within one rounding of the largest move, (odo + d) (1 +
+/// 4 eps) rounded is at least odo + the move.
+static inline void set_tight(imp_world *w, int32_t s, const imp_box *t)
+{
+	body *b = &w->bodies[s];
+	double d = 0.0;
+	for (int k = 0; k < 3; k++) {
+		double lo = fabs(t->lo[k] - b->tight.lo[k]), hi = fabs(t->hi[k] - b->tight.hi[k]);
+		d = d > lo ? d : lo;
+		d = d > hi ? d : hi;
+	}
+	w->odo[s] = (w->odo[s] + d) * (1.0 + 4 * DBL_EPSILON);
+	b->tight = *t;
+}
+
+/// The relative box placed at the position, enlarged by h on every side:
+/// IMP_ERR_OUT_OF_RANGE unless finite. The sum of its sides is finite
+/// exactly when every side is, and a box wider than DBL_MAX is out of
+/// range anyway.
+IMP_ALWAYS_INLINE imp_status place_grown(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
+					 const imp_pose3 *p3, double h, imp_box *out)
+{
+	if (w->dim == 2) {
+		*out = (imp_box){{(rel->lo[0] + p2->p.x) - h, (rel->lo[1] + p2->p.y) - h, 0.0},
+				 {(rel->hi[0] + p2->p.x) + h, (rel->hi[1] + p2->p.y) + h, 0.0}};
+	} else {
+		*out = (imp_box){{(rel->lo[0] + p3->p.x) - h, (rel->lo[1] + p3->p.y) - h, (rel->lo[2] + p3->p.z) - h},
+				 {(rel->hi[0] + p3->p.x) + h, (rel->hi[1] + p3->p.y) + h, (rel->hi[2] + p3->p.z) + h}};
+	}
+	double span = (out->hi[0] - out->lo[0]) + (out->hi[1] - out->lo[1]) + (out->hi[2] - out->lo[2]);
+	return isfinite(span) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
+}
+
+/// The tight box: the relative box placed at the position, enlarged by
+/// half the margin.
+IMP_ALWAYS_INLINE imp_status place_box(const imp_world *w, const imp_box *rel, const imp_pose2 *p2,
+				       const imp_pose3 *p3, imp_box *out)
+{
+	return place_grown(w, rel, p2, p3, 0.5 * w->def.margin, out);
+}
+
+/// Whether a new pose keeps the body's rotation (bit for bit, or equal
+/// zeros): its relative box is then the same.
+IMP_ALWAYS_INLINE bool same_rotation(const imp_world *w, const body *b, const imp_pose2 *p2, const imp_pose3 *p3)
+{
+	if (w->dim == 2)
+		return p2->q.c == b->pose2.q.c && p2->q.s == b->pose2.q.s;
+	return p3->q.x == b->pose3.q.x && p3->q.y == b->pose3.q.y && p3->q.z == b->pose3.q.z &&
+	       p3->q.w == b->pose3.q.w;
+}
+
+/// The enlarged box the broad phase holds for a body: its tight box grown
+/// by fat_ratio times its largest side (not on an axis where that would
+/// leave the finite numbers).
+static inline imp_box fatten(const imp_world *w, const body *b)
+{
+	// A static body does not move on its own: enlarging its box would only
+	// widen the region it answers to in the broad phase and the queries.
+	const imp_box *t = &b->tight;
+	if (b->type == IMP_BODY_STATIC)
+		return *t;
+	double size = 0.0;
+	for (int k = 0; k < w->dim; k++)
+		size = imp_max(size, t->hi[k] - t->lo[k]);
+	double e = w->def.fat_ratio * size;
+	imp_box f = *t;
+	for (int k = 0; k < w->dim; k++) {
+		f.lo[k] -= e;
+		f.hi[k] += e;
+		if (!isfinite(f.lo[k]) || !isfinite(f.hi[k])) {
+			f.lo[k] = t->lo[k];
+			f.hi[k] = t->hi[k];
+		}
+	}
+	return f;
+}
+
+// Boxes meeting.
+
+/// imp_box_overlap on all three axes without a branch (a 2D box has 0 for
+/// both z bounds, so the third test holds).
+static inline bool box_overlap_all(const imp_box *a, const imp_box *b)
+{
+	return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
+	       (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
+}
+
+// Motions.
+
+static inline bool within_range(double x)
+{
+	return fabs(x) <= IMP_MAX_COORDINATE; // false for NaN and infinities
+}
+
+static inline imp_status vec3_status(imp_vec3 v)
+{
+	if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z))
+		return IMP_ERR_NOT_FINITE;
+	return within_range(v.x) && within_range(v.y) && within_range(v.z) ? IMP_OK : IMP_ERR_OUT_OF_RANGE;
+}
+
+static inline bool vec3_is_zero(imp_vec3 v)
+{
+	return v.x == 0.0 && v.y == 0.0 && v.z == 0.0;
+}
+
+static inline bool has_motion(const motion *m)
+{
+	return m->has_target || !vec3_is_zero(m->v) || !vec3_is_zero(m->w);
+}
+
+/// Whether slot s moves in the step in progress.
+static inline bool in_step(const imp_world *w, int32_t s)
+{
+	return w->motions[s].step == w->step_stamp && w->step_stamp != 0;
+}
+
+/// The body's pose at step time t: its base pose moved by the step's
+/// velocity over t - t0 (imp_motion2/3_at), or its pose when it does not
+/// move in this step.
+static inline void imp_world_pose_at(const imp_world *w, int32_t s, double t, imp_pose2 *p2, imp_pose3 *p3)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	if (!in_step(w, s)) {
+		*p2 = b->pose2;
+		*p3 = b->pose3;
+		return;
+	}
+	if (w->dim == 2) {
+		imp_motion2 mo = {m->base2, imp_vec2_make(m->sv.x, m->sv.y), m->sw.z};
+		*p2 = imp_motion2_at(mo, t - m->t0);
+	} else {
+		imp_motion3 mo = {m->base3, m->sv, m->sw};
+		*p3 = imp_motion3_at(mo, t - m->t0);
+	}
+}
+
+/// The position of body s's origin at step time t.
+static inline imp_vec3 imp_world_position_at(const imp_world *w, int32_t s, double t)
+{
+	const body *b = &w->bodies[s];
+	const motion *m = &w->motions[s];
+	if (!in_step(w, s))
+		return w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
+	imp_vec3 o = w->dim == 2 ? imp_vec3_make(m->base2.p.x, m->base2.p.y, 0.0) : m->base3.p;
+	return imp_vec3_add(o, imp_vec3_scale(t - m->t0, m->sv));
+}
+
+/// The position of a pose of the world's dimension (z = 0 in 2D).
+static inline imp_vec3 imp_world_position_of(const imp_world *w, const imp_pose2 *p2, const imp_pose3 *p3)
+{
+	return w->dim == 2 ? imp_vec3_make(p2->p.x, p2->p.y, 0.0) : p3->p;
+}
+
+/// Whether a body at position p moving at v from step time t0 stays within
+/// the coordinate range up to step time t1.
+static inline bool imp_world_path_in_range(imp_vec3 p, imp_vec3 v, double span)
+{
+	return within_range(p.x + v.x * span) && within_range(p.y + v.y * span) && within_range(p.z + v.z * span);
+}
+
+/// The velocity a body moves at in the step in progress: zero for a body
+/// that does not move in it (at rest, or with a target and a step of dt 0).
+static inline void imp_world_step_velocity(const imp_world *w, int32_t s, imp_vec3 *v, imp_vec3 *av)
+{
+	const motion *m = &w->motions[s];
+	bool moving = in_step(w, s);
+	*v = moving ? m->sv : imp_vec3_make(0.0, 0.0, 0.0);
+	*av = moving ? m->sw : imp_vec3_make(0.0, 0.0, 0.0);
+}
+
+// pairs.c.
+
+/// Appends the event of pair (a, b) to e, growing it; false when out of
+/// memory.
+bool imp_world_event_push(imp_world *w, event_array *e, imp_body_id a, imp_body_id b);
+
+/// Room in e for `need` events in all; false when out of memory.
+bool imp_world_event_reserve(const imp_world *w, event_array *e, int32_t need);
+
+/// Sorts the events and, when failed updates left theirs, cancels a begin
+/// against an end of the same pair: what remains is the difference between
+/// the touching pairs of the last update that succeeded and this one.
+void imp_world_events_finish(imp_world *w);
+
+/// The broad phase's report of a candidate pair added or removed.
+void imp_world_on_broad_pair(void *ctx, int32_t p, int32_t q, bool added);
+
+/// A new block of free pairs, each tied to its hot record; false when out
+/// of memory. Used by pair_alloc and by imp_world_create for pair_capacity.
+bool imp_world_pair_block_add(imp_world *w);
+
+/// Room in the table for `need` pairs (at most half full); false when out
+/// of memory, the table as it was. The copy reads only the old slots.
+bool imp_world_pair_table_reserve(imp_world *w, int64_t need);
+
+/// Ends a pair: its touching state cleared (imp_world_set_touching), out
+/// of its bodies' lists and the table, back on the free list.
+void imp_world_pair_delete(imp_world *w, pair *pr);
+
+/// Sets a pair's touching state; a pair that begins needs
+/// imp_world_touch_reserve first.
+void imp_world_set_touching(imp_world *w, pair *pr, bool t);
+
+/// The end of an update: the pairs that began sorted and merged into the
+/// small second run; the whole rebuilt into one (dead entries dropped)
+/// only when the second run grows past 64 entries and a sixteenth of the
+/// first, or dead entries pass a quarter, so that a frame in which a few
+/// pairs begin and end costs what changed, not every touching pair. Cannot
+/// fail: imp_world_touch_reserve made the room.
+void imp_world_touch_rebuild(imp_world *w);
+
+/// Room for one more touching pair in the walk's arrays.
+bool imp_world_touch_reserve(imp_world *w);
+
+// body.c.
+
+/// imp_world_mark_moved for a change of the user's (an add, a pose, a
+/// filter, a step's motion): also pending in the state hash until an
+/// update succeeds.
+void imp_world_mark_changed(imp_world *w, int32_t s);
+
+/// Puts slot s in the moved list (room reserved by the caller).
+void imp_world_mark_moved(imp_world *w, int32_t s);
+
+/// The box of shape s at the rotation of the pose of the world's
+/// dimension (the other is not read), relative to the position: the
+/// shape's box at the pose is this plus the position.
+imp_status imp_world_shape_rel_box(const imp_world *w, const imp_shape *s, const imp_pose2 *p2,
+				   const imp_pose3 *p3, imp_box *rel);
+
+// update.c.
+
+/// Pass 1 over the moved list: the broad phase told of every body whose box
+/// left its enlarged box, and of the bodies to insert; adds the bodies
+/// looked at to *moved and the broad phase's moves and inserts to *moves.
+/// Out of memory leaves the bodies it concerns for the next time.
+imp_status imp_world_broad_update(imp_world *w, int *moved, int *moves);
+
+// motion.c.
+
+/// The velocity that takes a body from its pose to its target in dt > 0:
+/// the straight segment, and the smaller turn.
+void imp_world_target_velocity(const imp_world *w, int32_t s, double dt, imp_vec3 *v, imp_vec3 *av);
 
 #endif
