@@ -53,6 +53,38 @@ static imp_box random_box(uint64_t *s, int dim)
 	return b;
 }
 
+/// The broad phase's rule for the wide copy (broad.c, use_wide): made once
+/// the tree has gone unchanged for enough queries.
+static bool wide_now(imp_tree *t)
+{
+	if (imp_tree_wide_ready(t))
+		return true;
+	if (imp_tree_wide_due(t))
+		imp_tree_wide_build(t);
+	return imp_tree_wide_ready(t);
+}
+
+/// imp_tree_query and imp_tree_nearest as the broad phase asks them, each
+/// with a scratch of its own (checked to have been enough).
+static bool tq(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
+{
+	imp_tree_scratch s;
+	imp_tree_scratch_init(&s, t->alloc);
+	bool r = imp_tree_query(t, box, wide_now(t), fn, ctx, &s, visits);
+	assert_false(s.oom);
+	imp_tree_scratch_free(&s);
+	return r;
+}
+
+static void tn(imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx, uint64_t *visits)
+{
+	imp_tree_scratch s;
+	imp_tree_scratch_init(&s, t->alloc);
+	imp_tree_nearest(t, box, wide_now(t), bound, fn, ctx, &s, visits);
+	assert_false(s.oom);
+	imp_tree_scratch_free(&s);
+}
+
 typedef struct found {
 	int count[MAX_PROXIES];
 	int total;
@@ -117,7 +149,7 @@ static void check_stop(imp_tree *t, const imp_box *boxes, const bool *live, cons
 	bool any = false;
 	for (int p = 0; p < MAX_PROXIES; p++)
 		any = any || (live[p] && imp_box_overlap(&boxes[p], q, dim));
-	bool done = imp_tree_query(t, q, note_once, &f, &visits);
+	bool done = tq(t, q, note_once, &f, &visits);
 	assert_int_equal(done, f.total == 0);
 	if (any)
 		assert_int_equal(f.total, 1);
@@ -199,7 +231,7 @@ static void run_tree(int dim, uint64_t seed)
 			imp_box q = random_box(&s, dim);
 			found f;
 			memset(&f, 0, sizeof f);
-			assert_true(imp_tree_query(&t, &q, note, &f, &visits));
+			assert_true(tq(&t, &q, note, &f, &visits));
 			check_tree_answer(&f, boxes, live, &q, dim);
 			check_stop(&t, boxes, live, &q, dim);
 		}
@@ -219,7 +251,7 @@ static void run_tree(int dim, uint64_t seed)
 				}
 				found f;
 				memset(&f, 0, sizeof f);
-				assert_true(imp_tree_query(&t, &q, note, &f, &visits));
+				assert_true(tq(&t, &q, note, &f, &visits));
 				check_tree_answer(&f, boxes, live, &q, dim);
 				check_stop(&t, boxes, live, &q, dim);
 			}
@@ -316,7 +348,7 @@ static void test_tree_float_edges(void **state)
 				}
 				found f;
 				memset(&f, 0, sizeof f);
-				assert_true(imp_tree_query(&t, &q, note, &f, &visits));
+				assert_true(tq(&t, &q, note, &f, &visits));
 				check_tree_answer(&f, boxes, live, &q, dim);
 				check_stop(&t, boxes, live, &q, dim);
 			}
@@ -382,7 +414,7 @@ static void check_nearest(imp_tree *t, const imp_box *boxes, const imp_box *q, d
 	n.dim = dim;
 	n.best = INFINITY;
 	n.best_proxy = -1;
-	imp_tree_nearest(t, q, bound, near_note, &n, &visits);
+	tn(t, q, bound, near_note, &n, &visits);
 	double bkey = bound * fabs(bound);
 	for (int p = 0; p < MAX_PROXIES; p++) {
 		if (imp_box_key(&boxes[p], q, dim) <= bkey) {
@@ -406,7 +438,7 @@ static void check_nearest(imp_tree *t, const imp_box *boxes, const imp_box *q, d
 	n.lower = true;
 	n.best = INFINITY;
 	n.best_proxy = -1;
-	imp_tree_nearest(t, q, INFINITY, near_note, &n, &visits);
+	tn(t, q, INFINITY, near_note, &n, &visits);
 	assert_true(n.best == best);
 	assert_int_equal(n.best_proxy, best_proxy);
 }
@@ -524,7 +556,7 @@ static void test_tree_subnormal_floats(void **state)
 				}
 				found f;
 				memset(&f, 0, sizeof f);
-				assert_true(imp_tree_query(&t, &q, note, &f, &visits));
+				assert_true(tq(&t, &q, note, &f, &visits));
 				check_tree_answer(&f, boxes, live, &q, dim);
 				check_nearest(&t, boxes, &q, i % 2 ? 0.0 : 1e-39, dim);
 			}
@@ -654,7 +686,10 @@ static void run_kind(imp_broad_kind kind, int dim, uint64_t seed)
 				assert_true(imp_broad_query_all(b, &q, note, &f));
 			check_answer(&f, boxes, live, &q, dim);
 			memset(&f, 0, sizeof f);
-			assert_true(imp_broad_query(b, &q, note, &f));
+			imp_tree_scratch ts;
+			imp_tree_scratch_init(&ts, b->alloc);
+			assert_true(imp_broad_query(b, &q, note, &f, &ts));
+			imp_tree_scratch_free(&ts);
 			check_tree_answer(&f, boxes, live, &q, dim);
 			assert_true(imp_tree_valid(&b->tree));
 		}

@@ -166,6 +166,8 @@ IMP_API imp_status imp_body_get_filter(const imp_world *world, imp_body_id id, i
 IMP_API imp_status imp_body_set_filter(imp_world *world, imp_body_id id, imp_filter filter);
 
 IMP_API imp_status imp_body_get_user_data(const imp_world *world, imp_body_id id, void **out);
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID, IMP_ERR_BUSY (while a
+/// query or a pair walk runs: other threads may read it).
 IMP_API imp_status imp_body_set_user_data(imp_world *world, imp_body_id id, void *user_data);
 
 /// Number of bodies in the world (0 for NULL).
@@ -184,8 +186,9 @@ typedef bool imp_pair_fn(imp_body_id a, imp_body_id b, void *user);
 
 /// Calls fn for every pair touching at the last update, each pair once, a
 /// before b in index order. While fn runs, calls that change the world
-/// (add, remove, set pose or filter, update) return IMP_ERR_BUSY. Errors:
-/// IMP_ERR_NULL_ARGUMENT.
+/// (add, remove, set pose, filter, velocity or user data, update, step)
+/// return IMP_ERR_BUSY; queries answer. Errors: IMP_ERR_NULL_ARGUMENT,
+/// IMP_ERR_BUSY (inside the step's contact callback).
 IMP_API imp_status imp_world_for_each_pair(const imp_world *world, imp_pair_fn *fn, void *user);
 
 /// A pair that began or ended touching; a's index is below b's.
@@ -257,7 +260,7 @@ IMP_API uint64_t imp_world_state_hash(const imp_world *world);
 /// contact's time). Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
 /// IMP_ERR_DIMENSION_MISMATCH (a 3D world), IMP_ERR_BAD_OPTIONS (a static
 /// body), IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a component beyond
-/// IMP_MAX_COORDINATE).
+/// IMP_MAX_COORDINATE), IMP_ERR_BUSY (while a query or a pair walk runs).
 IMP_API imp_status imp_body_set_velocity2(imp_world *world, imp_body_id id, imp_vec2 linear, double angular);
 /// The 3D form: `angular` is the rotation axis times the rate (radians per
 /// unit time, right-handed).
@@ -404,16 +407,18 @@ IMP_API double imp_world_time(const imp_world *world);
 // Queries for motion planners: a shape at a pose (or moving between two
 // poses) against the bodies of the world, as they are now (poses set since
 // the last update included). The first query makes the broad phase's query
-// tree, which every change of the world then keeps up to date; after that,
-// no query allocates once the world's query buffer has grown to the largest
-// candidate set, and none rebuilds anything: each asks the tree for the
-// bodies whose boxes can matter. Results are the same for every broad
-// phase, and callbacks come in body index order (nearest and distance
-// queries: nearest first). A query holds the world busy from start to end
-// (its callbacks, and the support callbacks of user shapes, run then):
-// calls that change the world, and other queries, return IMP_ERR_BUSY.
-// Queries are refused with IMP_ERR_BUSY inside the world's own callbacks
-// too.
+// tree, which every change of the world then keeps up to date (made once,
+// whatever the threads asking); none rebuilds anything: each asks the tree
+// for the bodies whose boxes can matter. A query keeps its candidates in
+// memory of its own (on the stack up to 64, else from the world's
+// allocator, freed when it returns) and writes nothing of the world's, so
+// queries may run on several threads at once, and inside each other's
+// callbacks, while no thread changes the world. Results are the same for
+// every broad phase, and callbacks come in body index order (nearest and
+// distance queries: nearest first). While a query runs (its callbacks, and
+// the support callbacks of user shapes, included), calls that change the
+// world return IMP_ERR_BUSY, on any thread. Queries are refused with
+// IMP_ERR_BUSY inside the step's contact callback.
 //
 // Each query has a 2D and a 3D function (suffix 2 or 3, taking imp_pose2 or
 // imp_pose3); the name without the suffix picks one by the type of the

@@ -20,11 +20,17 @@ imp_status imp_broad_create(const imp_broad_def *def, imp_broad **out)
 	b->fn = def->fn;
 	b->ctx = def->ctx;
 	imp_status st = IMP_OK;
+	atomic_init(&b->tree_ready, false);
+	if (pthread_mutex_init(&b->lock, NULL) != 0) {
+		imp_free(def->alloc, b, sizeof *b);
+		return IMP_ERR_OUT_OF_MEMORY;
+	}
 	if (b->kind == IMP_BROAD_SWEEP)
 		st = imp_sweep_create(b);
 	else if (b->kind == IMP_BROAD_HASH)
 		st = imp_hash_create(b);
 	if (st != IMP_OK) {
+		pthread_mutex_destroy(&b->lock);
 		imp_free(def->alloc, b, sizeof *b);
 		return st;
 	}
@@ -42,6 +48,7 @@ void imp_broad_destroy(imp_broad *b)
 		imp_hash_destroy(b);
 	if (b->tree_ready)
 		imp_tree_free(&b->tree);
+	pthread_mutex_destroy(&b->lock);
 	imp_free(b->alloc, b->proxy, (size_t)b->cap * sizeof *b->proxy);
 	imp_free(b->alloc, b, sizeof *b);
 }
@@ -118,12 +125,11 @@ void imp_broad_remove(imp_broad *b, int32_t proxy)
 	b->live--;
 }
 
-bool imp_broad_query_all(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+bool imp_broad_query_all(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
 {
 	for (int32_t q = 0; q < b->cap; q++) {
 		if (b->proxy[q].state == PROXY_ABSENT)
 			continue;
-		b->counters.query_visits++;
 		if (imp_box_overlap(&b->proxy[q].box, box, b->dim) && !fn(ctx, q))
 			return false;
 	}
@@ -155,14 +161,45 @@ static bool tree_build(imp_broad *b)
 	}
 	imp_free(b->alloc, ids, (size_t)(n > 0 ? n : 1) * sizeof *ids);
 	imp_free(b->alloc, boxes, (size_t)(n > 0 ? n : 1) * sizeof *boxes);
-	b->tree_ready = ok;
+	if (ok)
+		atomic_store_explicit(&b->tree_ready, true, memory_order_release);
 	return ok;
 }
 
-bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+/// Whether the query tree is made: made now, once, by the first query
+/// (of any thread) to ask; false when out of memory for it.
+static bool tree_ready(const imp_broad *b)
 {
-	if (b->tree_ready || tree_build(b))
-		return imp_tree_query(&b->tree, box, fn, ctx, &b->counters.query_visits);
+	if (atomic_load_explicit(&b->tree_ready, memory_order_acquire))
+		return true;
+	imp_broad *mb = (imp_broad *)b; // the lazily made part, under the lock
+	pthread_mutex_lock(&mb->lock);
+	bool ok = atomic_load_explicit(&mb->tree_ready, memory_order_relaxed) || tree_build(mb);
+	pthread_mutex_unlock(&mb->lock);
+	return ok;
+}
+
+/// Whether a query walks the tree's wide copy: made now, once, when the
+/// tree has gone unchanged for enough queries.
+static bool use_wide(const imp_broad *b)
+{
+	imp_broad *mb = (imp_broad *)b; // the count and the copy: atomics and the lock
+	if (imp_tree_wide_ready(&b->tree))
+		return true;
+	if (!imp_tree_wide_due(&mb->tree))
+		return false;
+	pthread_mutex_lock(&mb->lock);
+	imp_tree_wide_build(&mb->tree);
+	pthread_mutex_unlock(&mb->lock);
+	return imp_tree_wide_ready(&b->tree);
+}
+
+bool imp_broad_query(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx,
+		     imp_tree_scratch *s)
+{
+	uint64_t visits = 0;
+	if (tree_ready(b))
+		return imp_tree_query(&b->tree, box, use_wide(b), fn, ctx, s, &visits);
 	// Out of memory for the tree: the structure of the kind answers.
 	switch (b->kind) {
 	case IMP_BROAD_SWEEP: return imp_sweep_query(b, box, fn, ctx);
@@ -172,19 +209,21 @@ bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, v
 	return imp_broad_query_all(b, box, fn, ctx);
 }
 
-void imp_broad_nearest(imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx)
+bool imp_broad_nearest(const imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx,
+		       imp_tree_scratch *s)
 {
-	if (b->tree_ready || tree_build(b)) {
-		imp_tree_nearest(&b->tree, box, bound, fn, ctx, &b->counters.query_visits);
-		return;
+	if (tree_ready(b)) {
+		uint64_t visits = 0;
+		imp_tree_nearest(&b->tree, box, use_wide(b), bound, fn, ctx, s, &visits);
+		return !s->oom;
 	}
 	for (int32_t q = 0; q < b->cap; q++) {
 		if (b->proxy[q].state == PROXY_ABSENT)
 			continue;
-		b->counters.query_visits++;
 		if (imp_box_bound(&b->proxy[q].box, box, b->dim) <= bound)
 			bound = fn(ctx, q, bound);
 	}
+	return true;
 }
 
 void imp_broad_flush(imp_broad *b)

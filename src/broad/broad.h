@@ -59,15 +59,23 @@ void imp_broad_flush(imp_broad *b);
 /// query tree, misses it by a float's rounding); returns false to stop.
 typedef bool imp_broad_query_fn(void *ctx, int32_t proxy);
 
+/// A query's own traversal memory (broad/tree.h): queries may run on
+/// several threads at once, each with its own.
+typedef struct imp_tree_scratch imp_tree_scratch;
+
 /// Every stored proxy whose box overlaps `box` (closed boxes), each once,
 /// in no particular order; proxies inserted but not yet flushed included.
 /// Through the query tree's four-wide copy (imp_tree_query) a few proxies
 /// whose boxes miss `box` by less than a float's rounding may come too:
-/// the caller tests exact boxes. Returns false when fn stopped it. No report through the pair callback.
-/// The first query makes the query tree (the only allocation; if it fails,
-/// the kind's own structure answers, and the next query tries again); later
-/// ones allocate nothing.
-bool imp_broad_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+/// the caller tests exact boxes. Returns false when fn stopped it, or when
+/// the scratch could not grow (s->oom). No report through the pair
+/// callback. The first query makes the query tree, once, whatever the
+/// threads asking (if that runs out of memory, the kind's own structure
+/// answers, and the next query tries again); a query allocates nothing
+/// else unless its scratch outgrows the caller's stack. Queries may run on
+/// several threads at once while nothing changes the broad phase.
+bool imp_broad_query(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx,
+		     imp_tree_scratch *s);
 
 /// Told of a proxy whose box may be within the current bound
 /// (imp_box_bound from the query box; see imp_broad_nearest); returns the
@@ -79,15 +87,16 @@ typedef double imp_broad_visit_fn(void *ctx, int32_t proxy, double bound);
 /// bound |bound|), nearest boxes first (through the query tree, whose
 /// four-wide copy may add a few within a float's rounding of the bound,
 /// in the order of their float boxes; in index order if the tree cannot
-/// be made), fn lowering the bound.
-void imp_broad_nearest(imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx);
+/// be made), fn lowering the bound. False when the scratch could not grow
+/// (s->oom): the search stopped.
+bool imp_broad_nearest(const imp_broad *b, const imp_box *box, double bound, imp_broad_visit_fn *fn, void *ctx,
+		       imp_tree_scratch *s);
 
 /// Counters of work done since creation.
 typedef struct imp_broad_counters {
 	uint64_t swaps;       ///< sweep: end-point exchanges
 	uint64_t cell_visits; ///< hash: cells entered or left
 	uint64_t box_tests;   ///< exact box tests
-	uint64_t query_visits; ///< queries: stored boxes looked at (cells' members, end-points, proxies)
 } imp_broad_counters;
 
 imp_broad_counters imp_broad_get_counters(const imp_broad *b);

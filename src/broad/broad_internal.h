@@ -4,6 +4,9 @@
 #ifndef IMPACT_BROAD_INTERNAL_H
 #define IMPACT_BROAD_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "broad/broad.h"
 #include "broad/tree.h"
 #include "core/alloc.h"
@@ -29,7 +32,10 @@ struct imp_broad {
 	int32_t live;
 	void *impl;
 	imp_tree tree;   ///< the query tree, made at the first query (tree_ready)
-	bool tree_ready;
+	/// Set (released) once the tree is made; queries on several threads
+	/// at once make it, and its wide copy, once, under `lock`.
+	atomic_bool tree_ready;
+	pthread_mutex_t lock;
 };
 
 static inline bool both_static(const imp_broad *b, int32_t p, int32_t q)
@@ -53,10 +59,10 @@ imp_status imp_hash_insert(imp_broad *b, int32_t p);
 imp_status imp_hash_move(imp_broad *b, int32_t p, const imp_box *old);
 void imp_hash_remove(imp_broad *b, int32_t p);
 
-bool imp_sweep_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
-bool imp_hash_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+bool imp_sweep_query(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+bool imp_hash_query(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
 /// Every live proxy tested: the naive kind's query, and the others' when
 /// their structure would visit more.
-bool imp_broad_query_all(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
+bool imp_broad_query_all(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx);
 
 #endif

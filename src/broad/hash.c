@@ -806,7 +806,7 @@ void imp_hash_remove(imp_broad *b, int32_t p)
 /// L, so at each level present the query visits the own members of the
 /// cells its range covers. A box met in several of them is reported in one
 /// only: the cell holding the low corner of the two boxes' intersection.
-bool imp_hash_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+bool imp_hash_query(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
 {
 	const imp_allocator *uth_alloc = b->alloc;
 	(void)uth_alloc;
@@ -823,7 +823,6 @@ bool imp_hash_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, vo
 			for (int32_t q = 0; q < b->cap; q++) {
 				if (b->proxy[q].state == PROXY_ABSENT || b->proxy[q].level != level)
 					continue;
-				b->counters.query_visits++;
 				if (imp_box_overlap(&b->proxy[q].box, box, b->dim) && !fn(ctx, q))
 					return false;
 			}
@@ -844,7 +843,6 @@ bool imp_hash_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, vo
 					for (int32_t m = 0; m < c->own.count; m++) {
 						int32_t q = c->own.items[m];
 						const imp_box *qb = &b->proxy[q].box;
-						b->counters.query_visits++;
 						if (!imp_box_overlap(qb, box, b->dim))
 							continue;
 						int32_t corner[3] = {0, 0, 0};

@@ -16,6 +16,7 @@
 // every axis.
 //
 // At equal values a min sorts before a max, so boxes that touch overlap.
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -421,11 +422,17 @@ static bool flush_by_tree(imp_broad *b)
 	// other, so that each query walks the paths the last one warmed.
 	tree_visit v = {b, 0, true};
 	uint64_t visits = 0; // not queries: the counter of queries is left alone
+	imp_tree_scratch scratch;
+	imp_tree_scratch_init(&scratch, b->alloc);
+	if (!imp_tree_scratch_reserve(&scratch, imp_tree_height(&t) + 2)) {
+		imp_tree_free(&t);
+		return false; // before any pair is reported
+	}
 	for (int32_t i = 0; i < t.cap; i++) {
 		if (t.nodes[i].height != 0)
 			continue;
 		v.p = t.nodes[i].proxy;
-		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &visits);
+		imp_tree_query(&t, &b->proxy[v.p].box, false, tree_meet, &v, &scratch, &visits);
 	}
 	// The old boxes, from their min end-points along x.
 	v.p_fresh = false;
@@ -435,8 +442,10 @@ static bool flush_by_tree(imp_broad *b)
 		if (id < 0 || (id & 1) != 0 || sw->mark[id >> 1])
 			continue;
 		v.p = id >> 1;
-		imp_tree_query(&t, &b->proxy[v.p].box, tree_meet, &v, &visits);
+		imp_tree_query(&t, &b->proxy[v.p].box, false, tree_meet, &v, &scratch, &visits);
 	}
+	assert(!scratch.oom); // the room was made for the tree's height
+	imp_tree_scratch_free(&scratch);
 	imp_tree_free(&t);
 	return true;
 }
@@ -554,7 +563,7 @@ void imp_sweep_remove(imp_broad *b, int32_t p)
 /// binary search to the first, then a walk along the sorted end-points
 /// (width, the widest box stored, only grows between compactions). Fresh
 /// proxies, not yet sorted in, are tested one by one.
-bool imp_sweep_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
+bool imp_sweep_query(const imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, void *ctx)
 {
 	sweep *sw = b->impl;
 	if (sw->count > 0) {
@@ -572,14 +581,12 @@ bool imp_sweep_query(imp_broad *b, const imp_box *box, imp_broad_query_fn *fn, v
 			int32_t id = a[i].id;
 			if (id < 0 || (id & 1) != 0)
 				continue;
-			b->counters.query_visits++;
 			if (imp_box_overlap(&b->proxy[id >> 1].box, box, b->dim) && !fn(ctx, id >> 1))
 				return false;
 		}
 	}
 	for (int32_t f = 0; f < sw->fresh_count; f++) {
 		int32_t p = sw->fresh[f];
-		b->counters.query_visits++;
 		if (imp_box_overlap(&b->proxy[p].box, box, b->dim) && !fn(ctx, p))
 			return false;
 	}

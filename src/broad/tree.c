@@ -48,11 +48,7 @@ typedef struct wnode {
 
 _Static_assert(sizeof(wnode) == 128, "a wide node is two cache lines");
 
-/// A node waiting in the best-first queue with its lower bound.
-typedef struct tree_entry {
-	double lb;
-	int32_t node;
-} tree_entry;
+typedef imp_tree_entry tree_entry;
 
 /// imp_box_overlap on all three axes (a 2D box has 0 for both z bounds)
 /// without a branch per axis.
@@ -80,8 +76,6 @@ void imp_tree_free(imp_tree *t)
 {
 	imp_free(t->alloc, t->nodes, (size_t)t->cap * sizeof *t->nodes);
 	imp_free(t->alloc, t->leaf_of, (size_t)t->leaf_cap * sizeof *t->leaf_of);
-	imp_free(t->alloc, t->stack, (size_t)t->stack_cap * sizeof *t->stack);
-	imp_free(t->alloc, t->heap, (size_t)t->heap_cap * sizeof *t->heap);
 	imp_free(t->alloc, t->wide_mem, t->wide_bytes);
 	imp_tree_init(t, t->dim, t->alloc);
 }
@@ -110,11 +104,6 @@ bool imp_tree_reserve(imp_tree *t, int32_t proxy)
 		for (int32_t i = old; i < t->leaf_cap; i++)
 			t->leaf_of[i] = NONE;
 	}
-	// The traversal stack holds at most the tree's height times one node
-	// per level plus one: the node count bounds it.
-	if (!imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack) ||
-	    !imp_grow(t->alloc, (void **)&t->heap, &t->heap_cap, t->cap + 1, sizeof *t->heap))
-		return false;
 	return true;
 }
 
@@ -221,11 +210,18 @@ static int32_t best_sibling(const imp_tree *t, const imp_box *box)
 	return i;
 }
 
+/// A change of the tree: the wide copy is gone, and the count of quiet
+/// queries starts again (no query runs during a change).
+static void changed(imp_tree *t)
+{
+	atomic_store_explicit(&t->wide_ok, false, memory_order_relaxed);
+	atomic_store_explicit(&t->wide_refused, false, memory_order_relaxed);
+	atomic_store_explicit(&t->quiet, 0, memory_order_relaxed);
+}
+
 void imp_tree_insert(imp_tree *t, int32_t proxy, const imp_box *box)
 {
-	t->wide_ok = false;
-	t->wide_refused = false;
-	t->quiet = 0;
+	changed(t);
 	int32_t leaf = node_take(t);
 	t->nodes[leaf].box = *box;
 	t->nodes[leaf].proxy = proxy;
@@ -256,9 +252,7 @@ void imp_tree_remove(imp_tree *t, int32_t proxy)
 	int32_t leaf = t->leaf_of[proxy];
 	t->leaf_of[proxy] = NONE;
 	t->leaves--;
-	t->wide_ok = false;
-	t->wide_refused = false;
-	t->quiet = 0;
+	changed(t);
 	tnode *n = t->nodes;
 	int32_t parent = n[leaf].parent;
 	node_give(t, leaf);
@@ -427,24 +421,94 @@ static int32_t wide_after(const imp_tree *t)
 /// then walk the tree itself.
 static bool wide_build(imp_tree *t)
 {
-	t->wide_refused = true;
 	if (t->root == NONE || !wide_room(t, t->leaves + 1))
 		return false;
 	t->wide_count = 0;
 	int32_t lossy = 0;
 	wide_make(t, t->root, &lossy);
-	if (lossy > t->leaves / 2)
+	return lossy <= t->leaves / 2;
+}
+
+bool imp_tree_wide_ready(const imp_tree *t)
+{
+	return atomic_load_explicit(&t->wide_ok, memory_order_acquire);
+}
+
+bool imp_tree_wide_due(imp_tree *t)
+{
+	if (atomic_load_explicit(&t->wide_refused, memory_order_relaxed))
 		return false;
-	t->wide_ok = true;
-	t->wide_refused = false;
+	return atomic_fetch_add_explicit(&t->quiet, 1, memory_order_relaxed) + 1 >= wide_after(t);
+}
+
+void imp_tree_wide_build(imp_tree *t)
+{
+	if (atomic_load_explicit(&t->wide_ok, memory_order_relaxed) ||
+	    atomic_load_explicit(&t->wide_refused, memory_order_relaxed))
+		return;
+	// Released: a query that sees wide_ok sees the copy.
+	if (wide_build(t))
+		atomic_store_explicit(&t->wide_ok, true, memory_order_release);
+	else
+		atomic_store_explicit(&t->wide_refused, true, memory_order_relaxed);
+}
+
+void imp_tree_scratch_init(imp_tree_scratch *s, const imp_allocator *alloc)
+{
+	s->stack = s->stack_local;
+	s->stack_cap = IMP_TREE_SCRATCH_LOCAL;
+	s->heap = s->heap_local;
+	s->heap_cap = IMP_TREE_SCRATCH_LOCAL;
+	s->alloc = alloc;
+	s->oom = false;
+}
+
+void imp_tree_scratch_free(imp_tree_scratch *s)
+{
+	if (s->stack != s->stack_local)
+		imp_free(s->alloc, s->stack, (size_t)s->stack_cap * sizeof *s->stack);
+	if (s->heap != s->heap_local)
+		imp_free(s->alloc, s->heap, (size_t)s->heap_cap * sizeof *s->heap);
+	imp_tree_scratch_init(s, s->alloc);
+}
+
+/// Room for `need` items of `size` bytes in *p (cap of them, `local` the
+/// caller's own first array), doubling; false, and *oom set, when out of
+/// memory (the items kept).
+static bool room(const imp_allocator *a, void **p, int32_t *cap, const void *local, int32_t need, size_t size,
+		 bool *oom)
+{
+	if (need <= *cap)
+		return true;
+	int32_t n = need > 2 * *cap ? need : 2 * *cap;
+	void *q = imp_alloc(a, (size_t)n * size);
+	if (q == NULL) {
+		*oom = true;
+		return false;
+	}
+	memcpy(q, *p, (size_t)*cap * size);
+	if (*p != local)
+		imp_free(a, *p, (size_t)*cap * size);
+	*p = q;
+	*cap = n;
 	return true;
 }
 
-/// Whether a query on the tree goes through the wide copy (made now when
-/// the tree has gone unchanged for long enough).
-static bool use_wide(imp_tree *t)
+/// Room for `need` entries on the scratch's stack.
+static bool stack_room(imp_tree_scratch *s, int32_t need)
 {
-	return t->wide_ok || (!t->wide_refused && ++t->quiet >= wide_after(t) && wide_build(t));
+	return room(s->alloc, (void **)&s->stack, &s->stack_cap, s->stack_local, need, sizeof *s->stack, &s->oom);
+}
+
+bool imp_tree_scratch_reserve(imp_tree_scratch *s, int32_t need)
+{
+	return stack_room(s, need);
+}
+
+/// The same for the best-first queue.
+static bool heap_room(imp_tree_scratch *s, int32_t need)
+{
+	return room(s->alloc, (void **)&s->heap, &s->heap_cap, s->heap_local, need, sizeof *s->heap, &s->oom);
 }
 
 /// The query box in floats. Rounding (to nearest, or in whatever mode
@@ -522,14 +586,19 @@ static inline int lowest_bit(unsigned m)
 /// imp_tree_query on the wide copy: a node's four boxes tested together,
 /// half the binary tree's levels, taken level by level (a queue: each
 /// wide node goes in once, so the stack's room, a node each, is enough).
-static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
+static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, imp_tree_scratch *s,
+		       uint64_t *visits)
 {
-	int32_t *queue = t->stack;
 	int32_t head = 0, tail = 0;
 	uint64_t seen = 0;
 	fbox fb = fbox_of(box);
-	queue[tail++] = 0;
+	s->stack[tail++] = 0;
 	while (head < tail) {
+		if (!stack_room(s, tail + 4)) {
+			*visits += seen;
+			return false;
+		}
+		int32_t *queue = s->stack;
 		const wnode *w = &t->wide[queue[head++]];
 		seen += 4;
 		unsigned m = wide_meets(w, &fb);
@@ -551,14 +620,15 @@ static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, v
 	return true;
 }
 
-bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx, uint64_t *visits)
+bool imp_tree_query(const imp_tree *t, const imp_box *box, bool wide, imp_tree_fn *fn, void *ctx,
+		    imp_tree_scratch *s, uint64_t *visits)
 {
 	if (t->root == NONE)
 		return true;
-	if (use_wide(t))
-		return wide_query(t, box, fn, ctx, visits);
+	if (wide)
+		return wide_query(t, box, fn, ctx, s, visits);
 	const tnode *n = t->nodes;
-	int32_t *stack = t->stack;
+	int32_t *stack = s->stack;
 	int32_t top = 0;
 	uint64_t seen = 1;
 	if (box_meets(&n[t->root].box, box))
@@ -577,6 +647,11 @@ bool imp_tree_query(imp_tree *t, const imp_box *box, imp_tree_fn *fn, void *ctx,
 		}
 		int32_t c0 = nd->child[0], c1 = nd->child[1];
 		seen += 2;
+		if (!stack_room(s, top + 2)) {
+			*visits += seen;
+			return false;
+		}
+		stack = s->stack;
 		stack[top] = c0;
 		top += box_meets(&n[c0].box, box);
 		stack[top] = c1;
@@ -673,9 +748,7 @@ bool imp_tree_build(imp_tree *t, const int32_t *proxies, const imp_box *const *b
 	}
 	pending *p = imp_alloc(t->alloc, (size_t)n * sizeof *p);
 	bool ok = p != NULL && imp_grow(t->alloc, (void **)&t->nodes, &t->cap, 2 * n + 2, sizeof *t->nodes) &&
-		  imp_grow(t->alloc, (void **)&t->leaf_of, &t->leaf_cap, max_proxy + 1, sizeof *t->leaf_of) &&
-		  imp_grow(t->alloc, (void **)&t->stack, &t->stack_cap, t->cap + 1, sizeof *t->stack) &&
-		  imp_grow(t->alloc, (void **)&t->heap, &t->heap_cap, t->cap + 1, sizeof *t->heap);
+		  imp_grow(t->alloc, (void **)&t->leaf_of, &t->leaf_cap, max_proxy + 1, sizeof *t->leaf_of);
 	if (!ok) {
 		imp_free(t->alloc, p, (size_t)n * sizeof *p);
 		imp_tree_free(t);
@@ -772,9 +845,9 @@ IMP_ALWAYS_INLINE void wide_keys(const wnode *w, const imp_box *box, int dim, do
 /// and leaves (-1 - proxy), keyed by their lane's box; the node in hand
 /// goes on to its nearest lane when no entry of the queue comes before it.
 static void wide_nearest(const imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
-			 uint64_t *visits)
+			 imp_tree_scratch *s, uint64_t *visits)
 {
-	tree_entry *h = t->heap;
+	tree_entry *h = s->heap;
 	int32_t count = 0;
 	uint64_t seen = 0;
 	double bkey = bound * fabs(bound);
@@ -785,6 +858,9 @@ static void wide_nearest(const imp_tree *t, const imp_box *box, double bound, im
 			bkey = bound * fabs(bound);
 		} else {
 			const wnode *w = &t->wide[cur.node];
+			if (!heap_room(s, count + 4))
+				break;
+			h = s->heap;
 			double key[4];
 			if (t->dim == 3)
 				wide_keys(w, box, 3, key);
@@ -819,16 +895,16 @@ static void wide_nearest(const imp_tree *t, const imp_box *box, double bound, im
 	*visits += seen;
 }
 
-void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_visit_fn *fn, void *ctx,
-		      uint64_t *visits)
+void imp_tree_nearest(const imp_tree *t, const imp_box *box, bool wide, double bound, imp_tree_visit_fn *fn,
+		      void *ctx, imp_tree_scratch *s, uint64_t *visits)
 {
 	if (t->root == NONE)
 		return;
 	// The copy's keys need a finite query box (wide_keys); this sum is
 	// finite only when every side is.
 	double sides = box->lo[0] + box->lo[1] + box->lo[2] + box->hi[0] + box->hi[1] + box->hi[2];
-	if (isfinite(sides) && use_wide(t)) {
-		wide_nearest(t, box, bound, fn, ctx, visits);
+	if (isfinite(sides) && wide) {
+		wide_nearest(t, box, bound, fn, ctx, s, visits);
 		return;
 	}
 	// Best first, nodes keyed by imp_box_key (no square root). The node in
@@ -838,7 +914,7 @@ void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_vi
 	// less per node but looked at a third more leaves, each a narrow-phase
 	// query, before its bound fell as far.
 	const tnode *n = t->nodes;
-	tree_entry *h = t->heap;
+	tree_entry *h = s->heap;
 	int32_t count = 0;
 	uint64_t seen = 1;
 	double bkey = bound * fabs(bound);
@@ -850,6 +926,9 @@ void imp_tree_nearest(imp_tree *t, const imp_box *box, double bound, imp_tree_vi
 				bound = fn(ctx, nd->proxy, bound);
 				bkey = bound * fabs(bound);
 			} else {
+				if (!heap_room(s, count + 2))
+					break;
+				h = s->heap;
 				tree_entry near = {imp_box_key(&n[nd->child[0]].box, box, t->dim), nd->child[0]};
 				tree_entry far = {imp_box_key(&n[nd->child[1]].box, box, t->dim), nd->child[1]};
 				seen += 2;

@@ -101,7 +101,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 {
 	if (w == NULL || def == NULL || out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (w->busy)
+	if (imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	if (def->shape == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -132,6 +132,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	if (!reserve_moved(w))
 		return IMP_ERR_OUT_OF_MEMORY;
 	uint32_t generation = 1;
+	bool reused = s >= 0;
 	if (s >= 0) {
 		w->free_head = w->bodies[s].next_free;
 		generation = w->bodies[s].generation;
@@ -151,7 +152,9 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	if (m->reach > w->max_reach)
 		w->max_reach = m->reach;
 	body *b = &w->bodies[s];
+	uint8_t in_moved = reused ? b->moved : 0; // a removed body's entry in the moved list, taken over
 	memset(b, 0, sizeof *b);
+	b->moved = in_moved;
 	b->generation = generation;
 	b->tight = tight;
 	b->rel = rel;
@@ -173,7 +176,7 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (w->busy)
+	if (imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
@@ -198,7 +201,9 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 	m->serial++;
 	b->alive = 0;
 	b->in_broad = 0;
-	b->moved = 0; // a stale entry in the moved list is skipped
+	// Its entry in the moved list, if it has one, stays (moved set): a body
+	// added in the slot before the next update takes it over, so that a
+	// slot is listed once; the update drops it while the slot is dead.
 	b->shape = NULL;
 	w->body_count--;
 	if (b->generation < UINT32_MAX) {
@@ -213,7 +218,7 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (w->busy)
+	if (imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	if ((p2 != NULL) != (w->dim == 2))
 		return IMP_ERR_DIMENSION_MISMATCH;
@@ -380,6 +385,9 @@ imp_status imp_body_set_user_data(imp_world *w, imp_body_id id, void *user_data)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
+	if (imp_world_reading(w))
+		return IMP_ERR_BUSY; // other threads may read it
+
 	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
@@ -391,7 +399,7 @@ imp_status imp_body_set_filter(imp_world *w, imp_body_id id, imp_filter filter)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (w->busy)
+	if (imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)

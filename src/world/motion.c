@@ -41,6 +41,10 @@ static int32_t motion_slot(imp_world *w, imp_body_id id, int dim, imp_status *st
 		*st = IMP_ERR_DIMENSION_MISMATCH;
 		return -1;
 	}
+	if (imp_world_reading(w)) {
+		*st = IMP_ERR_BUSY; // inside a query's callback (the step's may: docs/toi.md)
+		return -1;
+	}
 	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0) {
 		*st = IMP_ERR_BAD_ID;
@@ -195,7 +199,7 @@ imp_status imp_body_get_velocity3(const imp_world *w, imp_body_id id, imp_vec3 *
 
 static imp_status set_target(imp_world *w, imp_body_id id, const imp_pose2 *p2, const imp_pose3 *p3)
 {
-	if (w != NULL && w->busy)
+	if (w != NULL && imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	imp_status st;
 	int32_t s = motion_slot(w, id, p2 != NULL ? 2 : 3, &st);

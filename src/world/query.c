@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "broad/tree.h"
 #include "core/alloc.h"
 #include "core/sort.h"
 #include "narrow/toi_internal.h"
@@ -61,18 +62,21 @@ static imp_status check_world(const imp_world *w)
 	return w->busy ? IMP_ERR_BUSY : IMP_OK;
 }
 
-/// A public query runs with the world busy from start to end: the user's
-/// callbacks, and the support callbacks of user shapes, cannot change the
-/// world or start another query while this one holds the world's candidate
-/// arrays and the query tree's stack.
+/// A public query counts itself among the world's readers from start to
+/// end: the user's callbacks, and the support callbacks of user shapes,
+/// cannot change the world while it runs (imp_world_busy), on this thread
+/// or another. Queries themselves write nothing of the world's: any number
+/// run at once, on any threads, nested in each other's callbacks too.
+/// Refused inside the step's callback, where the world is mid-change.
 #define GUARDED(w, call)                                                                                     \
 	do {                                                                                                 \
 		imp_status guard_st = check_world(w);                                                        \
 		if (guard_st != IMP_OK)                                                                      \
 			return guard_st;                                                                     \
-		(w)->busy = true;                                                                            \
+		imp_world *guard_w = (imp_world *)(w); /* the count of readers only */                       \
+		atomic_fetch_add_explicit(&guard_w->readers, 1, memory_order_acq_rel);                      \
 		guard_st = (call);                                                                           \
-		(w)->busy = false;                                                                           \
+		atomic_fetch_sub_explicit(&guard_w->readers, 1, memory_order_acq_rel);                      \
 		return guard_st;                                                                             \
 	} while (0)
 
@@ -169,14 +173,98 @@ static imp_box inflate(const imp_box *b, double r, int dim)
 	return o;
 }
 
+#define GATHER_LOCAL 64
+
+/// A query's candidates, in memory of its own (queries may run on several
+/// threads at once): on the caller's stack first, grown from the world's
+/// allocator past that; with the traversal memory of the broad phase's
+/// tree. gather_init before use, gather_free after; not to be copied.
 typedef struct gather {
-	imp_world *w;
+	const imp_world *w;
 	const qshape *q;
 	imp_box search;
 	int32_t count;   ///< candidates stored
 	int32_t seen;    ///< bodies whose box meets the search box, seen by the query or not
 	bool oom;
+	query_item *items; ///< count of them
+	int32_t cap;
+	imp_tree_scratch ts;
+	query_item local[GATHER_LOCAL];
 } gather;
+
+static void gather_init(gather *g, const imp_world *w, const qshape *q)
+{
+	g->w = w;
+	g->q = q;
+	g->count = g->seen = 0;
+	g->oom = false;
+	g->items = g->local;
+	g->cap = GATHER_LOCAL;
+	imp_tree_scratch_init(&g->ts, &w->alloc);
+}
+
+static void gather_free(gather *g)
+{
+	if (g->items != g->local)
+		imp_free(&g->w->alloc, g->items, (size_t)g->cap * sizeof *g->items);
+	imp_tree_scratch_free(&g->ts);
+}
+
+#define RESULTS_LOCAL 16
+
+/// Answers found and not yet delivered (a heap), in memory of the query's
+/// own, as the candidates.
+typedef struct results {
+	const imp_allocator *alloc;
+	imp_query_result *items;
+	int32_t cap;
+	imp_query_result local[RESULTS_LOCAL];
+} results;
+
+static void results_init(results *r, const imp_world *w)
+{
+	r->alloc = &w->alloc;
+	r->items = r->local;
+	r->cap = RESULTS_LOCAL;
+}
+
+static void results_free(results *r)
+{
+	if (r->items != r->local)
+		imp_free(r->alloc, r->items, (size_t)r->cap * sizeof *r->items);
+}
+
+/// Room for `need` answers (none kept: called before the first); false
+/// when out of memory.
+static bool results_room(results *r, int32_t need)
+{
+	if (need <= r->cap)
+		return true;
+	imp_query_result *p = imp_alloc(r->alloc, (size_t)need * sizeof *p);
+	if (p == NULL)
+		return false;
+	results_free(r);
+	r->items = p;
+	r->cap = need;
+	return true;
+}
+
+/// Room for `need` candidates; false when out of memory.
+static bool gather_room(gather *g, int32_t need)
+{
+	if (need <= g->cap)
+		return true;
+	int32_t cap = need > 2 * g->cap ? need : 2 * g->cap;
+	query_item *p = imp_alloc(&g->w->alloc, (size_t)cap * sizeof *p);
+	if (p == NULL)
+		return false;
+	memcpy(p, g->items, (size_t)g->count * sizeof *p);
+	if (g->items != g->local)
+		imp_free(&g->w->alloc, g->items, (size_t)g->cap * sizeof *g->items);
+	g->items = p;
+	g->cap = cap;
+	return true;
+}
 
 /// Whether the query sees body s at all.
 static bool visible(const imp_world *w, const qshape *q, int32_t s)
@@ -192,19 +280,18 @@ static bool visible(const imp_world *w, const qshape *q, int32_t s)
 
 static bool gather_add(gather *g, int32_t s)
 {
-	imp_world *w = g->w;
+	const imp_world *w = g->w;
 	const body *b = &w->bodies[s];
 	if (!imp_box_overlap(&b->tight, &g->search, w->dim))
 		return true;
 	g->seen++;
 	if (!visible(w, g->q, s))
 		return true;
-	if (g->count == w->qitem_cap &&
-	    !imp_grow(&w->alloc, (void **)&w->qitems, &w->qitem_cap, g->count + 1, sizeof *w->qitems)) {
+	if (!gather_room(g, g->count + 1)) {
 		g->oom = true;
 		return false;
 	}
-	w->qitems[g->count++] = (query_item){imp_box_bound(&g->q->box, &b->tight, w->dim), s, 0};
+	g->items[g->count++] = (query_item){imp_box_bound(&g->q->box, &b->tight, w->dim), s, 0};
 	return true;
 }
 
@@ -222,23 +309,24 @@ static bool gather_broad(void *ctx, int32_t s)
 	return gather_add(g, s);
 }
 
-/// Every body the query sees whose box meets `search`, into w->qitems.
-static imp_status gather_all(imp_world *w, const qshape *q, const imp_box *search, gather *g)
+/// Every body the query sees whose box meets `search`, into g (made by
+/// gather_init; its candidates before replaced).
+static imp_status gather_all(const imp_world *w, const qshape *q, const imp_box *search, gather *g)
 {
-	*g = (gather){w, q, *search, 0, 0, false};
-	imp_broad_query(w->broad, search, gather_broad, g);
-	// A slot can be in the moved list twice (a body removed and another
-	// added in its slot): marked, so that it counts once.
+	g->q = q;
+	g->search = *search;
+	g->count = g->seen = 0;
+	g->oom = false;
+	if (!imp_broad_query(w->broad, search, gather_broad, g, &g->ts) && g->ts.oom)
+		g->oom = true;
+	// A slot is listed once (a body added in a removed body's slot takes
+	// its entry over: body.c).
 	for (int32_t i = 0; i < w->moved_count && !g->oom; i++) {
 		int32_t s = w->moved[i];
-		body *b = &w->bodies[s];
-		if (b->alive && !broad_current(b) && !b->qmark) {
-			b->qmark = 1;
+		const body *b = &w->bodies[s];
+		if (b->alive && !broad_current(b))
 			gather_add(g, s);
-		}
 	}
-	for (int32_t i = 0; i < w->moved_count; i++)
-		w->bodies[w->moved[i]].qmark = 0;
 	return g->oom ? IMP_ERR_OUT_OF_MEMORY : IMP_OK;
 }
 
@@ -314,16 +402,18 @@ static imp_status overlap_shape(imp_world *w, int dim, const imp_shape *shape, c
 	if (st != IMP_OK)
 		return st;
 	gather g;
+	gather_init(&g, w, &q);
 	st = gather_all(w, &q, &q.box, &g);
-	if (st != IMP_OK)
-		return st;
-	sort_by_slot(w->qitems, g.count);
-	for (int32_t i = 0; i < g.count; i++) {
-		int32_t s = w->qitems[i].slot;
-		if (overlaps(w, &q, s) && !fn(imp_world_id_of(w, s), user))
-			break;
+	if (st == IMP_OK) {
+		sort_by_slot(g.items, g.count);
+		for (int32_t i = 0; i < g.count; i++) {
+			int32_t s = g.items[i].slot;
+			if (overlaps(w, &q, s) && !fn(imp_world_id_of(w, s), user))
+				break;
+		}
 	}
-	return IMP_OK;
+	gather_free(&g);
+	return st;
 }
 
 imp_status imp_world_overlap_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
@@ -369,8 +459,11 @@ static imp_status overlap_any(imp_world *w, int dim, const imp_shape *shape, con
 	imp_status st = begin(w, dim, shape, p2, p3, filter, out != NULL, &q);
 	if (st != IMP_OK)
 		return st;
-	any_ctx c = {{w, &q, q.box, 0, 0, false}, false};
-	if (imp_broad_query(w->broad, &q.box, any_broad, &c)) {
+	any_ctx c;
+	gather_init(&c.g, w, &q);
+	c.g.search = q.box;
+	c.hit = false;
+	if (imp_broad_query(w->broad, &q.box, any_broad, &c, &c.g.ts)) {
 		for (int32_t i = 0; i < w->moved_count && !c.hit; i++) {
 			int32_t s = w->moved[i];
 			const body *b = &w->bodies[s];
@@ -378,6 +471,10 @@ static imp_status overlap_any(imp_world *w, int dim, const imp_shape *shape, con
 				any_test(&c, s);
 		}
 	}
+	bool oom = c.g.ts.oom;
+	gather_free(&c.g);
+	if (oom)
+		return IMP_ERR_OUT_OF_MEMORY;
 	*out = c.hit;
 	return IMP_OK;
 }
@@ -459,7 +556,12 @@ static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const i
 		if (b->alive && !broad_current(b))
 			bound = nearest_try(&c, s, bound);
 	}
-	imp_broad_nearest(w->broad, &q.box, bound, nearest_visit, &c);
+	imp_tree_scratch ts;
+	imp_tree_scratch_init(&ts, &w->alloc);
+	bool ok = imp_broad_nearest(w->broad, &q.box, bound, nearest_visit, &c, &ts);
+	imp_tree_scratch_free(&ts);
+	if (!ok)
+		return IMP_ERR_OUT_OF_MEMORY;
 	*out = c.best;
 	return IMP_OK;
 }
@@ -499,23 +601,29 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 		return IMP_ERR_NOT_FINITE;
 	imp_box search = inflate(&q.box, fmax(widen(&q, max_distance), 0.0), dim);
 	gather g;
+	results rs;
+	gather_init(&g, w, &q);
+	results_init(&rs, w);
 	st = gather_all(w, &q, &search, &g);
-	if (st != IMP_OK)
+	if (st == IMP_OK && !results_room(&rs, g.count))
+		st = IMP_ERR_OUT_OF_MEMORY;
+	if (st != IMP_OK) {
+		gather_free(&g);
+		results_free(&rs);
 		return st;
-	if (g.count > w->qresult_cap &&
-	    !imp_grow(&w->alloc, (void **)&w->qresults, &w->qresult_cap, g.count, sizeof *w->qresults))
-		return IMP_ERR_OUT_OF_MEMORY;
-	sort_by_bound(w->qitems, g.count);
+	}
+	imp_query_result *found_heap = rs.items;
+	sort_by_bound(g.items, g.count);
 	double bound = max_distance;
 	int32_t next = 0, found = 0;
 	for (;;) {
 		// With no candidate left, lb is +inf, which a bound widened to +inf
 		// (max_distance near DBL_MAX) does not pass: `more` ends the walk.
 		bool more = next < g.count;
-		double lb = more ? w->qitems[next].lb : INFINITY;
+		double lb = more ? g.items[next].lb : INFINITY;
 		double wide = widen(&q, bound);
-		if (found > 0 && (!more || w->qresults[0].distance < lb || lb > wide)) {
-			imp_query_result r = heap_pop(w->qresults, found--);
+		if (found > 0 && (!more || found_heap[0].distance < lb || lb > wide)) {
+			imp_query_result r = heap_pop(found_heap, found--);
 			if (r.distance > bound)
 				continue; // pruned by a bound given after it was found
 			double b = fn(&r, user);
@@ -527,11 +635,13 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 		}
 		if (!more || lb > wide)
 			break;
-		int32_t s = w->qitems[next++].slot;
+		int32_t s = g.items[next++].slot;
 		imp_query_result r;
 		if (reach_bound(w, &q, s) <= wide && closest(w, &q, s, NULL, &r) && r.distance <= bound)
-			heap_push(w->qresults, found++, r);
+			heap_push(found_heap, found++, r);
 	}
+	gather_free(&g);
+	results_free(&rs);
 	return IMP_OK;
 }
 
@@ -625,9 +735,13 @@ static imp_status clearance(imp_world *w, double margin, imp_clearance_fn *fn, v
 		return IMP_ERR_BAD_RADIUS;
 	// Room for every body as a candidate before the first callback: a
 	// failure later would leave the user with part of the pairs.
-	if (w->qitem_cap < w->body_count &&
-	    !imp_grow(&w->alloc, (void **)&w->qitems, &w->qitem_cap, w->body_count, sizeof *w->qitems))
+	gather g;
+	gather_init(&g, w, NULL);
+	// (The tree's walk holds at most a node per body, and four more.)
+	if (!gather_room(&g, w->body_count) || !imp_tree_scratch_reserve(&g.ts, w->body_count + 8)) {
+		gather_free(&g);
 		return IMP_ERR_OUT_OF_MEMORY;
+	}
 	imp_status st = IMP_OK;
 	bool go = true;
 	for (int32_t a = 0; a < w->body_high && go; a++) {
@@ -636,21 +750,21 @@ static imp_status clearance(imp_world *w, double margin, imp_clearance_fn *fn, v
 		qshape q = body_shape(w, a);
 		double wide = widen(&q, margin);
 		imp_box search = inflate(&q.box, wide, w->dim);
-		gather g;
 		st = gather_all(w, &q, &search, &g);
 		if (st != IMP_OK)
 			break; // cannot happen: the room was made above
-		sort_by_slot(w->qitems, g.count);
+		sort_by_slot(g.items, g.count);
 		imp_body_id ida = imp_world_id_of(w, a);
 		for (int32_t i = 0; i < g.count && go; i++) {
-			int32_t b = w->qitems[i].slot;
-			if (w->qitems[i].lb > wide)
+			int32_t b = g.items[i].slot;
+			if (g.items[i].lb > wide)
 				continue;
 			imp_query_result r;
 			if (body_distance(w, a, b, &r) && r.distance <= margin)
 				go = fn(ida, &r, user);
 		}
 	}
+	gather_free(&g);
 	return st;
 }
 
@@ -820,16 +934,19 @@ static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, const
 			     meet *best)
 {
 	gather g;
+	gather_init(&g, w, q);
 	imp_status st = gather_all(w, q, &c->sweep, &g);
-	if (st != IMP_OK)
+	if (st != IMP_OK) {
+		gather_free(&g);
 		return st;
-	sort_by_bound(w->qitems, g.count);
+	}
+	sort_by_bound(g.items, g.count);
 	*slot = -1;
 	best->kind = MEET_NONE;
 	best->inside = false;
 	best->t = 1.0;
 	for (int32_t i = 0; i < g.count; i++) {
-		int32_t s = w->qitems[i].slot;
+		int32_t s = g.items[i].slot;
 		meet m = cast_one(w, c, s, best->t, o);
 		if (m.kind == MEET_NONE)
 			continue;
@@ -838,6 +955,7 @@ static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, const
 			*best = m;
 		}
 	}
+	gather_free(&g);
 	return IMP_OK;
 }
 
@@ -996,20 +1114,24 @@ static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, con
 	if (st != IMP_OK)
 		return st;
 	gather g;
+	gather_init(&g, w, &q);
 	st = gather_all(w, &q, &c.sweep, &g);
-	if (st != IMP_OK)
+	if (st != IMP_OK) {
+		gather_free(&g);
 		return st;
-	sort_by_bound(w->qitems, g.count);
+	}
+	sort_by_bound(g.items, g.count);
 	bool free_motion = true;
 	for (int k = 0; k < SAMPLES && free_motion && g.count > 0; k++) {
 		sample at;
 		if (sample_at(w, &c, k_samples[k], &at) != IMP_OK)
 			break; // (cannot happen: the motion is within range) the searches below answer
 		for (int32_t i = 0; i < g.count && free_motion; i++)
-			free_motion = !overlaps_at(w, &c, w->qitems[i].slot, &at);
+			free_motion = !overlaps_at(w, &c, g.items[i].slot, &at);
 	}
 	for (int32_t i = 0; i < g.count && free_motion; i++)
-		free_motion = cast_one(w, &c, w->qitems[i].slot, 1.0, &o).kind == MEET_NONE;
+		free_motion = cast_one(w, &c, g.items[i].slot, 1.0, &o).kind == MEET_NONE;
+	gather_free(&g);
 	*out = free_motion;
 	return IMP_OK;
 }
@@ -1028,22 +1150,14 @@ imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_
 
 /* ---- rays ---- */
 
-/// The world's point shape (made once), and a cast of it from `from` to
-/// `to`.
+/// The world's point shape (made with the world), and a cast of it from
+/// `from` to `to`.
 static imp_status ray_begin(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			    bool out_given, qshape *q, cast *c)
 {
 	imp_status st = IMP_OK;
 	if (dim != w->dim)
 		return IMP_ERR_DIMENSION_MISMATCH;
-	if (w->ray_point == NULL) {
-		imp_vec2 o2 = {0.0, 0.0};
-		imp_vec3 o3 = {0.0, 0.0, 0.0};
-		st = dim == 2 ? imp_shape_polygon_ex(&o2, 1, 0.0, &w->alloc, &w->ray_point)
-			      : imp_shape_polytope_ex(&o3, 1, 0.0, &w->alloc, &w->ray_point);
-		if (st != IMP_OK)
-			return st;
-	}
 	imp_pose2 f2 = {{from.x, from.y}, {1.0, 0.0}}, t2 = {{to.x, to.y}, {1.0, 0.0}};
 	imp_pose3 f3 = {from, {0.0, 0.0, 0.0, 1.0}}, t3 = {to, {0.0, 0.0, 0.0, 1.0}};
 	st = begin(w, dim, w->ray_point, &f2, &f3, filter, out_given, q);
@@ -1125,30 +1239,37 @@ static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to
 	if (st != IMP_OK)
 		return st;
 	gather g;
+	results rs;
+	gather_init(&g, w, &q);
+	results_init(&rs, w);
 	st = gather_all(w, &q, &c.sweep, &g);
-	if (st != IMP_OK)
+	if (st == IMP_OK && !results_room(&rs, g.count))
+		st = IMP_ERR_OUT_OF_MEMORY;
+	if (st != IMP_OK) {
+		gather_free(&g);
+		results_free(&rs);
 		return st;
-	if (g.count > w->qresult_cap &&
-	    !imp_grow(&w->alloc, (void **)&w->qresults, &w->qresult_cap, g.count, sizeof *w->qresults))
-		return IMP_ERR_OUT_OF_MEMORY;
+	}
 	// Every candidate's first contact (the time in `distance`), then the
 	// hits in order of time.
 	imp_cast_options o = imp_default_cast_options();
 	int32_t found = 0;
 	for (int32_t i = 0; i < g.count; i++) {
-		int32_t s = w->qitems[i].slot;
+		int32_t s = g.items[i].slot;
 		meet m = cast_one(w, &c, s, 1.0, &o);
 		if (m.kind == MEET_NONE)
 			continue;
 		imp_query_result r = {imp_world_id_of(w, s), m.t, m.point_a, m.point_b, m.normal};
-		heap_push(w->qresults, found++, r);
+		heap_push(rs.items, found++, r);
 	}
+	gather_free(&g);
 	while (found > 0) {
-		imp_query_result r = heap_pop(w->qresults, found--);
+		imp_query_result r = heap_pop(rs.items, found--);
 		imp_ray_hit h = ray_hit(w, &c, (int32_t)r.body.index - 1, r.distance, r.normal);
 		if (!fn(&h, user))
 			break;
 	}
+	results_free(&rs);
 	return IMP_OK;
 }
 

@@ -962,7 +962,7 @@ imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (w->busy)
+	if (imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	if (isnan(dt) || isinf(dt))
 		return IMP_ERR_NOT_FINITE;

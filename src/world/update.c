@@ -409,7 +409,7 @@ imp_status imp_world_update(imp_world *w)
 {
 	if (w == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
-	if (w->busy)
+	if (imp_world_busy(w))
 		return IMP_ERR_BUSY;
 	if (++w->stamp == 0)
 		w->stamp = 1;
@@ -450,7 +450,11 @@ imp_status imp_world_update(imp_world *w)
 	for (int32_t i = 0; i < n; i++) {
 		int32_t s = w->moved[i];
 		body *b = &w->bodies[s];
-		if (!b->alive || !b->moved)
+		if (!b->alive) {
+			b->moved = 0; // a removed body's entry (body.c)
+			continue;
+		}
+		if (!b->moved)
 			continue;
 		if (!b->in_broad) { // pass 1 succeeded: every body is in (kept for the next update if not)
 			w->moved[kept++] = s;

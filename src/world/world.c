@@ -126,8 +126,6 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->deferred, (size_t)w->deferred_cap * sizeof *w->deferred);
 	imp_free(a, w->capped, (size_t)w->capped_cap * sizeof *w->capped);
 	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
-	imp_free(a, w->qitems, (size_t)w->qitem_cap * sizeof *w->qitems);
-	imp_free(a, w->qresults, (size_t)w->qresult_cap * sizeof *w->qresults);
 	imp_free(a, w->table, (size_t)w->table_cap * sizeof *w->table);
 	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
@@ -167,7 +165,16 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 	imp_broad_def bd = {def->broad_phase, def->dim, def->hash_alpha, def->hash_beta, &w->alloc, imp_world_on_broad_pair, w};
 	if (ok)
 		ok = imp_broad_create(&bd, &w->broad) == IMP_OK;
+	if (ok) {
+		// The point the ray casts move: made here, so that casts on
+		// several threads at once find it made.
+		imp_vec2 o2 = {0.0, 0.0};
+		imp_vec3 o3 = {0.0, 0.0, 0.0};
+		ok = (def->dim == 2 ? imp_shape_polygon_ex(&o2, 1, 0.0, &w->alloc, &w->ray_point)
+				    : imp_shape_polytope_ex(&o3, 1, 0.0, &w->alloc, &w->ray_point)) == IMP_OK;
+	}
 	if (!ok) {
+		imp_broad_destroy(w->broad);
 		free_arrays(w);
 		imp_free(&def->allocator, w, sizeof *w);
 		return IMP_ERR_OUT_OF_MEMORY;

@@ -6,6 +6,7 @@
 #define IMPACT_WORLD_INTERNAL_H
 
 #include <float.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -113,7 +114,7 @@ typedef struct body {
 	uint8_t inside;          ///< tight lies in fat (set by set_pose and pass 1)
 	uint8_t inserting;       ///< pass 1 of an update: to be inserted
 	uint8_t type;
-	uint8_t qmark;           ///< query.c: met in the moved list during this query
+	uint8_t reserved;
 	uint32_t generation;
 	int32_t next_free;
 	const imp_shape *shape;
@@ -155,7 +156,10 @@ struct imp_world {
 	imp_allocator alloc;
 	uint32_t serial;
 	int dim;
-	bool busy;
+	bool busy;               ///< the step's callback runs (on the stepping thread)
+	/// Queries and pair walks in progress, on any thread: no call may
+	/// change the world meanwhile (imp_world_busy).
+	atomic_int readers;
 	bool oom;                ///< set by the broad-phase callback
 	uint32_t stamp;
 
@@ -224,12 +228,9 @@ struct imp_world {
 	int32_t contact_count, contact_cap;
 	imp_step_stats step_stats;
 
-	// The planner queries (query.c): their candidates, kept between queries.
-	struct query_item *qitems;
-	int32_t qitem_cap;
-	imp_query_result *qresults; ///< distance queries: found, not yet delivered (a heap)
-	int32_t qresult_cap;
-	imp_shape *ray_point;       ///< the point ray casts move (made at the first one)
+	// The planner queries (query.c) keep their candidates in memory of
+	// their own: queries on several threads read the world at once.
+	imp_shape *ray_point;       ///< the point ray casts move (made with the world)
 };
 
 /// A query's candidate: a body slot and a lower bound on its distance.
@@ -285,6 +286,20 @@ static inline imp_body_id imp_world_id_of(const imp_world *w, int32_t slot)
 
 /// The pair of key (lower slot << 32 | higher), or NULL.
 pair *imp_world_find_pair(const imp_world *w, uint64_t key);
+
+/// Whether a call that changes the world must be refused now: the step's
+/// callback runs (what it may change is its own rule), or a query or a
+/// pair walk is in progress on some thread (its callbacks included).
+static inline bool imp_world_busy(const imp_world *w)
+{
+	return w->busy || atomic_load_explicit(&w->readers, memory_order_acquire) > 0;
+}
+
+/// Whether a query or a pair walk is in progress on some thread.
+static inline bool imp_world_reading(const imp_world *w)
+{
+	return atomic_load_explicit(&w->readers, memory_order_acquire) > 0;
+}
 
 /// The slot an id names, or -1.
 static inline int32_t imp_world_slot_of(const imp_world *w, imp_body_id id)
