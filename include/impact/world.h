@@ -457,16 +457,16 @@ typedef bool imp_query_fn(imp_body_id id, void *user);
 
 /// Every body overlapping `shape` at `pose` (touching counts), in index
 /// order; fn may stop early (the call still returns IMP_OK).
-IMP_API imp_status imp_world_overlap_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+IMP_API imp_status imp_world_overlap_shape2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 					    const imp_query_filter *filter, imp_query_fn *fn, void *user);
-IMP_API imp_status imp_world_overlap_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+IMP_API imp_status imp_world_overlap_shape3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 					    const imp_query_filter *filter, imp_query_fn *fn, void *user);
 
 /// Whether any body overlaps `shape` at `pose` (touching counts): the state
 /// validity check, which stops at the first overlap found.
-IMP_API imp_status imp_world_overlap_any2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+IMP_API imp_status imp_world_overlap_any2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 					  const imp_query_filter *filter, bool *out);
-IMP_API imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+IMP_API imp_status imp_world_overlap_any3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 					  const imp_query_filter *filter, bool *out);
 
 /// The body nearest to `shape` at `pose` with a distance at most
@@ -479,9 +479,9 @@ IMP_API imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *sha
 /// None within max_distance: IMP_OK with out->body zeroed and
 /// out->distance INFINITY. Errors as above, plus IMP_ERR_NOT_FINITE for a
 /// NaN max_distance.
-IMP_API imp_status imp_world_nearest2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+IMP_API imp_status imp_world_nearest2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 				      double max_distance, const imp_query_filter *filter, imp_query_result *out);
-IMP_API imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+IMP_API imp_status imp_world_nearest3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				      double max_distance, const imp_query_filter *filter, imp_query_result *out);
 
 /// Called with each body within the distance, nearest first; returns the
@@ -492,10 +492,10 @@ typedef double imp_distance_fn(const imp_query_result *hit, void *user);
 /// Every body within max_distance of `shape` at `pose` (signed distances,
 /// so overlapping bodies come first), with exact distances and witness
 /// points, in order of distance (ties: index). max_distance must be finite.
-IMP_API imp_status imp_world_query_distance2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+IMP_API imp_status imp_world_query_distance2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 					     double max_distance, const imp_query_filter *filter,
 					     imp_distance_fn *fn, void *user);
-IMP_API imp_status imp_world_query_distance3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+IMP_API imp_status imp_world_query_distance3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 					     double max_distance, const imp_query_filter *filter,
 					     imp_distance_fn *fn, void *user);
 
@@ -508,7 +508,7 @@ IMP_API imp_status imp_world_query_distance3(imp_world *world, const imp_shape *
 /// state IMP_STATE_DEGENERATE) there is no answer: the call returns IMP_OK
 /// with distance, points and normal NaN, and body b.
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID (either id), IMP_ERR_BUSY.
-IMP_API imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest);
+IMP_API imp_status imp_world_distance(const imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest);
 
 /// Called with each pair closer than the margin: a, and the result with b
 /// as its body; return false to stop.
@@ -518,7 +518,7 @@ typedef bool imp_clearance_fn(imp_body_id a, const imp_query_result *pair, void 
 /// (their filters, and not both static) at a signed distance at most
 /// `margin`, each pair once (a's index below b's), in order of a then b.
 /// margin >= 0 and finite (IMP_ERR_BAD_RADIUS otherwise).
-IMP_API imp_status imp_world_clearance(imp_world *world, double margin, imp_clearance_fn *fn, void *user);
+IMP_API imp_status imp_world_clearance(const imp_world *world, double margin, imp_clearance_fn *fn, void *user);
 
 /// How a cast ended.
 typedef enum imp_cast_state {
@@ -568,14 +568,14 @@ IMP_API imp_cast_options imp_default_cast_options(void);
 /// along an axis (both ends within range); _ex: IMP_ERR_BAD_OPTIONS for a
 /// tolerance negative, not finite or above IMP_MAX_COORDINATE, or
 /// max_iterations < 1 (NULL options: the defaults).
-IMP_API imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
+IMP_API imp_status imp_world_cast_shape2(const imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
 					 imp_pose2 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
-IMP_API imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
+IMP_API imp_status imp_world_cast_shape3(const imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
 					 imp_pose3 pose_to, const imp_query_filter *filter, imp_cast_hit *hit);
-IMP_API imp_status imp_world_cast_shape2_ex(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
+IMP_API imp_status imp_world_cast_shape2_ex(const imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
 					    imp_pose2 pose_to, const imp_query_filter *filter,
 					    const imp_cast_options *options, imp_cast_hit *hit);
-IMP_API imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
+IMP_API imp_status imp_world_cast_shape3_ex(const imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
 					    imp_pose3 pose_to, const imp_query_filter *filter,
 					    const imp_cast_options *options, imp_cast_hit *hit);
 
@@ -585,9 +585,9 @@ IMP_API imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *s
 /// contact it proves, not the earliest: an overlap at pose_to or at the
 /// middle of the motion (one boolean query a candidate), or the first
 /// candidate the time of impact meets or gives up on. Errors as imp_world_cast_shape2/3.
-IMP_API imp_status imp_world_motion_free2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
+IMP_API imp_status imp_world_motion_free2(const imp_world *world, const imp_shape *shape, imp_pose2 pose_from,
 					  imp_pose2 pose_to, const imp_query_filter *filter, bool *out);
-IMP_API imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
+IMP_API imp_status imp_world_motion_free3(const imp_world *world, const imp_shape *shape, imp_pose3 pose_from,
 					  imp_pose3 pose_to, const imp_query_filter *filter, bool *out);
 
 /// A body a ray meets.
@@ -614,14 +614,14 @@ typedef bool imp_ray_fn(const imp_ray_hit *hit, void *user);
 /// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points, and
 /// IMP_ERR_OUT_OF_RANGE for a segment longer than IMP_MAX_COORDINATE along
 /// an axis.
-IMP_API imp_status imp_world_ray_cast2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
+IMP_API imp_status imp_world_ray_cast2(const imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 				       imp_ray_hit *hit);
-IMP_API imp_status imp_world_ray_cast3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+IMP_API imp_status imp_world_ray_cast3(const imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 				       imp_ray_hit *hit);
 /// Every body the segment meets, in order of t (ties: index).
-IMP_API imp_status imp_world_ray_cast_all2(imp_world *world, imp_vec2 from, imp_vec2 to,
+IMP_API imp_status imp_world_ray_cast_all2(const imp_world *world, imp_vec2 from, imp_vec2 to,
 					   const imp_query_filter *filter, imp_ray_fn *fn, void *user);
-IMP_API imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_vec3 to,
+IMP_API imp_status imp_world_ray_cast_all3(const imp_world *world, imp_vec3 from, imp_vec3 to,
 					   const imp_query_filter *filter, imp_ray_fn *fn, void *user);
 
 #ifndef __cplusplus
@@ -657,92 +657,92 @@ IMP_API imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_
 }
 
 // C++: the names without the suffix as overloads on the pose's type.
-inline imp_status imp_world_overlap_shape(imp_world *w, const imp_shape *s, imp_pose2 p, const imp_query_filter *f,
+inline imp_status imp_world_overlap_shape(const imp_world *w, const imp_shape *s, imp_pose2 p, const imp_query_filter *f,
 					  imp_query_fn *fn, void *u)
 {
 	return imp_world_overlap_shape2(w, s, p, f, fn, u);
 }
-inline imp_status imp_world_overlap_shape(imp_world *w, const imp_shape *s, imp_pose3 p, const imp_query_filter *f,
+inline imp_status imp_world_overlap_shape(const imp_world *w, const imp_shape *s, imp_pose3 p, const imp_query_filter *f,
 					  imp_query_fn *fn, void *u)
 {
 	return imp_world_overlap_shape3(w, s, p, f, fn, u);
 }
-inline imp_status imp_world_overlap_any(imp_world *w, const imp_shape *s, imp_pose2 p, const imp_query_filter *f,
+inline imp_status imp_world_overlap_any(const imp_world *w, const imp_shape *s, imp_pose2 p, const imp_query_filter *f,
 					bool *out)
 {
 	return imp_world_overlap_any2(w, s, p, f, out);
 }
-inline imp_status imp_world_overlap_any(imp_world *w, const imp_shape *s, imp_pose3 p, const imp_query_filter *f,
+inline imp_status imp_world_overlap_any(const imp_world *w, const imp_shape *s, imp_pose3 p, const imp_query_filter *f,
 					bool *out)
 {
 	return imp_world_overlap_any3(w, s, p, f, out);
 }
-inline imp_status imp_world_nearest(imp_world *w, const imp_shape *s, imp_pose2 p, double d, const imp_query_filter *f,
+inline imp_status imp_world_nearest(const imp_world *w, const imp_shape *s, imp_pose2 p, double d, const imp_query_filter *f,
 				    imp_query_result *out)
 {
 	return imp_world_nearest2(w, s, p, d, f, out);
 }
-inline imp_status imp_world_nearest(imp_world *w, const imp_shape *s, imp_pose3 p, double d, const imp_query_filter *f,
+inline imp_status imp_world_nearest(const imp_world *w, const imp_shape *s, imp_pose3 p, double d, const imp_query_filter *f,
 				    imp_query_result *out)
 {
 	return imp_world_nearest3(w, s, p, d, f, out);
 }
-inline imp_status imp_world_query_distance(imp_world *w, const imp_shape *s, imp_pose2 p, double d,
+inline imp_status imp_world_query_distance(const imp_world *w, const imp_shape *s, imp_pose2 p, double d,
 					   const imp_query_filter *f, imp_distance_fn *fn, void *u)
 {
 	return imp_world_query_distance2(w, s, p, d, f, fn, u);
 }
-inline imp_status imp_world_query_distance(imp_world *w, const imp_shape *s, imp_pose3 p, double d,
+inline imp_status imp_world_query_distance(const imp_world *w, const imp_shape *s, imp_pose3 p, double d,
 					   const imp_query_filter *f, imp_distance_fn *fn, void *u)
 {
 	return imp_world_query_distance3(w, s, p, d, f, fn, u);
 }
-inline imp_status imp_world_cast_shape(imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
+inline imp_status imp_world_cast_shape(const imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
 				       const imp_query_filter *f, imp_cast_hit *hit)
 {
 	return imp_world_cast_shape2(w, s, from, to, f, hit);
 }
-inline imp_status imp_world_cast_shape(imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
+inline imp_status imp_world_cast_shape(const imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
 				       const imp_query_filter *f, imp_cast_hit *hit)
 {
 	return imp_world_cast_shape3(w, s, from, to, f, hit);
 }
-inline imp_status imp_world_cast_shape_ex(imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
+inline imp_status imp_world_cast_shape_ex(const imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
 					  const imp_query_filter *f, const imp_cast_options *o, imp_cast_hit *hit)
 {
 	return imp_world_cast_shape2_ex(w, s, from, to, f, o, hit);
 }
-inline imp_status imp_world_cast_shape_ex(imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
+inline imp_status imp_world_cast_shape_ex(const imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
 					  const imp_query_filter *f, const imp_cast_options *o, imp_cast_hit *hit)
 {
 	return imp_world_cast_shape3_ex(w, s, from, to, f, o, hit);
 }
-inline imp_status imp_world_motion_free(imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
+inline imp_status imp_world_motion_free(const imp_world *w, const imp_shape *s, imp_pose2 from, imp_pose2 to,
 					const imp_query_filter *f, bool *out)
 {
 	return imp_world_motion_free2(w, s, from, to, f, out);
 }
-inline imp_status imp_world_motion_free(imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
+inline imp_status imp_world_motion_free(const imp_world *w, const imp_shape *s, imp_pose3 from, imp_pose3 to,
 					const imp_query_filter *f, bool *out)
 {
 	return imp_world_motion_free3(w, s, from, to, f, out);
 }
-inline imp_status imp_world_ray_cast(imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
+inline imp_status imp_world_ray_cast(const imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
 				     imp_ray_hit *hit)
 {
 	return imp_world_ray_cast2(w, from, to, f, hit);
 }
-inline imp_status imp_world_ray_cast(imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f,
+inline imp_status imp_world_ray_cast(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f,
 				     imp_ray_hit *hit)
 {
 	return imp_world_ray_cast3(w, from, to, f, hit);
 }
-inline imp_status imp_world_ray_cast_all(imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
+inline imp_status imp_world_ray_cast_all(const imp_world *w, imp_vec2 from, imp_vec2 to, const imp_query_filter *f,
 					 imp_ray_fn *fn, void *u)
 {
 	return imp_world_ray_cast_all2(w, from, to, f, fn, u);
 }
-inline imp_status imp_world_ray_cast_all(imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f,
+inline imp_status imp_world_ray_cast_all(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f,
 					 imp_ray_fn *fn, void *u)
 {
 	return imp_world_ray_cast_all3(w, from, to, f, fn, u);

@@ -373,7 +373,7 @@ static bool narrow(const imp_world *w, const qshape *q, const body *b, imp_simpl
 /// ranked the body by it (issue 20, defect 17). Such an answer is asked
 /// again with limits 4, 16, 64 and 256 times the default, up to the first
 /// that converges; the last is kept when none does (the best found).
-static bool closest(imp_world *w, const qshape *q, int32_t s, imp_simplex_cache *cache, imp_query_result *r)
+static bool closest(const imp_world *w, const qshape *q, int32_t s, imp_simplex_cache *cache, imp_query_result *r)
 {
 	const body *b = &w->bodies[s];
 	r->body = imp_world_id_of(w, s);
@@ -394,7 +394,7 @@ static bool closest(imp_world *w, const qshape *q, int32_t s, imp_simplex_cache 
 
 /* ---- overlap ---- */
 
-static imp_status overlap_shape(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+static imp_status overlap_shape(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 				const imp_pose3 *p3, const imp_query_filter *filter, imp_query_fn *fn, void *user)
 {
 	qshape q;
@@ -416,13 +416,13 @@ static imp_status overlap_shape(imp_world *w, int dim, const imp_shape *shape, c
 	return st;
 }
 
-imp_status imp_world_overlap_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+imp_status imp_world_overlap_shape2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 				    const imp_query_filter *filter, imp_query_fn *fn, void *user)
 {
 	GUARDED(world, overlap_shape(world, 2, shape, &pose, NULL, filter, fn, user));
 }
 
-imp_status imp_world_overlap_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+imp_status imp_world_overlap_shape3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				    const imp_query_filter *filter, imp_query_fn *fn, void *user)
 {
 	GUARDED(world, overlap_shape(world, 3, shape, NULL, &pose, filter, fn, user));
@@ -452,7 +452,7 @@ static bool any_broad(void *ctx, int32_t s)
 }
 
 /// Stops at the first overlap: no candidate array, no sort.
-static imp_status overlap_any(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+static imp_status overlap_any(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 			      const imp_pose3 *p3, const imp_query_filter *filter, bool *out)
 {
 	qshape q;
@@ -479,13 +479,13 @@ static imp_status overlap_any(imp_world *w, int dim, const imp_shape *shape, con
 	return IMP_OK;
 }
 
-imp_status imp_world_overlap_any2(imp_world *world, const imp_shape *shape, imp_pose2 pose,
+imp_status imp_world_overlap_any2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 				  const imp_query_filter *filter, bool *out)
 {
 	GUARDED(world, overlap_any(world, 2, shape, &pose, NULL, filter, out));
 }
 
-imp_status imp_world_overlap_any3(imp_world *world, const imp_shape *shape, imp_pose3 pose,
+imp_status imp_world_overlap_any3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				  const imp_query_filter *filter, bool *out)
 {
 	GUARDED(world, overlap_any(world, 3, shape, NULL, &pose, filter, out));
@@ -500,7 +500,7 @@ static bool better(double d, int32_t s, double best, int32_t best_slot)
 }
 
 typedef struct nearest_ctx {
-	imp_world *w;
+	const imp_world *w;
 	const qshape *q;
 	double max_distance;
 	imp_query_result best;
@@ -539,7 +539,7 @@ static double nearest_visit(void *ctx, int32_t s, double bound)
 /// Branch and bound: the bodies the broad phase does not hold where they
 /// are first (the moved list), then the broad phase's boxes nearest first,
 /// each looked at only while its box's bound is within the best distance.
-static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2, const imp_pose3 *p3,
+static imp_status nearest(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2, const imp_pose3 *p3,
 			  double max_distance, const imp_query_filter *filter, imp_query_result *out)
 {
 	qshape q;
@@ -566,13 +566,13 @@ static imp_status nearest(imp_world *w, int dim, const imp_shape *shape, const i
 	return IMP_OK;
 }
 
-imp_status imp_world_nearest2(imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
+imp_status imp_world_nearest2(const imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
 			      const imp_query_filter *filter, imp_query_result *out)
 {
 	GUARDED(world, nearest(world, 2, shape, &pose, NULL, max_distance, filter, out));
 }
 
-imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
+imp_status imp_world_nearest3(const imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
 			      const imp_query_filter *filter, imp_query_result *out)
 {
 	GUARDED(world, nearest(world, 3, shape, NULL, &pose, max_distance, filter, out));
@@ -589,7 +589,7 @@ imp_status imp_world_nearest3(imp_world *world, const imp_shape *shape, imp_pose
 	((x).distance < (y).distance || ((x).distance == (y).distance && (x).body.index < (y).body.index))
 IMP_DEFINE_HEAP(heap, imp_query_result, RESULT_LESS)
 
-static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+static imp_status query_distance(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 				 const imp_pose3 *p3, double max_distance, const imp_query_filter *filter,
 				 imp_distance_fn *fn, void *user)
 {
@@ -645,13 +645,13 @@ static imp_status query_distance(imp_world *w, int dim, const imp_shape *shape, 
 	return IMP_OK;
 }
 
-imp_status imp_world_query_distance2(imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
+imp_status imp_world_query_distance2(const imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
 				     const imp_query_filter *filter, imp_distance_fn *fn, void *user)
 {
 	GUARDED(world, query_distance(world, 2, shape, &pose, NULL, max_distance, filter, fn, user));
 }
 
-imp_status imp_world_query_distance3(imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
+imp_status imp_world_query_distance3(const imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
 				     const imp_query_filter *filter, imp_distance_fn *fn, void *user)
 {
 	GUARDED(world, query_distance(world, 3, shape, NULL, &pose, max_distance, filter, fn, user));
@@ -693,7 +693,7 @@ static void swap_result(imp_query_result *r, imp_body_id b)
 
 /// Level 3 between bodies a and b with the pair's cache when the world
 /// keeps the pair (its cache is for the lower slot as the first shape).
-static bool body_distance(imp_world *w, int32_t a, int32_t b, imp_query_result *r)
+static bool body_distance(const imp_world *w, int32_t a, int32_t b, imp_query_result *r)
 {
 	int32_t lo = a < b ? a : b, hi = a < b ? b : a;
 	pair *pr = find_pair(w, lo, hi);
@@ -705,7 +705,7 @@ static bool body_distance(imp_world *w, int32_t a, int32_t b, imp_query_result *
 	return true;
 }
 
-static imp_status world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
+static imp_status world_distance(const imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
 {
 	if (closest_out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -722,12 +722,12 @@ static imp_status world_distance(imp_world *world, imp_body_id a, imp_body_id b,
 	return IMP_OK;
 }
 
-imp_status imp_world_distance(imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
+imp_status imp_world_distance(const imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest_out)
 {
 	GUARDED(world, world_distance(world, a, b, closest_out));
 }
 
-static imp_status clearance(imp_world *w, double margin, imp_clearance_fn *fn, void *user)
+static imp_status clearance(const imp_world *w, double margin, imp_clearance_fn *fn, void *user)
 {
 	if (fn == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
@@ -768,7 +768,7 @@ static imp_status clearance(imp_world *w, double margin, imp_clearance_fn *fn, v
 	return st;
 }
 
-imp_status imp_world_clearance(imp_world *w, double margin, imp_clearance_fn *fn, void *user)
+imp_status imp_world_clearance(const imp_world *w, double margin, imp_clearance_fn *fn, void *user)
 {
 	GUARDED(w, clearance(w, margin, fn, user));
 }
@@ -930,7 +930,7 @@ static meet cast_one(const imp_world *w, const cast *c, int32_t s, double t_max,
 /// The first body the cast meets or gives up on (ties: the lower index),
 /// nearest boxes first so that an early answer bounds the other bodies'
 /// queries: past a body's time nothing changes the answer.
-static imp_status cast_first(imp_world *w, const qshape *q, const cast *c, const imp_cast_options *o, int32_t *slot,
+static imp_status cast_first(const imp_world *w, const qshape *q, const cast *c, const imp_cast_options *o, int32_t *slot,
 			     meet *best)
 {
 	gather g;
@@ -983,7 +983,7 @@ static imp_pose3 cast_pose(int dim, const cast *c, double t)
 			   imp_quat_from_axis_angle(imp_vec3_make(0.0, 0.0, 1.0), atan2(p.q.s, p.q.c))};
 }
 
-static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
+static imp_status cast_shape(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
 			     const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter,
 			     const imp_cast_options *options, imp_cast_hit *hit)
 {
@@ -1021,25 +1021,25 @@ static imp_status cast_shape(imp_world *w, int dim, const imp_shape *shape, cons
 	return IMP_OK;
 }
 
-imp_status imp_world_cast_shape2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
+imp_status imp_world_cast_shape2(const imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
 	GUARDED(world, cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, NULL, hit));
 }
 
-imp_status imp_world_cast_shape3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
+imp_status imp_world_cast_shape3(const imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
 				 const imp_query_filter *filter, imp_cast_hit *hit)
 {
 	GUARDED(world, cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, NULL, hit));
 }
 
-imp_status imp_world_cast_shape2_ex(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
+imp_status imp_world_cast_shape2_ex(const imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
 				    const imp_query_filter *filter, const imp_cast_options *options, imp_cast_hit *hit)
 {
 	GUARDED(world, cast_shape(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, options, hit));
 }
 
-imp_status imp_world_cast_shape3_ex(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
+imp_status imp_world_cast_shape3_ex(const imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
 				    const imp_query_filter *filter, const imp_cast_options *options, imp_cast_hit *hit)
 {
 	GUARDED(world, cast_shape(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, options, hit));
@@ -1101,7 +1101,7 @@ enum { SAMPLES = (int)(sizeof k_samples / sizeof k_samples[0]) };
 /// (the cast's answer per body: the cast bounds a body's search by an
 /// earlier hit only once it is not free), and the first body met or given
 /// up on ends the query. Free exactly when the cast is IMP_CAST_FREE.
-static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
+static imp_status motion_free(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *f2, const imp_pose2 *t2,
 			      const imp_pose3 *f3, const imp_pose3 *t3, const imp_query_filter *filter, bool *out)
 {
 	qshape q;
@@ -1136,13 +1136,13 @@ static imp_status motion_free(imp_world *w, int dim, const imp_shape *shape, con
 	return IMP_OK;
 }
 
-imp_status imp_world_motion_free2(imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
+imp_status imp_world_motion_free2(const imp_world *world, const imp_shape *shape, imp_pose2 pose_from, imp_pose2 pose_to,
 				  const imp_query_filter *filter, bool *out)
 {
 	GUARDED(world, motion_free(world, 2, shape, &pose_from, &pose_to, NULL, NULL, filter, out));
 }
 
-imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
+imp_status imp_world_motion_free3(const imp_world *world, const imp_shape *shape, imp_pose3 pose_from, imp_pose3 pose_to,
 				  const imp_query_filter *filter, bool *out)
 {
 	GUARDED(world, motion_free(world, 3, shape, NULL, NULL, &pose_from, &pose_to, filter, out));
@@ -1152,7 +1152,7 @@ imp_status imp_world_motion_free3(imp_world *world, const imp_shape *shape, imp_
 
 /// The world's point shape (made with the world), and a cast of it from
 /// `from` to `to`.
-static imp_status ray_begin(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+static imp_status ray_begin(const imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			    bool out_given, qshape *q, cast *c)
 {
 	imp_status st = IMP_OK;
@@ -1200,7 +1200,7 @@ static imp_ray_hit ray_hit(const imp_world *w, const cast *c, int32_t slot, doub
 	return h;
 }
 
-static imp_status ray_cast(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+static imp_status ray_cast(const imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			   imp_ray_hit *hit)
 {
 	qshape q;
@@ -1218,19 +1218,19 @@ static imp_status ray_cast(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, co
 	return IMP_OK;
 }
 
-imp_status imp_world_ray_cast2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
+imp_status imp_world_ray_cast2(const imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 			       imp_ray_hit *hit)
 {
 	GUARDED(world, ray_cast(world, 2, v3(from), v3(to), filter, hit));
 }
 
-imp_status imp_world_ray_cast3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+imp_status imp_world_ray_cast3(const imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			       imp_ray_hit *hit)
 {
 	GUARDED(world, ray_cast(world, 3, from, to, filter, hit));
 }
 
-static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+static imp_status ray_cast_all(const imp_world *w, int dim, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 			       imp_ray_fn *fn, void *user)
 {
 	qshape q;
@@ -1273,13 +1273,13 @@ static imp_status ray_cast_all(imp_world *w, int dim, imp_vec3 from, imp_vec3 to
 	return IMP_OK;
 }
 
-imp_status imp_world_ray_cast_all2(imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
+imp_status imp_world_ray_cast_all2(const imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 				   imp_ray_fn *fn, void *user)
 {
 	GUARDED(world, ray_cast_all(world, 2, v3(from), v3(to), filter, fn, user));
 }
 
-imp_status imp_world_ray_cast_all3(imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
+imp_status imp_world_ray_cast_all3(const imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
 				   imp_ray_fn *fn, void *user)
 {
 	GUARDED(world, ray_cast_all(world, 3, from, to, filter, fn, user));
