@@ -609,8 +609,8 @@ typedef bool imp_ray_fn(const imp_ray_hit *hit, void *user);
 /// time-of-impact tolerance). A ray starting inside a body hits it at t =
 /// 0 with started_inside set (see imp_ray_hit). A body the time of impact
 /// gives up on (see imp_world_cast_shape2/3) is reported met where it
-/// stopped: no body is passed through. The point shape is made at the first ray cast of a world and kept
-/// (IMP_ERR_OUT_OF_MEMORY if it cannot be). Errors: as the other queries,
+/// stopped: no body is passed through. The point shape is made with the
+/// world. Errors: as the other queries,
 /// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points, and
 /// IMP_ERR_OUT_OF_RANGE for a segment longer than IMP_MAX_COORDINATE along
 /// an axis.

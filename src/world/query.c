@@ -696,9 +696,15 @@ static void swap_result(imp_query_result *r, imp_body_id b)
 static bool body_distance(const imp_world *w, int32_t a, int32_t b, imp_query_result *r)
 {
 	int32_t lo = a < b ? a : b, hi = a < b ? b : a;
-	pair *pr = find_pair(w, lo, hi);
+	const pair *pr = find_pair(w, lo, hi);
 	qshape q = body_shape(w, lo);
-	if (!closest(w, &q, hi, pr != NULL ? &pr->cache : NULL, r))
+	// The pair's cache warms the query from a copy: queries write nothing
+	// of the world's (they may run on several threads at once), and each
+	// starts from the cache as the last update left it.
+	imp_simplex_cache cache;
+	if (pr != NULL)
+		cache = pr->cache;
+	if (!closest(w, &q, hi, pr != NULL ? &cache : NULL, r))
 		return false;
 	if (lo != a)
 		swap_result(r, imp_world_id_of(w, b));

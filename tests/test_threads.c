@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+// Queries from many threads on one world: every query kind, run by 4 and
+// 8 threads at once (on 2 cores too) over the same poses in different
+// orders, against the same queries run one after another before: the
+// answers must be identical, bit for bit. The threads start together on a
+// world no query has touched, so that they race to make the query tree,
+// and run long enough for its four-wide copy to be made under them.
+// Changes of the world from inside the queries' callbacks are refused
+// with IMP_ERR_BUSY on every thread; queries nested in a callback answer
+// as outside it. A ThreadSanitizer build (-Dtsan=true) runs this too.
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <impact/impact.h>
+
+#define BODIES 600
+#define POSES 160
+#define KINDS 10
+
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static double uniform(rng *r)
+{
+	r->s = r->s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double range(rng *r, double lo, double hi)
+{
+	double u = uniform(r);
+	return lo + (hi - lo) * u;
+}
+
+/// FNV-1a over bytes: answers compared as hashes of every bit they hold.
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; ++i) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t mix_result(uint64_t h, const imp_query_result *r)
+{
+	h = mix(h, &r->body.index, sizeof r->body.index);
+	h = mix(h, &r->distance, sizeof r->distance);
+	h = mix(h, &r->point, sizeof r->point);
+	h = mix(h, &r->body_point, sizeof r->body_point);
+	return mix(h, &r->normal, sizeof r->normal);
+}
+
+typedef struct scene {
+	int dim;
+	imp_world *world;
+	imp_shape *shapes[4];
+	imp_shape *probe;
+	imp_body_id ids[BODIES];
+	imp_pose2 p2[POSES], q2[POSES];
+	imp_pose3 p3[POSES], q3[POSES];
+} scene;
+
+static imp_quat random_quat(rng *r)
+{
+	double a = uniform(r), b = uniform(r), c = uniform(r);
+	double r1 = sqrt(1 - a), r2 = sqrt(a), t1 = 2 * 3.14159265358979323846 * b, t2 = 2 * 3.14159265358979323846 * c;
+	imp_quat q = {r1 * sin(t1), r1 * cos(t1), r2 * sin(t2), r2 * cos(t2)};
+	return q;
+}
+
+static void make_scene(scene *sc, int dim, uint64_t seed)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->dim = dim;
+	rng r = {seed};
+	imp_world_def wd = imp_default_world_def();
+	wd.dim = dim;
+	wd.broad_phase = dim == 2 ? IMP_BROAD_SWEEP : IMP_BROAD_HASH;
+	assert_int_equal(imp_world_create(&wd, &sc->world), IMP_OK);
+	if (dim == 2) {
+		imp_vec2 tri[3] = {{0, 0}, {0.6, 0}, {0, 0.5}};
+		assert_int_equal(imp_shape_box2(0.3, 0.2, 0.0, &sc->shapes[0]), IMP_OK);
+		assert_int_equal(imp_shape_circle(imp_vec2_make(0, 0), 0.25, &sc->shapes[1]), IMP_OK);
+		assert_int_equal(imp_shape_polygon(tri, 3, 0.05, &sc->shapes[2]), IMP_OK);
+		assert_int_equal(imp_shape_capsule2(imp_vec2_make(-0.3, 0), imp_vec2_make(0.3, 0), 0.1, &sc->shapes[3]),
+				 IMP_OK);
+		assert_int_equal(imp_shape_box2(0.4, 0.15, 0.02, &sc->probe), IMP_OK);
+	} else {
+		imp_vec3 tet[4] = {{0, 0, 0}, {0.6, 0, 0}, {0, 0.5, 0}, {0, 0, 0.4}};
+		assert_int_equal(imp_shape_box3(0.3, 0.2, 0.25, 0.0, &sc->shapes[0]), IMP_OK);
+		assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.25, &sc->shapes[1]), IMP_OK);
+		assert_int_equal(imp_shape_polytope(tet, 4, 0.05, &sc->shapes[2]), IMP_OK);
+		assert_int_equal(imp_shape_capsule3(imp_vec3_make(-0.3, 0, 0), imp_vec3_make(0.3, 0, 0), 0.1, &sc->shapes[3]),
+				 IMP_OK);
+		assert_int_equal(imp_shape_box3(0.4, 0.15, 0.2, 0.02, &sc->probe), IMP_OK);
+	}
+	double side = dim == 2 ? 30.0 : 12.0;
+	for (int i = 0; i < BODIES; ++i) {
+		imp_body_def bd = imp_default_body_def();
+		int k = (int)(uniform(&r) * 4.0);
+		bd.shape = sc->shapes[k];
+		bd.type = i % 3 == 0 ? IMP_BODY_STATIC : IMP_BODY_DYNAMIC;
+		double x = range(&r, 0, side), y = range(&r, 0, side), z = range(&r, 0, side);
+		double a = range(&r, -3.14, 3.14);
+		bd.pose2 = imp_pose2_make(x, y, a);
+		bd.pose3 = imp_pose3_make(imp_vec3_make(x, y, z), random_quat(&r));
+		assert_int_equal(imp_world_add_body(sc->world, &bd, &sc->ids[i]), IMP_OK);
+	}
+	assert_int_equal(imp_world_update(sc->world), IMP_OK);
+	for (int i = 0; i < POSES; ++i) {
+		double x = range(&r, -1, side + 1), y = range(&r, -1, side + 1), z = range(&r, -1, side + 1);
+		double dx = range(&r, -3, 3), dy = range(&r, -3, 3), dz = range(&r, -3, 3);
+		double a = range(&r, -3.14, 3.14);
+		sc->p2[i] = imp_pose2_make(x, y, a);
+		sc->q2[i] = imp_pose2_make(x + dx, y + dy, a + 0.5);
+		sc->p3[i] = imp_pose3_make(imp_vec3_make(x, y, z), random_quat(&r));
+		sc->q3[i] = imp_pose3_make(imp_vec3_make(x + dx, y + dy, z + dz), random_quat(&r));
+	}
+}
+
+static void free_scene(scene *sc)
+{
+	imp_world_destroy(sc->world);
+	for (int k = 0; k < 4; ++k)
+		imp_shape_destroy(sc->shapes[k]);
+	imp_shape_destroy(sc->probe);
+}
+
+/// What a callback saw, and what the changes it tried returned.
+typedef struct seen {
+	const scene *sc;
+	uint64_t h;
+	int n;
+	int not_busy; ///< changes inside a callback that were not refused
+	int nested_wrong; ///< nested queries whose answer differed from the outside one
+} seen;
+
+/// Inside a query's callback (on whatever thread): a change of the world
+/// must be refused; a nested query must answer.
+static void try_inside(seen *s, imp_body_id id)
+{
+	const scene *sc = s->sc;
+	imp_world *w = sc->world; // the changes below must all be refused
+	imp_status st = sc->dim == 2 ? imp_body_set_pose2(w, id, imp_pose2_identity())
+				     : imp_body_set_pose3(w, id, imp_pose3_identity());
+	s->not_busy += st != IMP_ERR_BUSY;
+	s->not_busy += imp_world_update(w) != IMP_ERR_BUSY;
+	s->not_busy += imp_body_set_user_data(w, id, NULL) != IMP_ERR_BUSY;
+	bool any = false;
+	st = sc->dim == 2 ? imp_world_overlap_any2(w, sc->probe, sc->p2[0], NULL, &any)
+			  : imp_world_overlap_any3(w, sc->probe, sc->p3[0], NULL, &any);
+	s->nested_wrong += st != IMP_OK;
+}
+
+static bool on_overlap(imp_body_id id, void *user)
+{
+	seen *s = user;
+	s->h = mix(s->h, &id.index, sizeof id.index);
+	if (s->n++ == 0)
+		try_inside(s, id);
+	return true;
+}
+
+static double on_distance(const imp_query_result *hit, void *user)
+{
+	seen *s = user;
+	s->h = mix_result(s->h, hit);
+	s->n++;
+	return INFINITY;
+}
+
+static bool on_clearance(imp_body_id a, const imp_query_result *pair, void *user)
+{
+	seen *s = user;
+	s->h = mix(s->h, &a.index, sizeof a.index);
+	s->h = mix_result(s->h, pair);
+	s->n++;
+	return true;
+}
+
+static bool on_ray(const imp_ray_hit *hit, void *user)
+{
+	seen *s = user;
+	s->h = mix(s->h, &hit->body.index, sizeof hit->body.index);
+	s->h = mix(s->h, &hit->t, sizeof hit->t);
+	s->h = mix(s->h, &hit->point, sizeof hit->point);
+	s->n++;
+	return true;
+}
+
+/// Query `kind` at pose i: a hash of its whole answer. Kinds: overlap
+/// shape, overlap any, nearest, within a distance, body to body, cast,
+/// motion free, ray, every ray hit, clearance (pose 0 only).
+static uint64_t ask(const scene *sc, int kind, int i, seen *s)
+{
+	const imp_world *w = sc->world;
+	int d = sc->dim;
+	imp_status st = IMP_OK;
+	s->h = 1469598103934665603ULL;
+	s->n = 0;
+	switch (kind) {
+	case 0:
+		st = d == 2 ? imp_world_overlap_shape2(w, sc->probe, sc->p2[i], NULL, on_overlap, s)
+			    : imp_world_overlap_shape3(w, sc->probe, sc->p3[i], NULL, on_overlap, s);
+		break;
+	case 1: {
+		bool any = false;
+		st = d == 2 ? imp_world_overlap_any2(w, sc->probe, sc->p2[i], NULL, &any)
+			    : imp_world_overlap_any3(w, sc->probe, sc->p3[i], NULL, &any);
+		s->h = mix(s->h, &any, sizeof any);
+		break;
+	}
+	case 2: {
+		imp_query_result r;
+		st = d == 2 ? imp_world_nearest2(w, sc->probe, sc->p2[i], INFINITY, NULL, &r)
+			    : imp_world_nearest3(w, sc->probe, sc->p3[i], INFINITY, NULL, &r);
+		s->h = mix_result(s->h, &r);
+		break;
+	}
+	case 3:
+		st = d == 2 ? imp_world_query_distance2(w, sc->probe, sc->p2[i], 1.5, NULL, on_distance, s)
+			    : imp_world_query_distance3(w, sc->probe, sc->p3[i], 1.5, NULL, on_distance, s);
+		break;
+	case 4: {
+		imp_query_result r;
+		st = imp_world_distance(w, sc->ids[i % BODIES], sc->ids[(7 * i + 3) % BODIES], &r);
+		s->h = mix_result(s->h, &r);
+		break;
+	}
+	case 5: {
+		imp_cast_hit c;
+		st = d == 2 ? imp_world_cast_shape2(w, sc->probe, sc->p2[i], sc->q2[i], NULL, &c)
+			    : imp_world_cast_shape3(w, sc->probe, sc->p3[i], sc->q3[i], NULL, &c);
+		s->h = mix(s->h, &c.body.index, sizeof c.body.index);
+		s->h = mix(s->h, &c.t, sizeof c.t);
+		s->h = mix(s->h, &c.state, sizeof c.state);
+		break;
+	}
+	case 6: {
+		bool free_motion = false;
+		st = d == 2 ? imp_world_motion_free2(w, sc->probe, sc->p2[i], sc->q2[i], NULL, &free_motion)
+			    : imp_world_motion_free3(w, sc->probe, sc->p3[i], sc->q3[i], NULL, &free_motion);
+		s->h = mix(s->h, &free_motion, sizeof free_motion);
+		break;
+	}
+	case 7: {
+		imp_ray_hit h;
+		st = d == 2 ? imp_world_ray_cast2(w, sc->p2[i].p, sc->q2[i].p, NULL, &h)
+			    : imp_world_ray_cast3(w, sc->p3[i].p, sc->q3[i].p, NULL, &h);
+		s->h = mix(s->h, &h.body.index, sizeof h.body.index);
+		s->h = mix(s->h, &h.t, sizeof h.t);
+		break;
+	}
+	case 8:
+		st = d == 2 ? imp_world_ray_cast_all2(w, sc->p2[i].p, sc->q2[i].p, NULL, on_ray, s)
+			    : imp_world_ray_cast_all3(w, sc->p3[i].p, sc->q3[i].p, NULL, on_ray, s);
+		break;
+	default:
+		if (i == 0)
+			st = imp_world_clearance(w, 0.05, on_clearance, s);
+		break;
+	}
+	s->h = mix(s->h, &st, sizeof st);
+	return s->h;
+}
+
+typedef struct job {
+	const scene *sc;
+	const uint64_t *want; ///< [KINDS][POSES], the serial answers
+	int offset;           ///< where this thread starts in the list of queries
+	int rounds;
+	pthread_barrier_t *start;
+	int wrong, not_busy, nested_wrong;
+} job;
+
+static void *run_job(void *arg)
+{
+	job *j = arg;
+	pthread_barrier_wait(j->start);
+	int total = KINDS * POSES;
+	for (int round = 0; round < j->rounds; ++round)
+		for (int q = 0; q < total; ++q) {
+			int at = (q + j->offset * 97 + round * 31) % total;
+			int kind = at / POSES, i = at % POSES;
+			seen s = {j->sc, 0, 0, 0, 0};
+			uint64_t h = ask(j->sc, kind, i, &s);
+			j->wrong += h != j->want[at];
+			j->not_busy += s.not_busy;
+			j->nested_wrong += s.nested_wrong;
+		}
+	return NULL;
+}
+
+/// The serial answers on a copy of the world no query has touched (the
+/// threads then race to make its query tree), then `threads` threads.
+static void run_threads(int dim, int threads, uint64_t seed)
+{
+	scene *serial = malloc(sizeof *serial), *fresh = malloc(sizeof *fresh);
+	assert_non_null(serial);
+	assert_non_null(fresh);
+	make_scene(serial, dim, seed);
+	make_scene(fresh, dim, seed);
+	uint64_t *want = malloc(sizeof *want * KINDS * POSES);
+	assert_non_null(want);
+	int not_busy = 0, nested_wrong = 0, answered = 0;
+	for (int kind = 0; kind < KINDS; ++kind)
+		for (int i = 0; i < POSES; ++i) {
+			seen s = {serial, 0, 0, 0, 0};
+			want[kind * POSES + i] = ask(serial, kind, i, &s);
+			not_busy += s.not_busy;
+			nested_wrong += s.nested_wrong;
+			answered += s.n;
+		}
+	assert_int_equal(not_busy, 0);
+	assert_int_equal(nested_wrong, 0);
+	pthread_barrier_t start;
+	assert_int_equal(pthread_barrier_init(&start, NULL, (unsigned)threads), 0);
+	pthread_t tid[8];
+	job jobs[8];
+	for (int t = 0; t < threads; ++t) {
+		jobs[t] = (job){fresh, want, t, 2, &start, 0, 0, 0};
+		assert_int_equal(pthread_create(&tid[t], NULL, run_job, &jobs[t]), 0);
+	}
+	int wrong = 0;
+	for (int t = 0; t < threads; ++t) {
+		assert_int_equal(pthread_join(tid[t], NULL), 0);
+		wrong += jobs[t].wrong;
+		not_busy += jobs[t].not_busy;
+		nested_wrong += jobs[t].nested_wrong;
+	}
+	pthread_barrier_destroy(&start);
+	printf("  %dD, %d threads: %d queries each (%d callbacks in the serial run), %d answers differ, "
+	       "%d changes not refused, %d nested queries wrong\n",
+	       dim, threads, 2 * KINDS * POSES, answered, wrong, not_busy, nested_wrong);
+	assert_int_equal(wrong, 0);
+	assert_int_equal(not_busy, 0);
+	assert_int_equal(nested_wrong, 0);
+	// The world still changes once the queries are done.
+	assert_int_equal(imp_world_update(fresh->world), IMP_OK);
+	free(want);
+	free_scene(serial);
+	free_scene(fresh);
+	free(serial);
+	free(fresh);
+}
+
+static void test_queries_2d(void **state)
+{
+	(void)state;
+	run_threads(2, 4, 0x7a2d);
+}
+
+static void test_queries_3d(void **state)
+{
+	(void)state;
+	run_threads(3, 4, 0x7a3d);
+	run_threads(3, 8, 0x7a3e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queries_2d),
+		cmocka_unit_test(test_queries_3d),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
