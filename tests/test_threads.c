@@ -7,7 +7,8 @@
 // and run long enough for its four-wide copy to be made under them.
 // Changes of the world from inside the queries' callbacks are refused
 // with IMP_ERR_BUSY on every thread; queries nested in a callback answer
-// as outside it. A ThreadSanitizer build (-Dtsan=true) runs this too.
+// as outside it. The batch queries equal the single ones, from one thread
+// and from several. A ThreadSanitizer build (-Dtsan=true) runs this too.
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -371,11 +372,176 @@ static void test_queries_3d(void **state)
 	run_threads(3, 8, 0x7a3e);
 }
 
+/// A path of poses: small steps from one to the next, as a planner's
+/// motion checked state by state.
+static void path_poses(const scene *sc, rng *r, imp_pose2 *p2, imp_pose3 *p3, int n)
+{
+	p2[0] = sc->p2[0];
+	p3[0] = sc->p3[0];
+	for (int i = 1; i < n; ++i) {
+		double dx = range(r, -0.05, 0.05), dy = range(r, -0.05, 0.05), dz = range(r, -0.05, 0.05);
+		p2[i] = imp_pose2_make(p2[i - 1].p.x + dx, p2[i - 1].p.y + dy, atan2(p2[i - 1].q.s, p2[i - 1].q.c) + 0.01);
+		p3[i] = imp_pose3_make(imp_vec3_add(p3[i - 1].p, imp_vec3_make(dx, dy, dz)), p3[i - 1].q);
+	}
+}
+
+typedef struct batch_job {
+	const scene *sc;
+	const imp_pose2 *p2;
+	const imp_pose3 *p3;
+	int n;
+	const bool *any;
+	const imp_query_result *near;
+	pthread_barrier_t *start;
+	int wrong;
+} batch_job;
+
+static bool same_result(const imp_query_result *a, const imp_query_result *b)
+{
+	return mix_result(1, a) == mix_result(1, b) && a->body.generation == b->body.generation;
+}
+
+static void *run_batch(void *arg)
+{
+	batch_job *j = arg;
+	pthread_barrier_wait(j->start);
+	bool *any = malloc(sizeof *any * (size_t)j->n);
+	imp_query_result *near = malloc(sizeof *near * (size_t)j->n);
+	if (any == NULL || near == NULL) {
+		j->wrong = -1;
+		free(any);
+		free(near);
+		return NULL;
+	}
+	imp_status a = j->sc->dim == 2 ? imp_world_overlap_any_batch2(j->sc->world, j->sc->probe, j->p2, j->n, NULL, any)
+				       : imp_world_overlap_any_batch3(j->sc->world, j->sc->probe, j->p3, j->n, NULL, any);
+	imp_status b = j->sc->dim == 2
+			       ? imp_world_nearest_batch2(j->sc->world, j->sc->probe, j->p2, j->n, 2.0, NULL, near)
+			       : imp_world_nearest_batch3(j->sc->world, j->sc->probe, j->p3, j->n, 2.0, NULL, near);
+	j->wrong += (a != IMP_OK) + (b != IMP_OK);
+	for (int i = 0; i < j->n; ++i)
+		j->wrong += (any[i] != j->any[i]) + !same_result(&near[i], &j->near[i]);
+	free(any);
+	free(near);
+	return NULL;
+}
+
+/// The batch queries: equal, bit for bit, to the single queries on a path
+/// (where each pose starts from the body the one before found) and on
+/// scattered poses, on one thread and from 4 at once; their errors with
+/// nothing written.
+static void run_batches(int dim, uint64_t seed)
+{
+	enum { N = 2 * POSES };
+	scene *sc = malloc(sizeof *sc);
+	assert_non_null(sc);
+	make_scene(sc, dim, seed);
+	rng r = {seed ^ 0x5a};
+	static imp_pose2 p2[N];
+	static imp_pose3 p3[N];
+	path_poses(sc, &r, p2, p3, POSES);
+	for (int i = 0; i < POSES; ++i) {
+		p2[POSES + i] = sc->p2[i];
+		p3[POSES + i] = sc->p3[i];
+	}
+	static bool any[N], any_batch[N];
+	static imp_query_result near[N], near_batch[N];
+	int hits = 0, found = 0;
+	for (int i = 0; i < N; ++i) {
+		assert_int_equal(dim == 2 ? imp_world_overlap_any2(sc->world, sc->probe, p2[i], NULL, &any[i])
+					  : imp_world_overlap_any3(sc->world, sc->probe, p3[i], NULL, &any[i]),
+				 IMP_OK);
+		assert_int_equal(dim == 2 ? imp_world_nearest2(sc->world, sc->probe, p2[i], 2.0, NULL, &near[i])
+					  : imp_world_nearest3(sc->world, sc->probe, p3[i], 2.0, NULL, &near[i]),
+				 IMP_OK);
+		hits += any[i];
+		found += near[i].body.index != 0;
+	}
+	assert_int_equal(dim == 2 ? imp_world_overlap_any_batch2(sc->world, sc->probe, p2, N, NULL, any_batch)
+				  : imp_world_overlap_any_batch3(sc->world, sc->probe, p3, N, NULL, any_batch),
+			 IMP_OK);
+	assert_int_equal(dim == 2 ? imp_world_nearest_batch2(sc->world, sc->probe, p2, N, 2.0, NULL, near_batch)
+				  : imp_world_nearest_batch3(sc->world, sc->probe, p3, N, 2.0, NULL, near_batch),
+			 IMP_OK);
+	for (int i = 0; i < N; ++i) {
+		assert_int_equal(any_batch[i], any[i]);
+		assert_true(same_result(&near_batch[i], &near[i]));
+	}
+	printf("  %dD batches of %d poses (a path, then scattered): %d overlapping, %d with a body within 2, "
+	       "equal to the single queries\n",
+	       dim, N, hits, found);
+	assert_true(hits > 10 && hits < N - 10 && found > 10);
+	// From 4 threads at once.
+	pthread_barrier_t start;
+	assert_int_equal(pthread_barrier_init(&start, NULL, 4), 0);
+	pthread_t tid[4];
+	batch_job jobs[4];
+	for (int t = 0; t < 4; ++t) {
+		jobs[t] = (batch_job){sc, p2, p3, N, any, near, &start, 0};
+		assert_int_equal(pthread_create(&tid[t], NULL, run_batch, &jobs[t]), 0);
+	}
+	for (int t = 0; t < 4; ++t) {
+		assert_int_equal(pthread_join(tid[t], NULL), 0);
+		assert_int_equal(jobs[t].wrong, 0);
+	}
+	pthread_barrier_destroy(&start);
+	// Errors, nothing written: a pose not finite at index 5, a negative
+	// count, NULL arrays, the other dimension's call.
+	bool mark[8];
+	memset(mark, 1, sizeof mark);
+	imp_pose2 bad2[8];
+	imp_pose3 bad3[8];
+	memcpy(bad2, p2, sizeof bad2);
+	memcpy(bad3, p3, sizeof bad3);
+	bad2[5].p.x = NAN;
+	bad3[5].p.x = NAN;
+	imp_status st = dim == 2 ? imp_world_overlap_any_batch2(sc->world, sc->probe, bad2, 8, NULL, mark)
+				 : imp_world_overlap_any_batch3(sc->world, sc->probe, bad3, 8, NULL, mark);
+	assert_int_equal(st, IMP_ERR_NOT_FINITE);
+	for (int i = 0; i < 8; ++i)
+		assert_true(mark[i]);
+	imp_query_result nmark[8];
+	memset(nmark, 0x5a, sizeof nmark);
+	imp_query_result before = nmark[0];
+	st = dim == 2 ? imp_world_nearest_batch2(sc->world, sc->probe, bad2, 8, 1.0, NULL, nmark)
+		      : imp_world_nearest_batch3(sc->world, sc->probe, bad3, 8, 1.0, NULL, nmark);
+	assert_int_equal(st, IMP_ERR_NOT_FINITE);
+	for (int i = 0; i < 8; ++i)
+		assert_memory_equal(&nmark[i], &before, sizeof before);
+	assert_int_equal(dim == 2 ? imp_world_overlap_any_batch2(sc->world, sc->probe, p2, -1, NULL, mark)
+				  : imp_world_overlap_any_batch3(sc->world, sc->probe, p3, -1, NULL, mark),
+			 IMP_ERR_BAD_COUNT);
+	assert_int_equal(dim == 2 ? imp_world_overlap_any_batch2(sc->world, sc->probe, NULL, 3, NULL, mark)
+				  : imp_world_overlap_any_batch3(sc->world, sc->probe, NULL, 3, NULL, mark),
+			 IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(dim == 2 ? imp_world_nearest_batch2(sc->world, sc->probe, p2, 3, 1.0, NULL, NULL)
+				  : imp_world_nearest_batch3(sc->world, sc->probe, p3, 3, 1.0, NULL, NULL),
+			 IMP_ERR_NULL_ARGUMENT);
+	assert_int_equal(dim == 2 ? imp_world_overlap_any_batch3(sc->world, sc->probe, p3, 3, NULL, mark)
+				  : imp_world_overlap_any_batch2(sc->world, sc->probe, p2, 3, NULL, mark),
+			 IMP_ERR_DIMENSION_MISMATCH);
+	assert_int_equal(dim == 2 ? imp_world_nearest_batch2(sc->world, sc->probe, p2, 0, 1.0, NULL, nmark)
+				  : imp_world_nearest_batch3(sc->world, sc->probe, p3, 0, 1.0, NULL, nmark),
+			 IMP_OK);
+	for (int i = 0; i < 8; ++i)
+		assert_true(mark[i]);
+	free_scene(sc);
+	free(sc);
+}
+
+static void test_batches(void **state)
+{
+	(void)state;
+	run_batches(2, 0xba2d);
+	run_batches(3, 0xba3d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queries_2d),
 		cmocka_unit_test(test_queries_3d),
+		cmocka_unit_test(test_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -484,6 +484,25 @@ IMP_API imp_status imp_world_nearest2(const imp_world *world, const imp_shape *s
 IMP_API imp_status imp_world_nearest3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				      double max_distance, const imp_query_filter *filter, imp_query_result *out);
 
+/// Batches: out[i] is the answer of imp_world_overlap_any2/3 (or
+/// imp_world_nearest2/3) for poses[i], the same bit for bit. Consecutive
+/// poses (a path) help each other: each asks first the body that
+/// overlapped, or was nearest to, the pose before. count >= 0. Errors: as
+/// the single queries, checked for every pose before any answer is
+/// written (nothing written then), plus IMP_ERR_BAD_COUNT; on
+/// IMP_ERR_OUT_OF_MEMORY part way, the answers before it are written.
+/// They run on the calling thread (the world's workers: not yet).
+IMP_API imp_status imp_world_overlap_any_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses,
+						int count, const imp_query_filter *filter, bool *out);
+IMP_API imp_status imp_world_overlap_any_batch3(const imp_world *world, const imp_shape *shape, const imp_pose3 *poses,
+						int count, const imp_query_filter *filter, bool *out);
+IMP_API imp_status imp_world_nearest_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses,
+					    int count, double max_distance, const imp_query_filter *filter,
+					    imp_query_result *out);
+IMP_API imp_status imp_world_nearest_batch3(const imp_world *world, const imp_shape *shape, const imp_pose3 *poses,
+					    int count, double max_distance, const imp_query_filter *filter,
+					    imp_query_result *out);
+
 /// Called with each body within the distance, nearest first; returns the
 /// bound for the rest of the query: max_distance (or any larger value) to
 /// go on, a smaller one to prune farther bodies, -INFINITY to stop.

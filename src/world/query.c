@@ -431,6 +431,7 @@ imp_status imp_world_overlap_shape3(const imp_world *world, const imp_shape *sha
 typedef struct any_ctx {
 	gather g;
 	bool hit;
+	int32_t hit_slot; ///< the body that overlaps, when hit
 } any_ctx;
 
 static bool any_test(any_ctx *c, int32_t s)
@@ -440,6 +441,8 @@ static bool any_test(any_ctx *c, int32_t s)
 	if (!visible(w, c->g.q, s) || !imp_box_overlap(&b->tight, &c->g.q->box, w->dim))
 		return true;
 	c->hit = overlaps(w, c->g.q, s);
+	if (c->hit)
+		c->hit_slot = s;
 	return !c->hit;
 }
 
@@ -451,9 +454,11 @@ static bool any_broad(void *ctx, int32_t s)
 	return any_test(c, s);
 }
 
-/// Stops at the first overlap: no candidate array, no sort.
+/// Stops at the first overlap: no candidate array, no sort. *hint (may be
+/// NULL): a body that overlapped the previous pose of a batch, asked
+/// first (-1: none), and the body that overlaps this pose on return.
 static imp_status overlap_any(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
-			      const imp_pose3 *p3, const imp_query_filter *filter, bool *out)
+			      const imp_pose3 *p3, const imp_query_filter *filter, bool *out, int32_t *hint)
 {
 	qshape q;
 	imp_status st = begin(w, dim, shape, p2, p3, filter, out != NULL, &q);
@@ -463,7 +468,10 @@ static imp_status overlap_any(const imp_world *w, int dim, const imp_shape *shap
 	gather_init(&c.g, w, &q);
 	c.g.search = q.box;
 	c.hit = false;
-	if (imp_broad_query(w->broad, &q.box, any_broad, &c, &c.g.ts)) {
+	c.hit_slot = -1;
+	if (hint != NULL && *hint >= 0 && *hint < w->body_high && w->bodies[*hint].alive)
+		any_test(&c, *hint);
+	if (!c.hit && imp_broad_query(w->broad, &q.box, any_broad, &c, &c.g.ts)) {
 		for (int32_t i = 0; i < w->moved_count && !c.hit; i++) {
 			int32_t s = w->moved[i];
 			const body *b = &w->bodies[s];
@@ -471,24 +479,26 @@ static imp_status overlap_any(const imp_world *w, int dim, const imp_shape *shap
 				any_test(&c, s);
 		}
 	}
-	bool oom = c.g.ts.oom;
+	bool oom = c.g.ts.oom && !c.hit;
 	gather_free(&c.g);
 	if (oom)
 		return IMP_ERR_OUT_OF_MEMORY;
 	*out = c.hit;
+	if (hint != NULL)
+		*hint = c.hit ? c.hit_slot : -1;
 	return IMP_OK;
 }
 
 imp_status imp_world_overlap_any2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 				  const imp_query_filter *filter, bool *out)
 {
-	GUARDED(world, overlap_any(world, 2, shape, &pose, NULL, filter, out));
+	GUARDED(world, overlap_any(world, 2, shape, &pose, NULL, filter, out, NULL));
 }
 
 imp_status imp_world_overlap_any3(const imp_world *world, const imp_shape *shape, imp_pose3 pose,
 				  const imp_query_filter *filter, bool *out)
 {
-	GUARDED(world, overlap_any(world, 3, shape, NULL, &pose, filter, out));
+	GUARDED(world, overlap_any(world, 3, shape, NULL, &pose, filter, out, NULL));
 }
 
 /* ---- nearest ---- */
@@ -539,8 +549,12 @@ static double nearest_visit(void *ctx, int32_t s, double bound)
 /// Branch and bound: the bodies the broad phase does not hold where they
 /// are first (the moved list), then the broad phase's boxes nearest first,
 /// each looked at only while its box's bound is within the best distance.
+/// *hint (may be NULL): the body nearest the previous pose of a batch,
+/// looked at first so that its distance bounds the search from the start
+/// (the answer is the same: only bodies farther than the best are pruned,
+/// ties still looked at), and the nearest body on return (-1: none).
 static imp_status nearest(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2, const imp_pose3 *p3,
-			  double max_distance, const imp_query_filter *filter, imp_query_result *out)
+			  double max_distance, const imp_query_filter *filter, imp_query_result *out, int32_t *hint)
 {
 	qshape q;
 	imp_status st = begin(w, dim, shape, p2, p3, filter, out != NULL, &q);
@@ -550,6 +564,8 @@ static imp_status nearest(const imp_world *w, int dim, const imp_shape *shape, c
 		return IMP_ERR_NOT_FINITE;
 	nearest_ctx c = {w, &q, max_distance, {.distance = INFINITY}, -1};
 	double bound = widen(&q, max_distance);
+	if (hint != NULL && *hint >= 0 && *hint < w->body_high && w->bodies[*hint].alive)
+		bound = nearest_try(&c, *hint, bound);
 	for (int32_t i = 0; i < w->moved_count; i++) {
 		int32_t s = w->moved[i];
 		const body *b = &w->bodies[s];
@@ -563,19 +579,95 @@ static imp_status nearest(const imp_world *w, int dim, const imp_shape *shape, c
 	if (!ok)
 		return IMP_ERR_OUT_OF_MEMORY;
 	*out = c.best;
+	if (hint != NULL)
+		*hint = c.best_slot;
 	return IMP_OK;
 }
 
 imp_status imp_world_nearest2(const imp_world *world, const imp_shape *shape, imp_pose2 pose, double max_distance,
 			      const imp_query_filter *filter, imp_query_result *out)
 {
-	GUARDED(world, nearest(world, 2, shape, &pose, NULL, max_distance, filter, out));
+	GUARDED(world, nearest(world, 2, shape, &pose, NULL, max_distance, filter, out, NULL));
 }
 
 imp_status imp_world_nearest3(const imp_world *world, const imp_shape *shape, imp_pose3 pose, double max_distance,
 			      const imp_query_filter *filter, imp_query_result *out)
 {
-	GUARDED(world, nearest(world, 3, shape, NULL, &pose, max_distance, filter, out));
+	GUARDED(world, nearest(world, 3, shape, NULL, &pose, max_distance, filter, out, NULL));
+}
+
+/* ---- batches ---- */
+
+/// The checks of a batch before any answer: NULL pointers, the count, the
+/// shape, the dimension and every pose (the first bad one's error), so that
+/// nothing is written on error; the rest (the filter, max_distance) is the
+/// first pose's query's, in the single query's order.
+static imp_status batch_check(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+			      const imp_pose3 *p3, int count, const void *out)
+{
+	if (shape == NULL || out == NULL || (count > 0 && p2 == NULL && p3 == NULL))
+		return IMP_ERR_NULL_ARGUMENT;
+	if (count < 0)
+		return IMP_ERR_BAD_COUNT;
+	if (dim != w->dim)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	imp_status st = imp_shape_check(shape, dim);
+	for (int i = 0; i < count && st == IMP_OK; i++)
+		st = dim == 2 ? imp_pose2_status(p2[i]) : imp_pose3_status(p3[i]);
+	return st;
+}
+
+/// overlap_any at each pose in turn, each asking first the body that
+/// overlapped the pose before (consecutive poses of a path tend to meet
+/// the same body). On an error part way (out of memory), the answers
+/// before it are written.
+static imp_status overlap_any_batch(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+				    const imp_pose3 *p3, int count, const imp_query_filter *filter, bool *out)
+{
+	imp_status st = batch_check(w, dim, shape, p2, p3, count, out);
+	int32_t hint = -1;
+	for (int i = 0; i < count && st == IMP_OK; i++)
+		st = overlap_any(w, dim, shape, p2 != NULL ? &p2[i] : NULL, p3 != NULL ? &p3[i] : NULL, filter, &out[i],
+				 &hint);
+	return st;
+}
+
+/// nearest at each pose in turn, each starting from the distance of the
+/// body nearest the pose before.
+static imp_status nearest_batch(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
+				const imp_pose3 *p3, int count, double max_distance, const imp_query_filter *filter,
+				imp_query_result *out)
+{
+	imp_status st = batch_check(w, dim, shape, p2, p3, count, out);
+	int32_t hint = -1;
+	for (int i = 0; i < count && st == IMP_OK; i++)
+		st = nearest(w, dim, shape, p2 != NULL ? &p2[i] : NULL, p3 != NULL ? &p3[i] : NULL, max_distance, filter,
+			     &out[i], &hint);
+	return st;
+}
+
+imp_status imp_world_overlap_any_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses,
+					int count, const imp_query_filter *filter, bool *out)
+{
+	GUARDED(world, overlap_any_batch(world, 2, shape, poses, NULL, count, filter, out));
+}
+
+imp_status imp_world_overlap_any_batch3(const imp_world *world, const imp_shape *shape, const imp_pose3 *poses,
+					int count, const imp_query_filter *filter, bool *out)
+{
+	GUARDED(world, overlap_any_batch(world, 3, shape, NULL, poses, count, filter, out));
+}
+
+imp_status imp_world_nearest_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses, int count,
+				    double max_distance, const imp_query_filter *filter, imp_query_result *out)
+{
+	GUARDED(world, nearest_batch(world, 2, shape, poses, NULL, count, max_distance, filter, out));
+}
+
+imp_status imp_world_nearest_batch3(const imp_world *world, const imp_shape *shape, const imp_pose3 *poses, int count,
+				    double max_distance, const imp_query_filter *filter, imp_query_result *out)
+{
+	GUARDED(world, nearest_batch(world, 3, shape, NULL, poses, count, max_distance, filter, out));
 }
 
 /* ---- every body within a distance ---- */

@@ -604,6 +604,63 @@ static imp_status cast(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, c
 	return st != IMP_OK ? st : mst;
 }
 
+static bool same_result(const imp_query_result *a, const imp_query_result *b)
+{
+	return a->body.index == b->body.index && a->body.generation == b->body.generation &&
+	       a->body.world == b->body.world && memcmp(&a->distance, &b->distance, sizeof a->distance) == 0 &&
+	       memcmp(&a->point, &b->point, sizeof a->point) == 0 &&
+	       memcmp(&a->body_point, &b->body_point, sizeof a->body_point) == 0 &&
+	       memcmp(&a->normal, &b->normal, sizeof a->normal) == 0;
+}
+
+/// The batch forms beside a single query, with no byte of their own (so
+/// that the corpus keeps its meaning): the pose twice, whose answers must
+/// be the single one's bit for bit, with the same status; nothing written
+/// on error; a negative count refused.
+static void check_batch_any(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, const imp_query_filter *qf,
+			    imp_status st, bool any)
+{
+	imp_pose2 b2[2] = {p2, p2};
+	imp_pose3 b3[2] = {p3, p3};
+	bool out[2] = {!any, !any};
+	imp_status bst = r->dim == 2 ? imp_world_overlap_any_batch2(r->w, s, b2, 2, qf, out)
+				     : imp_world_overlap_any_batch3(r->w, s, b3, 2, qf, out);
+	if (st == IMP_ERR_OUT_OF_MEMORY || bst == IMP_ERR_OUT_OF_MEMORY)
+		return;
+	if (bst != st)
+		fz_finding("world.batch_any", "batch %s, single %s", imp_status_string(bst), imp_status_string(st));
+	else if (st == IMP_OK && (out[0] != any || out[1] != any))
+		fz_finding("world.batch_any", "batch %d %d, single %d", out[0], out[1], any);
+	else if (st != IMP_OK && (out[0] == any || out[1] == any))
+		fz_finding("world.batch_any", "written on error %s", imp_status_string(st));
+	bool none = false;
+	imp_status neg = r->dim == 2 ? imp_world_overlap_any_batch2(r->w, s, b2, -1, qf, &none)
+				     : imp_world_overlap_any_batch3(r->w, s, b3, -1, qf, &none);
+	if (neg == IMP_OK)
+		fz_finding("world.batch_any", "a negative count accepted");
+}
+
+static void check_batch_nearest(run *r, const imp_shape *s, imp_pose2 p2, imp_pose3 p3, double max_d,
+				const imp_query_filter *qf, imp_status st, const imp_query_result *q)
+{
+	imp_pose2 b2[2] = {p2, p2};
+	imp_pose3 b3[2] = {p3, p3};
+	imp_query_result out[2];
+	memset(out, 0xa5, sizeof out);
+	imp_query_result mark = out[0];
+	imp_status bst = r->dim == 2 ? imp_world_nearest_batch2(r->w, s, b2, 2, max_d, qf, out)
+				     : imp_world_nearest_batch3(r->w, s, b3, 2, max_d, qf, out);
+	if (st == IMP_ERR_OUT_OF_MEMORY || bst == IMP_ERR_OUT_OF_MEMORY)
+		return;
+	if (bst != st)
+		fz_finding("world.batch_nearest", "batch %s, single %s", imp_status_string(bst), imp_status_string(st));
+	else if (st == IMP_OK && (!same_result(&out[0], q) || !same_result(&out[1], q)))
+		fz_finding("world.batch_nearest", "batch %.17g %.17g, single %.17g", out[0].distance, out[1].distance,
+			   q->distance);
+	else if (st != IMP_OK && (memcmp(&out[0], &mark, sizeof mark) != 0 || memcmp(&out[1], &mark, sizeof mark) != 0))
+		fz_finding("world.batch_nearest", "written on error %s", imp_status_string(st));
+}
+
 /// A planner query from the bytes; the overlap and nearest queries checked
 /// against every body.
 static imp_status query(run *r, int op)
@@ -663,6 +720,7 @@ static imp_status query(run *r, int op)
 		bool any = false;
 		st = r->dim == 2 ? imp_world_overlap_any2(r->w, s, p2, &qf, &any)
 				 : imp_world_overlap_any3(r->w, s, p3, &qf, &any);
+		check_batch_any(r, s, p2, p3, &qf, st, any);
 		if (st != IMP_OK || !valid)
 			break;
 		bool want = false, sure = true;
@@ -712,6 +770,7 @@ static imp_status query(run *r, int op)
 		imp_query_result q;
 		st = r->dim == 2 ? imp_world_nearest2(r->w, s, p2, max_d, &qf, &q)
 				 : imp_world_nearest3(r->w, s, p3, max_d, &qf, &q);
+		check_batch_nearest(r, s, p2, p3, max_d, &qf, st, &q);
 		if (st != IMP_OK || !valid)
 			break;
 		double best = INFINITY, scale_best = 0.0;
