@@ -536,12 +536,52 @@ static void test_batches(void **state)
 	run_batches(3, 0xba3d);
 }
 
+typedef struct walk_ctx {
+	imp_world *w;
+	const imp_shape *probe;
+	int pairs, velocity_ok, pose_busy, query_ok;
+} walk_ctx;
+
+/// Inside a pair walk: velocities may be set (an impulse loop over the
+/// touching pairs), bodies and pairs may not change, queries answer.
+static bool walk_pair(imp_body_id a, imp_body_id b, void *user)
+{
+	walk_ctx *c = user;
+	(void)a;
+	c->pairs++;
+	imp_status v = imp_body_set_velocity3(c->w, b, imp_vec3_make(0, 0, -1), imp_vec3_make(0, 0, 0));
+	c->velocity_ok += v == IMP_OK || v == IMP_ERR_BAD_OPTIONS; // a static body has no velocity
+	c->pose_busy += imp_body_set_pose3(c->w, b, imp_pose3_identity()) == IMP_ERR_BUSY;
+	bool any = false;
+	c->query_ok += imp_world_overlap_any3(c->w, c->probe, imp_pose3_identity(), NULL, &any) == IMP_OK;
+	return true;
+}
+
+static void test_pair_walk_rules(void **state)
+{
+	(void)state;
+	scene *sc = malloc(sizeof *sc);
+	assert_non_null(sc);
+	make_scene(sc, 3, 0x3a1c);
+	walk_ctx c = {sc->world, sc->probe, 0, 0, 0, 0};
+	assert_int_equal(imp_world_for_each_pair(sc->world, walk_pair, &c), IMP_OK);
+	printf("  a pair walk over %d touching pairs: velocities set in %d, poses refused in %d, queries answered in %d\n",
+	       c.pairs, c.velocity_ok, c.pose_busy, c.query_ok);
+	assert_true(c.pairs > 0);
+	assert_int_equal(c.velocity_ok, c.pairs);
+	assert_int_equal(c.pose_busy, c.pairs);
+	assert_int_equal(c.query_ok, c.pairs);
+	free_scene(sc);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queries_2d),
 		cmocka_unit_test(test_queries_3d),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_pair_walk_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,7 +167,7 @@ IMP_API imp_status imp_body_set_filter(imp_world *world, imp_body_id id, imp_fil
 
 IMP_API imp_status imp_body_get_user_data(const imp_world *world, imp_body_id id, void **out);
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID, IMP_ERR_BUSY (while a
-/// query or a pair walk runs: other threads may read it).
+/// query runs: other threads may read it).
 IMP_API imp_status imp_body_set_user_data(imp_world *world, imp_body_id id, void *user_data);
 
 /// Number of bodies in the world (0 for NULL).
@@ -185,10 +185,11 @@ IMP_API imp_status imp_world_update(imp_world *world);
 typedef bool imp_pair_fn(imp_body_id a, imp_body_id b, void *user);
 
 /// Calls fn for every pair touching at the last update, each pair once, a
-/// before b in index order. While fn runs, calls that change the world
-/// (add, remove, set pose, filter, velocity or user data, update, step)
-/// return IMP_ERR_BUSY; queries answer. Errors: IMP_ERR_NULL_ARGUMENT,
-/// IMP_ERR_BUSY (inside the step's contact callback).
+/// before b in index order. While fn runs, calls that change the world's
+/// bodies or pairs (add, remove, set pose or filter, target poses, update,
+/// step) return IMP_ERR_BUSY; velocities and user data may be set (an
+/// impulse loop over the pairs), and queries answer. Errors:
+/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (inside the step's contact callback).
 IMP_API imp_status imp_world_for_each_pair(const imp_world *world, imp_pair_fn *fn, void *user);
 
 /// A pair that began or ended touching; a's index is below b's.
@@ -260,7 +261,7 @@ IMP_API uint64_t imp_world_state_hash(const imp_world *world);
 /// contact's time). Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
 /// IMP_ERR_DIMENSION_MISMATCH (a 3D world), IMP_ERR_BAD_OPTIONS (a static
 /// body), IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a component beyond
-/// IMP_MAX_COORDINATE), IMP_ERR_BUSY (while a query or a pair walk runs).
+/// IMP_MAX_COORDINATE), IMP_ERR_BUSY (while a query runs).
 IMP_API imp_status imp_body_set_velocity2(imp_world *world, imp_body_id id, imp_vec2 linear, double angular);
 /// The 3D form: `angular` is the rotation axis times the rate (radians per
 /// unit time, right-handed).

@@ -443,11 +443,11 @@ imp_status imp_world_for_each_pair(const imp_world *w, imp_pair_fn *fn, void *us
 		return IMP_ERR_NULL_ARGUMENT;
 	if (w->busy)
 		return IMP_ERR_BUSY;
-	imp_world *mw = (imp_world *)w; // the count of readers only
-	atomic_fetch_add_explicit(&mw->readers, 1, memory_order_acq_rel);
+	imp_world *mw = (imp_world *)w; // the count of walkers only
+	atomic_fetch_add_explicit(&mw->walkers, 1, memory_order_acq_rel);
 	pair_walk p = {fn, user};
 	touch_walk(w, visit_pair, &p);
-	atomic_fetch_sub_explicit(&mw->readers, 1, memory_order_acq_rel);
+	atomic_fetch_sub_explicit(&mw->walkers, 1, memory_order_acq_rel);
 	return IMP_OK;
 }
 

@@ -157,9 +157,12 @@ struct imp_world {
 	uint32_t serial;
 	int dim;
 	bool busy;               ///< the step's callback runs (on the stepping thread)
-	/// Queries and pair walks in progress, on any thread: no call may
-	/// change the world meanwhile (imp_world_busy).
+	/// Queries in progress, on any thread: no call may change the world
+	/// meanwhile (imp_world_busy), velocities and user data included.
 	atomic_int readers;
+	/// imp_world_for_each_pair walks in progress: the world's pairs and
+	/// bodies may not change (velocities and user data may, as before).
+	atomic_int walkers;
 	bool oom;                ///< set by the broad-phase callback
 	uint32_t stamp;
 
@@ -292,10 +295,12 @@ pair *imp_world_find_pair(const imp_world *w, uint64_t key);
 /// pair walk is in progress on some thread (its callbacks included).
 static inline bool imp_world_busy(const imp_world *w)
 {
-	return w->busy || atomic_load_explicit(&w->readers, memory_order_acquire) > 0;
+	return w->busy || atomic_load_explicit(&w->readers, memory_order_acquire) > 0 ||
+	       atomic_load_explicit(&w->walkers, memory_order_acquire) > 0;
 }
 
-/// Whether a query or a pair walk is in progress on some thread.
+/// Whether a query is in progress on some thread: then even velocities
+/// and user data may not change (other threads may read them).
 static inline bool imp_world_reading(const imp_world *w)
 {
 	return atomic_load_explicit(&w->readers, memory_order_acquire) > 0;
