@@ -148,6 +148,7 @@ typedef struct seen {
 	int n;
 	int not_busy; ///< changes inside a callback that were not refused
 	int nested_wrong; ///< nested queries whose answer differed from the outside one
+	imp_status st; ///< the query's status
 } seen;
 
 /// Inside a query's callback (on whatever thread): a change of the world
@@ -276,6 +277,7 @@ static uint64_t ask(const scene *sc, int kind, int i, seen *s)
 		break;
 	}
 	s->h = mix(s->h, &st, sizeof st);
+	s->st = st;
 	return s->h;
 }
 
@@ -297,7 +299,7 @@ static void *run_job(void *arg)
 		for (int q = 0; q < total; ++q) {
 			int at = (q + j->offset * 97 + round * 31) % total;
 			int kind = at / POSES, i = at % POSES;
-			seen s = {j->sc, 0, 0, 0, 0};
+			seen s = {j->sc, 0, 0, 0, 0, IMP_OK};
 			uint64_t h = ask(j->sc, kind, i, &s);
 			j->wrong += h != j->want[at];
 			j->not_busy += s.not_busy;
@@ -320,12 +322,15 @@ static void run_threads(int dim, int threads, uint64_t seed)
 	int not_busy = 0, nested_wrong = 0, answered = 0;
 	for (int kind = 0; kind < KINDS; ++kind)
 		for (int i = 0; i < POSES; ++i) {
-			seen s = {serial, 0, 0, 0, 0};
+			seen s = {serial, 0, 0, 0, 0, IMP_OK};
 			want[kind * POSES + i] = ask(serial, kind, i, &s);
+			// Every query answers (a hash of refusals would match too).
+			assert_int_equal(s.st, IMP_OK);
 			not_busy += s.not_busy;
 			nested_wrong += s.nested_wrong;
 			answered += s.n;
 		}
+	assert_true(answered > POSES);
 	assert_int_equal(not_busy, 0);
 	assert_int_equal(nested_wrong, 0);
 	pthread_barrier_t start;
@@ -539,7 +544,7 @@ static void test_batches(void **state)
 typedef struct walk_ctx {
 	imp_world *w;
 	const imp_shape *probe;
-	int pairs, velocity_ok, pose_busy, query_ok;
+	int pairs, velocity_ok, velocity_set, pose_busy, query_ok;
 } walk_ctx;
 
 /// Inside a pair walk: velocities may be set (an impulse loop over the
@@ -551,6 +556,7 @@ static bool walk_pair(imp_body_id a, imp_body_id b, void *user)
 	c->pairs++;
 	imp_status v = imp_body_set_velocity3(c->w, b, imp_vec3_make(0, 0, -1), imp_vec3_make(0, 0, 0));
 	c->velocity_ok += v == IMP_OK || v == IMP_ERR_BAD_OPTIONS; // a static body has no velocity
+	c->velocity_set += v == IMP_OK;
 	c->pose_busy += imp_body_set_pose3(c->w, b, imp_pose3_identity()) == IMP_ERR_BUSY;
 	bool any = false;
 	c->query_ok += imp_world_overlap_any3(c->w, c->probe, imp_pose3_identity(), NULL, &any) == IMP_OK;
@@ -563,12 +569,13 @@ static void test_pair_walk_rules(void **state)
 	scene *sc = malloc(sizeof *sc);
 	assert_non_null(sc);
 	make_scene(sc, 3, 0x3a1c);
-	walk_ctx c = {sc->world, sc->probe, 0, 0, 0, 0};
+	walk_ctx c = {sc->world, sc->probe, 0, 0, 0, 0, 0};
 	assert_int_equal(imp_world_for_each_pair(sc->world, walk_pair, &c), IMP_OK);
 	printf("  a pair walk over %d touching pairs: velocities set in %d, poses refused in %d, queries answered in %d\n",
 	       c.pairs, c.velocity_ok, c.pose_busy, c.query_ok);
 	assert_true(c.pairs > 0);
 	assert_int_equal(c.velocity_ok, c.pairs);
+	assert_true(c.velocity_set > 0);
 	assert_int_equal(c.pose_busy, c.pairs);
 	assert_int_equal(c.query_ok, c.pairs);
 	free_scene(sc);

@@ -472,32 +472,15 @@ void imp_tree_scratch_free(imp_tree_scratch *s)
 	imp_tree_scratch_init(s, s->alloc);
 }
 
-/// Room for `need` items of `size` bytes in *p (cap of them, `local` the
-/// caller's own first array), doubling; false, and *oom set, when out of
-/// memory (the items kept).
-static bool room(const imp_allocator *a, void **p, int32_t *cap, const void *local, int32_t need, size_t size,
-		 bool *oom)
-{
-	if (need <= *cap)
-		return true;
-	int32_t n = need > 2 * *cap ? need : 2 * *cap;
-	void *q = imp_alloc(a, (size_t)n * size);
-	if (q == NULL) {
-		*oom = true;
-		return false;
-	}
-	memcpy(q, *p, (size_t)*cap * size);
-	if (*p != local)
-		imp_free(a, *p, (size_t)*cap * size);
-	*p = q;
-	*cap = n;
-	return true;
-}
-
-/// Room for `need` entries on the scratch's stack.
+/// Room for `need` entries on the scratch's stack (oom set when out of
+/// memory).
 static bool stack_room(imp_tree_scratch *s, int32_t need)
 {
-	return room(s->alloc, (void **)&s->stack, &s->stack_cap, s->stack_local, need, sizeof *s->stack, &s->oom);
+	if (imp_grow_from(s->alloc, (void **)&s->stack, &s->stack_cap, s->stack_local, need, s->stack_cap,
+			  sizeof *s->stack))
+		return true;
+	s->oom = true;
+	return false;
 }
 
 bool imp_tree_scratch_reserve(imp_tree_scratch *s, int32_t need)
@@ -508,7 +491,11 @@ bool imp_tree_scratch_reserve(imp_tree_scratch *s, int32_t need)
 /// The same for the best-first queue.
 static bool heap_room(imp_tree_scratch *s, int32_t need)
 {
-	return room(s->alloc, (void **)&s->heap, &s->heap_cap, s->heap_local, need, sizeof *s->heap, &s->oom);
+	if (imp_grow_from(s->alloc, (void **)&s->heap, &s->heap_cap, s->heap_local, need, s->heap_cap,
+			  sizeof *s->heap))
+		return true;
+	s->oom = true;
+	return false;
 }
 
 /// The query box in floats. Rounding (to nearest, or in whatever mode

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "impact/base.h"
 
@@ -59,6 +60,28 @@ static inline bool imp_grow(const imp_allocator *a, void **array, int32_t *cap, 
 	void *p = imp_realloc(a, *array, (size_t)*cap * elem, (size_t)n * elem);
 	if (p == NULL)
 		return false;
+	*array = p;
+	*cap = (int32_t)n;
+	return true;
+}
+
+/// imp_grow for an array that starts in the caller's own storage `local`
+/// (a query's buffer on its stack): the first growth moves it to the
+/// allocator, copying the first `keep` items; later ones reallocate.
+/// Doubling; false when out of memory, the array untouched. Free with
+/// imp_free unless it is still `local`.
+static inline bool imp_grow_from(const imp_allocator *a, void **array, int32_t *cap, const void *local, int32_t need,
+				 int32_t keep, size_t elem)
+{
+	if (need <= *cap || *array != local)
+		return imp_grow(a, array, cap, need, elem);
+	int64_t n = 2 * (int64_t)*cap > need ? 2 * (int64_t)*cap : need;
+	if (n > INT32_MAX)
+		n = INT32_MAX;
+	void *p = imp_alloc(a, (size_t)n * elem);
+	if (p == NULL)
+		return false;
+	memcpy(p, local, (size_t)keep * elem);
 	*array = p;
 	*cap = (int32_t)n;
 	return true;

@@ -598,6 +598,16 @@ bool imp_bvh_fit_obbs(imp_bvh *t, imp_bvh_points_fn *fn, void *ctx, double grow,
 	return ok;
 }
 
+/// A moved box's half sizes: grown by the rounding of the move's products
+/// and sums, with m the largest magnitude of a moved centre coordinate
+/// and its translation.
+static inline void obb_grow(const double e[3], double m, double out[3])
+{
+	double grow = 16.0 * DBL_EPSILON * (m + e[0] + e[1] + e[2]) + DBL_MIN;
+	for (int k = 0; k < 3; ++k)
+		out[k] = e[k] + grow;
+}
+
 void imp_obb_move(const imp_bvh_obb *o, const imp_bvh_xform *x, imp_bvh_obb *out)
 {
 	double m = 0.0;
@@ -612,9 +622,7 @@ void imp_obb_move(const imp_bvh_obb *o, const imp_bvh_xform *x, imp_bvh_obb *out
 	for (int a = 0; a < 3; ++a)
 		for (int i = 0; i < 3; ++i)
 			out->ax[a][i] = x->r[i][0] * o->ax[a][0] + x->r[i][1] * o->ax[a][1] + x->r[i][2] * o->ax[a][2];
-	double grow = 16.0 * DBL_EPSILON * (m + o->e[0] + o->e[1] + o->e[2]) + DBL_MIN;
-	for (int k = 0; k < 3; ++k)
-		out->e[k] = o->e[k] + grow;
+	obb_grow(o->e, m, out->e);
 }
 
 void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out)
@@ -640,9 +648,7 @@ void imp_obb_of_box(const imp_box *b, const imp_bvh_xform *x, imp_bvh_obb *out)
 		for (int a = 0; a < 3; ++a)
 			out->ax[a][i] = x->r[i][a];
 	}
-	double grow = 16.0 * DBL_EPSILON * (m + e[0] + e[1] + e[2]) + DBL_MIN;
-	for (int k = 0; k < 3; ++k)
-		out->e[k] = e[k] + grow;
+	obb_grow(e, m, out->e);
 }
 
 double imp_obb_centre_gap(const imp_bvh_obb *a, const imp_bvh_obb *b)

@@ -238,32 +238,13 @@ static void results_free(results *r)
 /// when out of memory.
 static bool results_room(results *r, int32_t need)
 {
-	if (need <= r->cap)
-		return true;
-	imp_query_result *p = imp_alloc(r->alloc, (size_t)need * sizeof *p);
-	if (p == NULL)
-		return false;
-	results_free(r);
-	r->items = p;
-	r->cap = need;
-	return true;
+	return imp_grow_from(r->alloc, (void **)&r->items, &r->cap, r->local, need, 0, sizeof *r->items);
 }
 
 /// Room for `need` candidates; false when out of memory.
 static bool gather_room(gather *g, int32_t need)
 {
-	if (need <= g->cap)
-		return true;
-	int32_t cap = need > 2 * g->cap ? need : 2 * g->cap;
-	query_item *p = imp_alloc(&g->w->alloc, (size_t)cap * sizeof *p);
-	if (p == NULL)
-		return false;
-	memcpy(p, g->items, (size_t)g->count * sizeof *p);
-	if (g->items != g->local)
-		imp_free(&g->w->alloc, g->items, (size_t)g->cap * sizeof *g->items);
-	g->items = p;
-	g->cap = cap;
-	return true;
+	return imp_grow_from(&g->w->alloc, (void **)&g->items, &g->cap, g->local, need, g->count, sizeof *g->items);
 }
 
 /// Whether the query sees body s at all.
