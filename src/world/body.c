@@ -28,7 +28,6 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-
 /* ---- validation ---- */
 
 static imp_status check_pose(const imp_world *w, const imp_body_def *d)
@@ -387,7 +386,6 @@ imp_status imp_body_set_user_data(imp_world *w, imp_body_id id, void *user_data)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (imp_world_reading(w))
 		return IMP_ERR_BUSY; // other threads may read it
-
 	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;

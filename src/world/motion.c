@@ -26,7 +26,6 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-
 /* ---- motion ---- */
 
 /// Common checks of the motion setters; the slot, or -1 with *st set.

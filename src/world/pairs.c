@@ -29,7 +29,6 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-
 /* ---- pairs ---- */
 
 bool imp_world_pair_block_add(imp_world *w)

@@ -27,7 +27,6 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-
 /* ---- the time-of-impact step ---- */
 
 imp_step_opts imp_default_step_opts(void)

@@ -28,7 +28,6 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-
 /* ---- update ---- */
 
 /// Pass 1a for one body: a move inside the broad phase, or, for a body that

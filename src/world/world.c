@@ -37,7 +37,6 @@
 #include "shape/shape_internal.h"
 #include "shape/shape3_internal.h"
 
-
 static atomic_uint world_serial = 1;
 
 imp_world_def imp_default_world_def(void)
