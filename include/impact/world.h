@@ -10,7 +10,10 @@
 /// with the narrow phase (keeping a simplex cache per pair), and reports the
 /// pairs that began and ended touching since the last update.
 ///
-/// A world is used by one thread at a time.
+/// A world is changed by one thread at a time; its queries may run on many
+/// threads at once while none changes it (docs/queries.md). Its update and
+/// step may spread their work over worker threads (imp_world_def's
+/// worker_count), with the same answers as on one.
 #ifndef IMPACT_WORLD_H
 #define IMPACT_WORLD_H
 
@@ -36,6 +39,23 @@ typedef enum imp_broad_kind {
 	IMP_BROAD_NAIVE = 2, ///< every pair tested, O(n^2): the oracle of the tests
 } imp_broad_kind;
 
+/// A range of a task's items, [start, end), run by worker `worker` (0 ..
+/// worker_count - 1; no two ranges run at once with the same worker index).
+typedef void imp_task_fn(int start, int end, int worker, void *task_context);
+
+/// The user's scheduler (Box2D v3's shape of task system): run `task` over
+/// items 0 .. item_count - 1, cut into ranges of at least min_range items
+/// (the last may be shorter), each range once, on any threads, each call
+/// with a distinct worker index in 0 .. worker_count - 1 among the calls
+/// running at the same time. Return a handle for finish_task, or NULL when
+/// every range has already run (on the calling thread, say); then
+/// finish_task is not called.
+typedef void *imp_enqueue_task_fn(imp_task_fn *task, int item_count, int min_range, void *task_context,
+				  void *user_context);
+
+/// Waits until every range of the task behind user_task has run.
+typedef void imp_finish_task_fn(void *user_task, void *user_context);
+
 /// How to make a world: fill from imp_default_world_def() and change fields.
 typedef struct imp_world_def {
 	int dim;                   ///< 2 or 3
@@ -57,15 +77,35 @@ typedef struct imp_world_def {
 	imp_allocator allocator;   ///< zeroed: malloc
 	int body_capacity;         ///< initial room for bodies (grows as needed), 0..2^30
 	int pair_capacity;         ///< initial room for candidate pairs (grows as needed), 0..2^30
+	/// Threads the update, the step and the batch queries may use, the
+	/// calling one included: 1..IMP_MAX_WORKERS (0 counts as 1). Every
+	/// answer, event, contact and state hash is the same for every count.
+	/// With more than 1 and no enqueue_task, the world runs a pool of
+	/// worker_count - 1 POSIX threads of its own, made by imp_world_create
+	/// and joined by imp_world_destroy (sleeping between tasks).
+	int worker_count;
+	/// The user's scheduler instead of the world's pool (both set or both
+	/// NULL): the world hands it tasks from the thread that called the
+	/// update, step or batch, one task at a time, and calls the task's
+	/// ranges with worker indices below worker_count.
+	imp_enqueue_task_fn *enqueue_task;
+	imp_finish_task_fn *finish_task;
+	void *user_task_context; ///< passed to enqueue_task and finish_task
 } imp_world_def;
 
+/// The most workers a world takes.
+#define IMP_MAX_WORKERS 256
+
 /// dim 3, the hash with alpha 0.5 and beta 1 (Mirtich's example), fat_ratio
-/// 0.1, margin 0, narrow phase on, malloc, no initial capacities.
+/// 0.1, margin 0, narrow phase on, malloc, no initial capacities, one worker
+/// (the calling thread), no scheduler.
 IMP_API imp_world_def imp_default_world_def(void);
 
 /// Makes a world. On error *out is untouched and nothing leaks:
 /// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_OPTIONS (dim, kind, alpha, beta,
-/// fat_ratio, capacities), IMP_ERR_BAD_RADIUS (margin), IMP_ERR_OUT_OF_MEMORY.
+/// fat_ratio, capacities, worker_count, one of enqueue_task and finish_task
+/// without the other), IMP_ERR_BAD_RADIUS (margin), IMP_ERR_OUT_OF_MEMORY
+/// (memory, or a pool thread the system would not start).
 IMP_API imp_status imp_world_create(const imp_world_def *def, imp_world **out);
 
 /// Frees the world and everything it owns (not the shapes). NULL is ignored.

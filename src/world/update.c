@@ -225,17 +225,12 @@ static inline bool pair_settled(const imp_world *w, const pair_hot *h)
 	return w->odo[key_lo(h->key)] + w->odo[key_hi(h->key)] < h->limit && !h->doomed;
 }
 
-/// Whether the pair touches now, given m, its boxes' least overlap (from
-/// pair_unchanged). Reads pr (its simplex cache) only for the narrow phase.
-static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h, double m)
+/// Whether the pair's shapes touch (its boxes overlap), by the narrow
+/// phase; writes only pr's simplex cache, so that pairs run on several
+/// workers at once.
+static bool shapes_touch(const imp_world *w, pair *pr, const pair_hot *h)
 {
 	const body *a = &w->bodies[key_lo(h->key)], *b = &w->bodies[key_hi(h->key)];
-	w->stats.box_tests++;
-	if (!(m >= 0.0))
-		return false;
-	if (!w->def.narrow_phase)
-		return true;
-	w->stats.narrow_calls++;
 	double margin = w->def.margin;
 	if (w->dim == 2) {
 		if (margin > 0.0)
@@ -247,10 +242,18 @@ static bool narrow_touching(imp_world *w, pair *pr, const pair_hot *h, double m)
 	return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache);
 }
 
+/// Whether a visited pair needs the narrow phase: not doomed, its boxes
+/// overlap (m >= 0), the world has one.
+static inline bool needs_narrow(const imp_world *w, const pair_hot *h, double m)
+{
+	return !h->doomed && m >= 0.0 && w->def.narrow_phase;
+}
+
 /// Pass 2 for one pair: doomed, deleted; else its touching state brought up
-/// to date, m being its boxes' least overlap (pair_unchanged). False when
-/// an event could not be stored.
-static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m)
+/// to date, m being its boxes' least overlap (pair_unchanged) and t whether
+/// its shapes touch when needs_narrow. False when an event could not be
+/// stored.
+static bool pair_apply(imp_world *w, pair *pr, pair_hot *h, double m, bool t)
 {
 	h->stamp = w->stamp;
 	if (h->doomed) {
@@ -261,7 +264,13 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m)
 		imp_world_pair_delete(w, pr);
 		return true;
 	}
-	bool t = narrow_touching(w, pr, h, m);
+	w->stats.box_tests++;
+	if (!(m >= 0.0))
+		t = false;
+	else if (!w->def.narrow_phase)
+		t = true;
+	else
+		w->stats.narrow_calls++;
 	if (t != (bool)h->touching) {
 		if ((t && !imp_world_touch_reserve(w)) ||
 		    !imp_world_event_push(w, t ? &w->begin : &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
@@ -272,6 +281,48 @@ static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m)
 	}
 	pair_limit(w, h, m, w->def.narrow_phase);
 	return true;
+}
+
+/// Pass 2's visit of one pair: applied at once, or, when gathering (more
+/// than one worker), stamped and kept for the workers' narrow phase and
+/// applied after (apply_visits), in the same order. False when an event
+/// could not be stored.
+static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m, bool gather)
+{
+	if (!gather)
+		return pair_apply(w, pr, h, m, needs_narrow(w, h, m) && shapes_touch(w, pr, h));
+	h->stamp = w->stamp;
+	assert(w->visit_count < w->visit_cap); // visits reserved by pass2_reserve
+	w->visits[w->visit_count++] = (narrow_visit){pr, m, false};
+	return true;
+}
+
+/// The narrow phase of the gathered visits [start, end): each writes its
+/// own visit and its pair's cache only.
+static void narrow_task(int start, int end, int worker, void *context)
+{
+	(void)worker;
+	const imp_world *w = context;
+	for (int i = start; i < end; i++) {
+		narrow_visit *v = &w->visits[i];
+		const pair_hot *h = v->pr->hot;
+		if (needs_narrow(w, h, v->m))
+			v->touching = shapes_touch(w, v->pr, h);
+	}
+}
+
+/// The gathered visits: their narrow phase on the workers, then each
+/// applied in the order gathered (the serial visits' order).
+static bool apply_visits(imp_world *w)
+{
+	bool ok = true;
+	imp_world_run_task(w, narrow_task, w->visit_count, 64, w);
+	for (int32_t i = 0; i < w->visit_count && ok; i++) {
+		narrow_visit *v = &w->visits[i];
+		ok = pair_apply(w, v->pr, v->pr->hot, v->m, v->touching);
+	}
+	w->visit_count = 0;
+	return ok;
 }
 
 /// Pass 2's common cases, inline: a pair that stays apart, or stays
@@ -293,7 +344,7 @@ static inline bool pair_unchanged(const imp_world *w, pair_hot *h, const body *a
 
 /// Pass 2 for one body: each of its pairs looked at once this update.
 /// False when an event could not be stored (the body stays moved).
-static bool pair_pass(imp_world *w, int32_t s)
+static bool pair_pass(imp_world *w, int32_t s, bool gather)
 {
 	bool narrow = w->def.narrow_phase;
 	pair *next;
@@ -313,7 +364,7 @@ static bool pair_pass(imp_world *w, int32_t s)
 			h->stamp = w->stamp;
 			continue;
 		}
-		if (!pair_visit(w, pr, h, m))
+		if (!pair_visit(w, pr, h, m, gather))
 			return false;
 	}
 	return true;
@@ -331,7 +382,7 @@ static bool pass2_body(const body *b)
 /// instead of each moved body's list, each pair of a moved body visited.
 /// False when an event could not be stored; every moved body then stays
 /// moved (a pair looked at again next time gives no second event).
-static bool pair_pass_all(imp_world *w)
+static bool pair_pass_all(imp_world *w, bool gather)
 {
 	// Each pair is met once here: no stamps to read or write (the visits
 	// that change something stamp their pair, which nothing reads in this
@@ -378,7 +429,7 @@ static bool pair_pass_all(imp_world *w)
 				unchanged++;
 				continue;
 			}
-			if (!pair_visit(w, &blk->items[i], h, m)) {
+			if (!pair_visit(w, &blk->items[i], h, m, gather)) {
 				ok = false;
 				break;
 			}
@@ -442,9 +493,17 @@ imp_status imp_world_update(imp_world *w)
 	// Pass 2. The pairs are visited through the moved bodies' lists, or,
 	// when a quarter of the bodies or more moved, by one walk over all of
 	// them in memory order.
+	//
+	// With more than one worker, the visits are gathered (each pair
+	// stamped as visited) and applied after the walk, their narrow phase
+	// spread over the workers; without room to gather them (out of memory),
+	// they are applied during the walk as with one.
+	bool gather = w->workers > 1 && imp_grow(&w->alloc, (void **)&w->visits, &w->visit_cap, w->pair_count,
+						 sizeof *w->visits);
 	bool all = 4 * (int64_t)n >= w->body_count, events_ok = true;
+	w->visit_count = 0;
 	if (all)
-		events_ok = pair_pass_all(w);
+		events_ok = pair_pass_all(w, gather);
 	int32_t kept = 0;
 	for (int32_t i = 0; i < n; i++) {
 		int32_t s = w->moved[i];
@@ -460,9 +519,11 @@ imp_status imp_world_update(imp_world *w)
 			continue;
 		}
 		if (!all)
-			events_ok = pair_pass(w, s) && events_ok;
+			events_ok = pair_pass(w, s, gather) && events_ok;
 		b->moved = 0;
 	}
+	if (gather)
+		events_ok = apply_visits(w) && events_ok;
 	assert(events_ok); // pass2_reserve made the room
 	(void)events_ok;
 	w->moved_count = kept;

@@ -29,6 +29,7 @@
 #include "world/world_internal.h"
 #include "core/alloc.h"
 #include "core/inline.h"
+#include "core/pool.h"
 #include "core/sort.h"
 #include "impact/collision.h"
 #include "impact/world.h"
@@ -50,6 +51,7 @@ imp_world_def imp_default_world_def(void)
 	d.fat_ratio = 0.1;
 	d.margin = 0.0;
 	d.narrow_phase = true;
+	d.worker_count = 1;
 	return d;
 }
 
@@ -102,6 +104,8 @@ static imp_status check_def(const imp_world_def *d)
 		return IMP_ERR_BAD_RADIUS;
 	if (!imp_allocator_is_valid(&d->allocator))
 		return IMP_ERR_NULL_ARGUMENT;
+	if (d->worker_count < 0 || d->worker_count > IMP_MAX_WORKERS || (d->enqueue_task == NULL) != (d->finish_task == NULL))
+		return IMP_ERR_BAD_OPTIONS;
 	return IMP_OK;
 }
 
@@ -126,6 +130,7 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->capped, (size_t)w->capped_cap * sizeof *w->capped);
 	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
 	imp_free(a, w->table, (size_t)w->table_cap * sizeof *w->table);
+	imp_free(a, w->visits, (size_t)w->visit_cap * sizeof *w->visits);
 	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;
@@ -149,6 +154,8 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 	w->alloc = def->allocator;
 	w->dim = def->dim;
 	w->free_head = -1;
+	w->workers = def->worker_count > 0 ? def->worker_count : 1;
+	atomic_init(&w->tasks_taken, false);
 	imp_heap_init(&w->queue, &w->alloc);
 	w->serial = atomic_fetch_add(&world_serial, 1u);
 	if (w->serial == 0)
@@ -172,7 +179,10 @@ imp_status imp_world_create(const imp_world_def *def, imp_world **out)
 		ok = (def->dim == 2 ? imp_shape_polygon_ex(&o2, 1, 0.0, &w->alloc, &w->ray_point)
 				    : imp_shape_polytope_ex(&o3, 1, 0.0, &w->alloc, &w->ray_point)) == IMP_OK;
 	}
+	if (ok && w->workers > 1 && def->enqueue_task == NULL)
+		ok = imp_pool_create(&w->alloc, w->workers - 1, &w->pool) == IMP_OK;
 	if (!ok) {
+		imp_shape_destroy(w->ray_point);
 		imp_broad_destroy(w->broad);
 		free_arrays(w);
 		imp_free(&def->allocator, w, sizeof *w);
@@ -186,6 +196,7 @@ void imp_world_destroy(imp_world *w)
 {
 	if (w == NULL)
 		return;
+	imp_pool_destroy(w->pool);
 	imp_broad_destroy(w->broad);
 	imp_shape_destroy(w->ray_point);
 	free_arrays(w);
@@ -201,6 +212,30 @@ int imp_world_dim(const imp_world *w)
 int imp_world_body_count(const imp_world *w)
 {
 	return w != NULL ? w->body_count : 0;
+}
+
+/* ---- workers ---- */
+
+void imp_world_run_task(const imp_world *cw, imp_task_fn *task, int count, int min_range, void *context)
+{
+	imp_world *w = (imp_world *)cw; // only the atomic flag is written
+	bool expected = false;
+	if (count <= 0)
+		return;
+	if (w->workers <= 1 || count < 2 * min_range ||
+	    !atomic_compare_exchange_strong_explicit(&w->tasks_taken, &expected, true, memory_order_acquire,
+						     memory_order_relaxed)) {
+		task(0, count, 0, context);
+		return;
+	}
+	if (w->pool != NULL) {
+		imp_pool_run(w->pool, task, count, min_range, context);
+	} else {
+		void *handle = w->def.enqueue_task(task, count, min_range, context, w->def.user_task_context);
+		if (handle != NULL)
+			w->def.finish_task(handle, w->def.user_task_context);
+	}
+	atomic_store_explicit(&w->tasks_taken, false, memory_order_release);
 }
 
 /* ---- the narrow phase of the update, the step and the queries ---- */

@@ -151,6 +151,13 @@ typedef struct event_array {
 	int32_t count, cap;
 } event_array;
 
+/// A visit of the update's pass 2 gathered for the workers (update.c).
+typedef struct narrow_visit {
+	pair *pr;
+	double m;      ///< the pair's boxes' least overlap
+	bool touching; ///< the narrow phase's answer, when it is needed
+} narrow_visit;
+
 struct imp_world {
 	imp_world_def def;
 	imp_allocator alloc;
@@ -234,7 +241,24 @@ struct imp_world {
 	// The planner queries (query.c) keep their candidates in memory of
 	// their own: queries on several threads read the world at once.
 	imp_shape *ray_point;       ///< the point ray casts move (made with the world)
+
+	// Workers (imp_world_run_task).
+	int workers;                ///< def.worker_count, 0 made 1
+	struct imp_pool *pool;      ///< the world's own threads (workers > 1, no user scheduler)
+	atomic_bool tasks_taken;    ///< a task is running on the workers (a batch on another thread, say)
+	/// Pass 2's visits when they are gathered first (workers > 1): the
+	/// narrow phase of each runs on the workers, then they are applied in
+	/// the order gathered.
+	narrow_visit *visits;
+	int32_t visit_count, visit_cap;
 };
+
+/// Runs task over items 0 .. count - 1 in ranges of at least min_range on
+/// the world's workers (the pool, or the user's scheduler), the calling
+/// thread among them, and returns when all have run; on the calling thread
+/// alone, as worker 0, with one worker, fewer than 2 * min_range items, or
+/// while another task holds the workers.
+void imp_world_run_task(const imp_world *w, imp_task_fn *task, int count, int min_range, void *context);
 
 /// A query's candidate: a body slot and a lower bound on its distance.
 typedef struct query_item {
