@@ -83,6 +83,10 @@ static imp_quat random_quat(rng *r)
 	return q;
 }
 
+/// The workers of the worlds make_scene makes (the batches spread over
+/// them).
+static int scene_workers = 1;
+
 static void make_scene(scene *sc, int dim, uint64_t seed)
 {
 	memset(sc, 0, sizeof *sc);
@@ -91,6 +95,7 @@ static void make_scene(scene *sc, int dim, uint64_t seed)
 	imp_world_def wd = imp_default_world_def();
 	wd.dim = dim;
 	wd.broad_phase = dim == 2 ? IMP_BROAD_SWEEP : IMP_BROAD_HASH;
+	wd.worker_count = scene_workers;
 	assert_int_equal(imp_world_create(&wd, &sc->world), IMP_OK);
 	if (dim == 2) {
 		imp_vec2 tri[3] = {{0, 0}, {0.6, 0}, {0, 0.5}};
@@ -472,9 +477,9 @@ static void run_batches(int dim, uint64_t seed)
 		assert_int_equal(any_batch[i], any[i]);
 		assert_true(same_result(&near_batch[i], &near[i]));
 	}
-	printf("  %dD batches of %d poses (a path, then scattered): %d overlapping, %d with a body within 2, "
-	       "equal to the single queries\n",
-	       dim, N, hits, found);
+	printf("  %dD batches of %d poses (a path, then scattered), %d worker(s): %d overlapping, %d with a body "
+	       "within 2, equal to the single queries\n",
+	       dim, N, scene_workers, hits, found);
 	assert_true(hits > 10 && hits < N - 10 && found > 10);
 	// From 4 threads at once.
 	pthread_barrier_t start;
@@ -537,8 +542,13 @@ static void run_batches(int dim, uint64_t seed)
 static void test_batches(void **state)
 {
 	(void)state;
-	run_batches(2, 0xba2d);
-	run_batches(3, 0xba3d);
+	// On the calling thread; then spread over the world's 3 workers (the
+	// 4 threads at once taking turns with them).
+	for (scene_workers = 1; scene_workers <= 3; scene_workers += 2) {
+		run_batches(2, 0xba2d);
+		run_batches(3, 0xba3d);
+	}
+	scene_workers = 1;
 }
 
 typedef struct walk_ctx {

@@ -10,7 +10,8 @@
 // must be bitwise those of the single worker. The scheduler also checks
 // the ranges it is given (they cover the items once, each at least
 // min_range but the last), and counts them, so that the tests know the
-// work was really handed out.
+// work was really handed out. Batch queries spread over the workers equal
+// the single queries.
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -510,6 +511,61 @@ static void test_step_same_for_every_worker_count(void **state)
 	}
 }
 
+/* ---- batches ---- */
+
+/// Batch queries handed to the user's scheduler in shuffled ranges (and
+/// to the pool) equal the single queries, bit for bit.
+static void test_batches_on_workers(void **state)
+{
+	(void)state;
+	shapes sh;
+	make_shapes3(&sh);
+	enum { N = 700 };
+	static imp_pose3 poses[N];
+	static bool any[N], any_b[N];
+	static imp_query_result near[N], near_b[N];
+	for (int c = 0; c < CONFIG_COUNT; c++) {
+		imp_world_def d = imp_default_world_def();
+		shuffler s;
+		imp_world *w = make_world(d, &CONFIGS[c], &s, 3);
+		rng r = {42};
+		for (int i = 0; i < 300; i++) {
+			imp_body_def bd = imp_default_body_def();
+			bd.type = IMP_BODY_STATIC;
+			bd.shape = sh.s[i % SHAPES];
+			random_pose(&r, 3, 6.0, &bd.pose2, &bd.pose3);
+			imp_body_id id;
+			assert_int_equal(imp_world_add_body(w, &bd, &id), IMP_OK);
+		}
+		assert_int_equal(imp_world_update(w), IMP_OK);
+		for (int i = 0; i < N; i++) {
+			imp_pose2 unused;
+			random_pose(&r, 3, 6.5, &unused, &poses[i]);
+		}
+		int hits = 0;
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(imp_world_overlap_any3(w, sh.s[2], poses[i], NULL, &any[i]), IMP_OK);
+			assert_int_equal(imp_world_nearest3(w, sh.s[2], poses[i], 3.0, NULL, &near[i]), IMP_OK);
+			hits += any[i];
+		}
+		assert_true(hits > 20 && hits < N - 20);
+		assert_int_equal(imp_world_overlap_any_batch3(w, sh.s[2], poses, N, NULL, any_b), IMP_OK);
+		assert_int_equal(imp_world_nearest_batch3(w, sh.s[2], poses, N, 3.0, NULL, near_b), IMP_OK);
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(any_b[i], any[i]);
+			assert_int_equal(near_b[i].body.index, near[i].body.index);
+			assert_memory_equal(&near_b[i].distance, &near[i].distance, sizeof near[i].distance);
+			assert_memory_equal(&near_b[i].point, &near[i].point, sizeof near[i].point);
+			assert_memory_equal(&near_b[i].body_point, &near[i].body_point, sizeof near[i].body_point);
+			assert_memory_equal(&near_b[i].normal, &near[i].normal, sizeof near[i].normal);
+		}
+		if (CONFIGS[c].scheduler)
+			assert_true(s.ranges >= 2 * (N / 64));
+		imp_world_destroy(w);
+	}
+	free_shapes(&sh);
+}
+
 /* ---- options ---- */
 
 static void test_worker_options(void **state)
@@ -551,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_worker_options),
 		cmocka_unit_test(test_update_same_for_every_worker_count),
 		cmocka_unit_test(test_step_same_for_every_worker_count),
+		cmocka_unit_test(test_batches_on_workers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -528,11 +528,13 @@ IMP_API imp_status imp_world_nearest3(const imp_world *world, const imp_shape *s
 /// Batches: out[i] is the answer of imp_world_overlap_any2/3 (or
 /// imp_world_nearest2/3) for poses[i], the same bit for bit. Consecutive
 /// poses (a path) help each other: each asks first the body that
-/// overlapped, or was nearest to, the pose before. count >= 0. Errors: as
-/// the single queries, checked for every pose before any answer is
-/// written (nothing written then), plus IMP_ERR_BAD_COUNT; on
-/// IMP_ERR_OUT_OF_MEMORY part way, the answers before it are written.
-/// They run on the calling thread (the world's workers: not yet).
+/// overlapped, or was nearest to, the pose before. The poses are cut into
+/// ranges of 64 spread over the world's workers (imp_world_def's
+/// worker_count), unless another batch holds them: then on the calling
+/// thread. count >= 0. Errors: as the single queries, checked for every
+/// pose before any answer is written (nothing written then), plus
+/// IMP_ERR_BAD_COUNT; on IMP_ERR_OUT_OF_MEMORY part way, that of the
+/// lowest pose that failed, and answers of others may have been written.
 IMP_API imp_status imp_world_overlap_any_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses,
 						int count, const imp_query_filter *filter, bool *out);
 IMP_API imp_status imp_world_overlap_any_batch3(const imp_world *world, const imp_shape *shape, const imp_pose3 *poses,

@@ -598,33 +598,87 @@ static imp_status batch_check(const imp_world *w, int dim, const imp_shape *shap
 	return st;
 }
 
-/// overlap_any at each pose in turn, each asking first the body that
-/// overlapped the pose before (consecutive poses of a path tend to meet
-/// the same body). On an error part way (out of memory), the answers
-/// before it are written.
+/// A batch cut into ranges for the world's workers: each range runs its
+/// poses in turn (each pose's query starting from the body the pose before
+/// found), and the error of its first failing pose, if any, is kept with
+/// that pose's index so that the batch reports the lowest one.
+typedef struct batch_task {
+	const imp_world *w;
+	int dim;
+	const imp_shape *shape;
+	const imp_pose2 *p2;
+	const imp_pose3 *p3;
+	const imp_query_filter *filter;
+	double max_distance;
+	bool *any_out;              ///< overlap-any answers (or NULL)
+	imp_query_result *near_out; ///< nearest answers (or NULL)
+	/// The lowest index of a pose whose query failed, times 256, plus
+	/// its status (count * 256: none), lowered atomically.
+	atomic_llong first_error;
+} batch_task;
+
+/// Poses per range: a query costs about a microsecond, a task's hand-over
+/// some tens.
+#define BATCH_RANGE 64
+
+static void batch_range(int start, int end, int worker, void *context)
+{
+	(void)worker;
+	batch_task *t = context;
+	int32_t hint = -1;
+	for (int i = start; i < end; i++) {
+		const imp_pose2 *p2 = t->p2 != NULL ? &t->p2[i] : NULL;
+		const imp_pose3 *p3 = t->p3 != NULL ? &t->p3[i] : NULL;
+		imp_status st = t->any_out != NULL
+					? overlap_any(t->w, t->dim, t->shape, p2, p3, t->filter, &t->any_out[i], &hint)
+					: nearest(t->w, t->dim, t->shape, p2, p3, t->max_distance, t->filter,
+						  &t->near_out[i], &hint);
+		if (st == IMP_OK)
+			continue;
+		// Kept when it is the lowest failing index so far (ranges run
+		// in any order); a range stops at its first failure.
+		long long mine = (long long)i * 256 + (long long)st;
+		long long seen = atomic_load_explicit(&t->first_error, memory_order_relaxed);
+		while (mine < seen && !atomic_compare_exchange_weak_explicit(&t->first_error, &seen, mine,
+									     memory_order_relaxed, memory_order_relaxed))
+			;
+		return;
+	}
+}
+
+/// A batch: checked whole (nothing written on error), then run in ranges
+/// on the world's workers. An error of what every pose shares (a bad
+/// filter or max_distance) fails each range's first pose before it writes
+/// anything, so the batch reports it as the single query would, nothing
+/// written; otherwise (out of memory) the error of the lowest failing pose
+/// is the batch's, and answers of other poses may have been written.
+static imp_status run_batch(batch_task *t, int count)
+{
+	imp_status st = batch_check(t->w, t->dim, t->shape, t->p2, t->p3, count,
+				    t->any_out != NULL ? (const void *)t->any_out : (const void *)t->near_out);
+	if (st != IMP_OK)
+		return st;
+	long long none = (long long)count * 256;
+	atomic_init(&t->first_error, none);
+	imp_world_run_task(t->w, batch_range, count, BATCH_RANGE, t);
+	long long first = atomic_load_explicit(&t->first_error, memory_order_relaxed);
+	return first < none ? (imp_status)(first % 256) : IMP_OK;
+}
+
 static imp_status overlap_any_batch(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 				    const imp_pose3 *p3, int count, const imp_query_filter *filter, bool *out)
 {
-	imp_status st = batch_check(w, dim, shape, p2, p3, count, out);
-	int32_t hint = -1;
-	for (int i = 0; i < count && st == IMP_OK; i++)
-		st = overlap_any(w, dim, shape, p2 != NULL ? &p2[i] : NULL, p3 != NULL ? &p3[i] : NULL, filter, &out[i],
-				 &hint);
-	return st;
+	batch_task t = {.w = w, .dim = dim, .shape = shape, .p2 = p2, .p3 = p3, .filter = filter, .any_out = out};
+	return run_batch(&t, count);
 }
 
-/// nearest at each pose in turn, each starting from the distance of the
-/// body nearest the pose before.
 static imp_status nearest_batch(const imp_world *w, int dim, const imp_shape *shape, const imp_pose2 *p2,
 				const imp_pose3 *p3, int count, double max_distance, const imp_query_filter *filter,
 				imp_query_result *out)
 {
-	imp_status st = batch_check(w, dim, shape, p2, p3, count, out);
-	int32_t hint = -1;
-	for (int i = 0; i < count && st == IMP_OK; i++)
-		st = nearest(w, dim, shape, p2 != NULL ? &p2[i] : NULL, p3 != NULL ? &p3[i] : NULL, max_distance, filter,
-			     &out[i], &hint);
-	return st;
+	batch_task t = {.w = w, .dim = dim, .shape = shape, .p2 = p2, .p3 = p3, .filter = filter,
+			.max_distance = max_distance, .near_out = out};
+	return run_batch(&t, count);
 }
 
 imp_status imp_world_overlap_any_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses,

@@ -980,6 +980,28 @@ static imp_status operate(run *r, int op)
 	}
 }
 
+/// The fuzzer's scheduler: the ranges of a task, inline, last first, with
+/// worker indices 0 .. 2 (the world's results must not depend on either).
+static void *reverse_enqueue(imp_task_fn *task, int item_count, int min_range, void *task_context, void *user_context)
+{
+	(void)user_context;
+	if (item_count <= 0 || min_range < 1)
+		fz_finding("world.task", "a task of %d items in ranges of %d", item_count, min_range);
+	int ranges = item_count > 0 && min_range > 0 ? (item_count + min_range - 1) / min_range : 0;
+	for (int k = ranges - 1; k >= 0; k--) {
+		int end = (k + 1) * min_range < item_count ? (k + 1) * min_range : item_count;
+		task(k * min_range, end, k % 3, task_context);
+	}
+	return NULL;
+}
+
+static void reverse_finish(void *user_task, void *user_context)
+{
+	(void)user_task;
+	(void)user_context;
+	fz_finding("world.task", "finish_task called for a task enqueue ran");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fz f = {data, size, 0};
@@ -988,7 +1010,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&r, 0, sizeof r);
 	r.f = &f;
 	r.c.fail_at = -1;
-	r.dim = 2 + (fz_u8(&f) & 1);
+	uint8_t first = fz_u8(&f);
+	r.dim = 2 + (first & 1);
 	imp_world_def def = imp_default_world_def();
 	def.dim = r.dim;
 	def.broad_phase = (imp_broad_kind)fz_int(&f, 3);
@@ -1014,10 +1037,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		def.body_capacity = fz_int(&f, 70);
 	if (sel & 64)
 		def.pair_capacity = fz_int(&f, 300);
+	// Workers (the byte's last bit, the first byte's second): the world's
+	// pool of 2, or 3 workers on a scheduler that runs the ranges last
+	// first; the answers the oracle checks are the same.
+	if (sel & 128) {
+		def.worker_count = first & 2 ? 2 : 3;
+		if (!(first & 2)) {
+			def.enqueue_task = reverse_enqueue;
+			def.finish_task = reverse_finish;
+		}
+	}
 	def.allocator = counting_allocator(&r.c);
 	r.rule = (ow_rule){def.margin, def.narrow_phase};
-	snprintf(fz_context, sizeof fz_context, "%dD world, broad phase %d, beta %g, margin %g, pair_capacity %d",
-		 r.dim, (int)def.broad_phase, def.hash_beta, def.margin, def.pair_capacity);
+	snprintf(fz_context, sizeof fz_context,
+		 "%dD world, broad phase %d, beta %g, margin %g, pair_capacity %d, workers %d%s", r.dim,
+		 (int)def.broad_phase, def.hash_beta, def.margin, def.pair_capacity, def.worker_count,
+		 def.enqueue_task != NULL ? " (reversed)" : "");
 	if (getenv("FZ_VERBOSE"))
 		fprintf(stderr, "%s\n", fz_context);
 	if (fz_chance(&f, 16))
