@@ -145,9 +145,10 @@ void imp_pool_run(imp_pool *p, imp_task_fn *task, int count, int min_range, void
 		return;
 	if (min_range < 1)
 		min_range = 1;
-	// About four ranges a worker, none below min_range.
+	// About sixteen ranges a worker, none below min_range: ranges whose
+	// items cost unevenly (the poses along a path) even out.
 	int workers = p->thread_count + 1;
-	int64_t want = ((int64_t)count + 4 * workers - 1) / (4 * workers);
+	int64_t want = ((int64_t)count + 16 * workers - 1) / (16 * workers);
 	int range = want > min_range ? (int)want : min_range;
 	int ranges = (int)(((int64_t)count + range - 1) / range);
 	if (ranges <= 1) {

@@ -38,6 +38,7 @@ bool imp_world_pair_block_add(imp_world *w)
 		return false;
 	blk->next = w->blocks;
 	w->blocks = blk;
+	w->block_count++;
 	for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
 		blk->hot[i] = (pair_hot){0};
 		blk->items[i].hot = &blk->hot[i];

@@ -378,65 +378,184 @@ static bool pass2_body(const body *b)
 	return b->alive && b->moved && b->in_broad;
 }
 
-/// Pass 2 when most bodies moved: the pair blocks walked in memory order
-/// instead of each moved body's list, each pair of a moved body visited.
-/// False when an event could not be stored; every moved body then stays
-/// moved (a pair looked at again next time gives no second event).
-static bool pair_pass_all(imp_world *w, bool gather)
+/// What a walk over pair blocks counted.
+typedef struct pass2_counts {
+	int32_t settled, unchanged; ///< pairs left without a box test, and after one
+	int32_t tests, narrow;      ///< box tests and narrow-phase calls of the visits (workers)
+} pass2_counts;
+
+/// Pass 2 over one pair block, each pair of a moved body visited. With
+/// `changes` NULL the visits are applied at once (false when an event
+/// could not be stored); else (on a worker) each visit is decided here (box
+/// test, narrow phase, stamp, new limit: the pair's own fields) and only
+/// the visits that change the world (a doomed pair, a touching state that
+/// flips) are written to changes[*count], to be applied in block order
+/// (apply_change). A visit reads its two bodies and writes its own pair.
+static inline bool block_pass(imp_world *w, pair_block *blk, bool narrow, narrow_visit *changes, int32_t *count,
+			      pass2_counts *n)
 {
-	// Each pair is met once here: no stamps to read or write (the visits
-	// that change something stamp their pair, which nothing reads in this
-	// update).
-	bool narrow = w->def.narrow_phase, ok = true;
-	int32_t unchanged = 0, settled = 0;
-	for (pair_block *blk = w->blocks; blk != NULL && ok; blk = blk->next) {
-		// Whether the pairs up to PREFETCH_AHEAD ahead are settled, found
-		// when they were looked ahead at (a pair's visit changes no other
-		// pair's limit nor any odometer), slot i % PREFETCH_AHEAD for pair
-		// i.
-		bool ahead_settled[PREFETCH_AHEAD];
-		for (int i = 0; i < PAIR_BLOCK; i++) {
-			pair_hot *h = &blk->hot[i];
-			bool is_settled = i >= PREFETCH_AHEAD ? ahead_settled[i % PREFETCH_AHEAD]
-							      : h->live && pair_settled(w, h);
-			// The bodies of a pair a few ahead that will need them, asked
-			// for now: the pairs come in no order of their bodies, so each
-			// body is a cache miss that this overlaps with the work on the
-			// pairs before. (The odometers are one double a slot, mostly
-			// in the cache.)
-			if (i + PREFETCH_AHEAD < PAIR_BLOCK) {
-				const pair_hot *ahead = &blk->hot[i + PREFETCH_AHEAD];
-				bool s_ahead = ahead->live && pair_settled(w, ahead);
-				ahead_settled[i % PREFETCH_AHEAD] = s_ahead;
-				if (ahead->live && !s_ahead) {
-					IMP_PREFETCH(&w->bodies[key_lo(ahead->key)]);
-					IMP_PREFETCH(&w->bodies[key_hi(ahead->key)]);
-				}
-			}
-			if (!h->live)
-				continue;
-			// A settled pair is left as it is whether or not its bodies
-			// moved, and its bodies are not read.
-			if (is_settled) {
-				settled++;
-				continue;
-			}
-			const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
-			if (!pass2_body(a) && !pass2_body(c))
-				continue;
-			double m = 0.0;
-			if (pair_unchanged(w, h, a, c, narrow, &m)) {
-				unchanged++;
-				continue;
-			}
-			if (!pair_visit(w, &blk->items[i], h, m, gather)) {
-				ok = false;
-				break;
+	// Whether the pairs up to PREFETCH_AHEAD ahead are settled, found when
+	// they were looked ahead at (a pair's visit changes no other pair's
+	// limit nor any odometer), slot i % PREFETCH_AHEAD for pair i.
+	bool ahead_settled[PREFETCH_AHEAD];
+	for (int i = 0; i < PAIR_BLOCK; i++) {
+		pair_hot *h = &blk->hot[i];
+		bool is_settled = i >= PREFETCH_AHEAD ? ahead_settled[i % PREFETCH_AHEAD] : h->live && pair_settled(w, h);
+		// The bodies of a pair a few ahead that will need them, asked for
+		// now: the pairs come in no order of their bodies, so each body is
+		// a cache miss that this overlaps with the work on the pairs
+		// before. (The odometers are one double a slot, mostly in the
+		// cache.)
+		if (i + PREFETCH_AHEAD < PAIR_BLOCK) {
+			const pair_hot *ahead = &blk->hot[i + PREFETCH_AHEAD];
+			bool s_ahead = ahead->live && pair_settled(w, ahead);
+			ahead_settled[i % PREFETCH_AHEAD] = s_ahead;
+			if (ahead->live && !s_ahead) {
+				IMP_PREFETCH(&w->bodies[key_lo(ahead->key)]);
+				IMP_PREFETCH(&w->bodies[key_hi(ahead->key)]);
 			}
 		}
+		if (!h->live)
+			continue;
+		// A settled pair is left as it is whether or not its bodies
+		// moved, and its bodies are not read.
+		if (is_settled) {
+			n->settled++;
+			continue;
+		}
+		const body *a = &w->bodies[key_lo(h->key)], *c = &w->bodies[key_hi(h->key)];
+		if (!pass2_body(a) && !pass2_body(c))
+			continue;
+		double m = 0.0;
+		if (pair_unchanged(w, h, a, c, narrow, &m)) {
+			n->unchanged++;
+			continue;
+		}
+		pair *pr = &blk->items[i];
+		if (changes == NULL) {
+			if (!pair_visit(w, pr, h, m, false))
+				return false;
+			continue;
+		}
+		// pair_apply's decisions, the world's changes left for later.
+		h->stamp = w->stamp;
+		bool t = false;
+		if (!h->doomed) {
+			n->tests++;
+			if (m >= 0.0) {
+				n->narrow += narrow;
+				t = !narrow || shapes_touch(w, pr, h);
+			}
+			pair_limit(w, h, m, narrow);
+			if (t == (bool)h->touching)
+				continue;
+		}
+		changes[(*count)++] = (narrow_visit){pr, m, t};
 	}
-	w->stats.box_tests += unchanged;
-	w->stats.settled += settled;
+	return true;
+}
+
+/// A change block_pass found, applied: a doomed pair's end event and
+/// deletion, or a touching state's flip and its event. False when an
+/// event could not be stored.
+static bool apply_change(imp_world *w, const narrow_visit *v)
+{
+	pair_hot *h = v->pr->hot;
+	imp_body_id a = imp_world_id_of(w, key_lo(h->key)), b = imp_world_id_of(w, key_hi(h->key));
+	if (h->doomed) {
+		if (h->touching && !imp_world_event_push(w, &w->end, a, b)) {
+			h->stamp = 0;
+			return false;
+		}
+		imp_world_pair_delete(w, v->pr);
+		return true;
+	}
+	if ((v->touching && !imp_world_touch_reserve(w)) ||
+	    !imp_world_event_push(w, v->touching ? &w->begin : &w->end, a, b)) {
+		h->stamp = 0;
+		return false;
+	}
+	imp_world_set_touching(w, v->pr, v->touching);
+	return true;
+}
+
+/// The blocks of pass 2 on the workers: block k's changes go to
+/// visits[k * PAIR_BLOCK ...], their count to block_changes[k], its counts
+/// are summed atomically.
+typedef struct pass2_task {
+	imp_world *w;
+	bool narrow;
+	atomic_int settled, unchanged, tests, narrow_calls;
+} pass2_task;
+
+static void pass2_blocks(int start, int end, int worker, void *context)
+{
+	(void)worker;
+	pass2_task *t = context;
+	imp_world *w = t->w;
+	pass2_counts n = {0, 0, 0, 0};
+	for (int k = start; k < end; k++) {
+		w->block_changes[k] = 0;
+		block_pass(w, w->block_array[k], t->narrow, &w->visits[(int64_t)k * PAIR_BLOCK], &w->block_changes[k], &n);
+	}
+	atomic_fetch_add_explicit(&t->settled, n.settled, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->unchanged, n.unchanged, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->tests, n.tests, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->narrow_calls, n.narrow, memory_order_relaxed);
+}
+
+/// Room for pass 2 over every pair on the workers: the blocks in an array
+/// and a change record for every pair; false when out of memory (the pass
+/// then runs on the calling thread).
+static bool blocks_reserve(imp_world *w)
+{
+	int32_t nb = w->block_count;
+	if (!imp_grow(&w->alloc, (void **)&w->block_array, &w->block_array_cap, nb, sizeof *w->block_array) ||
+	    !imp_grow(&w->alloc, (void **)&w->block_changes, &w->block_changes_cap, nb, sizeof *w->block_changes) ||
+	    (int64_t)nb * PAIR_BLOCK > INT32_MAX ||
+	    !imp_grow(&w->alloc, (void **)&w->visits, &w->visit_cap, nb * PAIR_BLOCK, sizeof *w->visits))
+		return false;
+	int32_t k = 0;
+	for (pair_block *blk = w->blocks; blk != NULL; blk = blk->next)
+		w->block_array[k++] = blk;
+	assert(k == nb);
+	return true;
+}
+
+/// Pass 2 when most bodies moved: the pair blocks walked in memory order
+/// instead of each moved body's list, each pair of a moved body visited.
+/// With more than one worker (and room), the blocks in ranges on the
+/// workers, then their changes applied in block order: the serial walk's
+/// order. False when an event could not be stored; every moved body then
+/// stays moved (a pair looked at again next time gives no second event).
+static bool pair_pass_all(imp_world *w)
+{
+	// Each pair is met once here: no stamps to read (the visits stamp
+	// their pair, which nothing reads in this update).
+	bool narrow = w->def.narrow_phase, ok = true;
+	if (w->workers > 1 && blocks_reserve(w)) {
+		pass2_task t = {.w = w, .narrow = narrow};
+		atomic_init(&t.settled, 0);
+		atomic_init(&t.unchanged, 0);
+		atomic_init(&t.tests, 0);
+		atomic_init(&t.narrow_calls, 0);
+		imp_world_run_task(w, pass2_blocks, w->block_count, 2, &t);
+		for (int32_t k = 0; k < w->block_count && ok; k++) {
+			const narrow_visit *v = &w->visits[(int64_t)k * PAIR_BLOCK];
+			for (int32_t i = 0; i < w->block_changes[k] && ok; i++)
+				ok = apply_change(w, &v[i]);
+		}
+		w->stats.box_tests += atomic_load(&t.unchanged) + atomic_load(&t.tests);
+		w->stats.narrow_calls += atomic_load(&t.narrow_calls);
+		w->stats.settled += atomic_load(&t.settled);
+		return ok;
+	}
+	pass2_counts n = {0, 0, 0, 0};
+	int32_t none = 0;
+	for (pair_block *blk = w->blocks; blk != NULL && ok; blk = blk->next)
+		ok = block_pass(w, blk, narrow, NULL, &none, &n);
+	w->stats.box_tests += n.unchanged;
+	w->stats.settled += n.settled;
 	return ok;
 }
 
@@ -498,12 +617,12 @@ imp_status imp_world_update(imp_world *w)
 	// stamped as visited) and applied after the walk, their narrow phase
 	// spread over the workers; without room to gather them (out of memory),
 	// they are applied during the walk as with one.
-	bool gather = w->workers > 1 && imp_grow(&w->alloc, (void **)&w->visits, &w->visit_cap, w->pair_count,
-						 sizeof *w->visits);
 	bool all = 4 * (int64_t)n >= w->body_count, events_ok = true;
+	bool gather = !all && w->workers > 1 &&
+		      imp_grow(&w->alloc, (void **)&w->visits, &w->visit_cap, w->pair_count, sizeof *w->visits);
 	w->visit_count = 0;
 	if (all)
-		events_ok = pair_pass_all(w, gather);
+		events_ok = pair_pass_all(w);
 	int32_t kept = 0;
 	for (int32_t i = 0; i < n; i++) {
 		int32_t s = w->moved[i];

@@ -131,6 +131,8 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->contacts, (size_t)w->contact_cap * sizeof *w->contacts);
 	imp_free(a, w->table, (size_t)w->table_cap * sizeof *w->table);
 	imp_free(a, w->visits, (size_t)w->visit_cap * sizeof *w->visits);
+	imp_free(a, w->block_array, (size_t)w->block_array_cap * sizeof *w->block_array);
+	imp_free(a, w->block_changes, (size_t)w->block_changes_cap * sizeof *w->block_changes);
 	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;

@@ -251,6 +251,12 @@ struct imp_world {
 	/// the order gathered.
 	narrow_visit *visits;
 	int32_t visit_count, visit_cap;
+	/// Pass 2 over every pair on the workers: the pair blocks in list
+	/// order, and each block's count of changes (its records in visits,
+	/// from block * PAIR_BLOCK).
+	pair_block **block_array;
+	int32_t *block_changes;
+	int32_t block_count, block_array_cap, block_changes_cap;
 };
 
 /// Runs task over items 0 .. count - 1 in ranges of at least min_range on
