@@ -6,14 +6,14 @@
 // Scenes: 10k and 100k static bodies (2D: boxes, discs, capsules; 3D:
 // boxes, spheres, capsules: shapes FCL has too) spread uniformly, about one
 // body per 2^dim cube of side 2; random query poses of a box in the same
-// region. Each query kind runs over every query pose in one timed loop;
-// each repetition times the hash world, the sweep world and FCL in turn
-// (all three are kept at once), so that a slow spell of the machine falls
-// on all of them. Reported: each one's median over the repetitions, and
-// the median of the per-repetition ratios of the hash world's time to
-// FCL's. Before timing, the first queries of each kind are checked
-// against brute force over every body (the pairwise calls), and FCL's
-// answers are compared with impact's. The
+// region (scene_queries.c, shared with bench/threads). Each query kind
+// runs over every query pose in one timed loop; each repetition times the
+// hash world, the sweep world and FCL in turn (all three are kept at once),
+// so that a slow spell of the machine falls on all of them. Reported: each
+// one's median over the repetitions, and the median of the per-repetition
+// ratios of the hash world's time to FCL's. Before timing, the first
+// queries of each kind are checked against brute force over every body
+// (the pairwise calls), and FCL's answers are compared with impact's. The
 // world gets a counting allocator: the number of allocations during the
 // timed loops is reported (no query allocates once the world's query
 // buffer has grown).
@@ -28,8 +28,8 @@
 #include <impact/impact.h>
 
 #include "bench_util.h"
+#include "scene_queries.h"
 
-#define PI 3.14159265358979323846
 #ifdef HAVE_FCL
 #include "peer_queries_fcl.h"
 #endif
@@ -59,154 +59,14 @@ static void count_free(void *p, size_t size, void *user)
 	free(p);
 }
 
-/// One body or query shape, in the form both libraries are given.
-typedef struct body_spec {
-	int kind;        ///< 0 box, 1 sphere (disc), 2 capsule (along local z in 3D, local x in 2D)
-	double half[3];
-	double radius;
-	imp_pose2 p2;
-	imp_pose3 p3;
-} body_spec;
-
-typedef struct scene {
-	int dim, n, nq;
-	double side;
-	body_spec *bodies;
-	imp_shape **shapes;
-	body_spec *queries;
-	imp_pose2 *to2;  ///< cast end poses
-	imp_pose3 *to3;
-	imp_shape *query_shape;
-} scene;
-
-static imp_shape *make_shape(int dim, const body_spec *b)
-{
-	imp_shape *s = NULL;
-	imp_status st;
-	if (dim == 2) {
-		if (b->kind == 0)
-			st = imp_shape_box2(b->half[0], b->half[1], 0.0, &s);
-		else if (b->kind == 1)
-			st = imp_shape_circle(imp_vec2_make(0, 0), b->radius, &s);
-		else
-			st = imp_shape_capsule2(imp_vec2_make(-b->half[2], 0), imp_vec2_make(b->half[2], 0), b->radius, &s);
-	} else {
-		if (b->kind == 0)
-			st = imp_shape_box3(b->half[0], b->half[1], b->half[2], 0.0, &s);
-		else if (b->kind == 1)
-			st = imp_shape_sphere(imp_vec3_make(0, 0, 0), b->radius, &s);
-		else
-			st = imp_shape_capsule3(imp_vec3_make(0, 0, -b->half[2]), imp_vec3_make(0, 0, b->half[2]), b->radius,
-						&s);
-	}
-	return st == IMP_OK ? s : NULL;
-}
-
-static imp_quat random_quat(bench_rng *r)
-{
-	// Shoemake's uniform rotation.
-	double u1 = bench_rng_unit(r), u2 = 2 * PI * bench_rng_unit(r), u3 = 2 * PI * bench_rng_unit(r);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	return (imp_quat){a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
-}
-
-static void random_pose(bench_rng *r, int dim, double side, body_spec *b)
-{
-	if (dim == 2) {
-		b->p2 = imp_pose2_make(bench_rng_range(r, 0, side), bench_rng_range(r, 0, side),
-				       bench_rng_range(r, 0, 2 * PI));
-	} else {
-		b->p3 = (imp_pose3){imp_vec3_make(bench_rng_range(r, 0, side), bench_rng_range(r, 0, side),
-						  bench_rng_range(r, 0, side)),
-				    random_quat(r)};
-	}
-}
-
-static bool scene_make(scene *sc, int dim, int n, int nq, uint64_t seed)
-{
-	memset(sc, 0, sizeof *sc);
-	sc->dim = dim;
-	sc->n = n;
-	sc->nq = nq;
-	sc->side = 2.0 * pow((double)n, 1.0 / dim);
-	sc->bodies = calloc((size_t)n, sizeof *sc->bodies);
-	sc->shapes = calloc((size_t)n, sizeof *sc->shapes);
-	sc->queries = calloc((size_t)nq, sizeof *sc->queries);
-	sc->to2 = calloc((size_t)nq, sizeof *sc->to2);
-	sc->to3 = calloc((size_t)nq, sizeof *sc->to3);
-	if (!sc->bodies || !sc->shapes || !sc->queries || !sc->to2 || !sc->to3)
-		return false;
-	bench_rng r = {seed};
-	for (int i = 0; i < n; i++) {
-		body_spec *b = &sc->bodies[i];
-		b->kind = (int)(bench_rng_unit(&r) * 3);
-		for (int k = 0; k < 3; k++)
-			b->half[k] = bench_rng_range(&r, 0.2, 0.6);
-		b->radius = bench_rng_range(&r, 0.2, 0.5);
-		random_pose(&r, dim, sc->side, b);
-		sc->shapes[i] = make_shape(dim, b);
-		if (sc->shapes[i] == NULL)
-			return false;
-	}
-	body_spec q = {.kind = 0, .half = {0.5, 0.3, 0.4}};
-	sc->query_shape = make_shape(dim, &q);
-	for (int i = 0; i < nq; i++) {
-		sc->queries[i] = q;
-		random_pose(&r, dim, sc->side, &sc->queries[i]);
-		// Casts: 2 units in a random direction, turning a little.
-		if (dim == 2) {
-			double a = bench_rng_range(&r, 0, 2 * PI);
-			imp_pose2 f = sc->queries[i].p2;
-			sc->to2[i] = imp_pose2_make(f.p.x + 2 * cos(a), f.p.y + 2 * sin(a),
-						    atan2(f.q.s, f.q.c) + bench_rng_range(&r, -0.5, 0.5));
-		} else {
-			imp_quat d = random_quat(&r);
-			double l = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
-			imp_pose3 f = sc->queries[i].p3;
-			sc->to3[i] = (imp_pose3){imp_vec3_add(f.p, imp_vec3_make(2 * d.x / l, 2 * d.y / l, 2 * d.z / l)), f.q};
-		}
-	}
-	return sc->query_shape != NULL;
-}
-
-static void scene_free(scene *sc)
-{
-	for (int i = 0; i < sc->n && sc->shapes; i++)
-		imp_shape_destroy(sc->shapes[i]);
-	imp_shape_destroy(sc->query_shape);
-	free(sc->bodies);
-	free(sc->shapes);
-	free(sc->queries);
-	free(sc->to2);
-	free(sc->to3);
-}
-
-static imp_world *world_make(const scene *sc, imp_broad_kind kind, counter *c)
+/// A world of the scene (scene_queries.c) on the broad phase `kind`, with
+/// the counting allocator.
+static imp_world *world_make(const sq_scene *sc, imp_broad_kind kind, counter *c)
 {
 	imp_world_def def = imp_default_world_def();
-	def.dim = sc->dim;
 	def.broad_phase = kind;
 	def.allocator = (imp_allocator){count_alloc, count_realloc, count_free, c};
-	imp_world *w = NULL;
-	if (imp_world_create(&def, &w) != IMP_OK)
-		return NULL;
-	for (int i = 0; i < sc->n; i++) {
-		imp_body_def bd = imp_default_body_def();
-		bd.type = IMP_BODY_STATIC;
-		bd.shape = sc->shapes[i];
-		bd.pose2 = sc->bodies[i].p2;
-		bd.pose3 = sc->bodies[i].p3;
-		imp_body_id id;
-		if (imp_world_add_body(w, &bd, &id) != IMP_OK) {
-			imp_world_destroy(w);
-			return NULL;
-		}
-	}
-	if (imp_world_update(w) != IMP_OK) {
-		imp_world_destroy(w);
-		return NULL;
-	}
-	return w;
+	return sq_world_make(sc, &def);
 }
 
 /* ---- the methods ---- */
@@ -232,9 +92,9 @@ static bool count_id(imp_body_id id, void *user)
 /// One query of kind m on query i; returns a number that depends on the
 /// answer (so that no call is dropped): the overlap flag, the distance,
 /// the count or the time.
-static double run_one(imp_world *w, const scene *sc, method m, int i)
+static double run_one(imp_world *w, const sq_scene *sc, method m, int i)
 {
-	const body_spec *q = &sc->queries[i];
+	const sq_body *q = &sc->queries[i];
 	bool any = false;
 	imp_query_result r;
 	imp_cast_hit hit;
@@ -294,13 +154,13 @@ static double run_one(imp_world *w, const scene *sc, method m, int i)
 
 /// The answer of query i by every body in turn (pairwise calls), for the
 /// kinds that have one: any overlap, nearest distance, count within 1.0.
-static double brute_one(const scene *sc, method m, int i)
+static double brute_one(const sq_scene *sc, method m, int i)
 {
-	const body_spec *q = &sc->queries[i];
+	const sq_body *q = &sc->queries[i];
 	double best = INFINITY;
 	long count = 0;
 	for (int k = 0; k < sc->n; k++) {
-		const body_spec *b = &sc->bodies[k];
+		const sq_body *b = &sc->bodies[k];
 		double d;
 		if (sc->dim == 2) {
 			imp_closest2_result c;
@@ -344,13 +204,13 @@ typedef struct row {
 
 static volatile double g_sink;
 
-static int checked_count(const options *o, const scene *sc)
+static int checked_count(const options *o, const sq_scene *sc)
 {
 	return o->smoke ? (sc->nq < 10 ? sc->nq : 10) : (sc->nq < 200 ? sc->nq : 200);
 }
 
 #ifdef HAVE_FCL
-static void to_fcl(const scene *sc, const body_spec *b, pqf_shape *f)
+static void to_fcl(const sq_scene *sc, const sq_body *b, pqf_shape *f)
 {
 	memset(f, 0, sizeof *f);
 	f->kind = b->kind;
@@ -369,7 +229,7 @@ static void to_fcl(const scene *sc, const body_spec *b, pqf_shape *f)
 
 /// FCL's manager over the scene with its query objects made, or NULL
 /// (with a message) when it cannot be set up.
-static pqf_world *fcl_make(const scene *sc)
+static pqf_world *fcl_make(const sq_scene *sc)
 {
 	pqf_shape *fb = calloc((size_t)sc->n, sizeof *fb), *fq = calloc((size_t)sc->nq, sizeof *fq);
 	pqf_world *fw = NULL;
@@ -403,7 +263,7 @@ static double fcl_one(pqf_world *fw, method m, int i)
 }
 
 /// FCL's answers to the checked queries against impact's (world w).
-static void fcl_compare(pqf_world *fw, const scene *sc, imp_world *w, method m, int checked, row *r)
+static void fcl_compare(pqf_world *fw, const sq_scene *sc, imp_world *w, method m, int checked, row *r)
 {
 	for (int i = 0; i < checked; i++) {
 		double mine = run_one(w, sc, m, i), theirs = fcl_one(fw, m, i);
@@ -421,7 +281,7 @@ static void fcl_compare(pqf_world *fw, const scene *sc, imp_world *w, method m, 
 
 /// One timed loop of kind m over every query pose: FCL's when fw is not
 /// NULL, else world w's; ns per query.
-static double time_loop(const scene *sc, imp_world *w, void *fw, method m)
+static double time_loop(const sq_scene *sc, imp_world *w, void *fw, method m)
 {
 	double sum = 0.0, t0 = bench_now_ns();
 #ifdef HAVE_FCL
@@ -440,14 +300,14 @@ static double time_loop(const scene *sc, imp_world *w, void *fw, method m)
 	return (bench_now_ns() - t0) / sc->nq;
 }
 
-static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int checked);
+static void print_scene(FILE *f, const sq_scene *sc, const row rows[M_COUNT], int checked);
 
 static bool run_scene(const options *o, int dim, int n, FILE *const fs[2], int *bad)
 {
-	scene sc;
-	if (!scene_make(&sc, dim, n, o->nq, 0x51E7 + (uint64_t)n * 7 + (uint64_t)dim)) {
+	sq_scene sc;
+	if (!sq_scene_make(&sc, dim, n, o->nq, sq_seed(dim, n))) {
 		fprintf(stderr, "queries: out of memory making the scene\n");
-		scene_free(&sc);
+		sq_scene_free(&sc);
 		return false;
 	}
 	row rows[M_COUNT];
@@ -529,11 +389,11 @@ static bool run_scene(const options *o, int dim, int n, FILE *const fs[2], int *
 		if (f != NULL)
 			print_scene(f, &sc, rows, checked);
 	}
-	scene_free(&sc);
+	sq_scene_free(&sc);
 	return ok;
 }
 
-static void print_scene(FILE *f, const scene *sc, const row rows[M_COUNT], int checked)
+static void print_scene(FILE *f, const sq_scene *sc, const row rows[M_COUNT], int checked)
 {
 	int dim = sc->dim, n = sc->n;
 	fprintf(f, "\n### %dD, %d static bodies, %d query poses\n\n", dim, n, sc->nq);

@@ -11,22 +11,21 @@
 //     update is timed. After every frame (setup and warm-up included) each
 //     world's state hash and touching-pair count must equal the 1-worker
 //     world's.
-// (2) imp_world_step on the piles of bench/toi: toi.c's pile scene code is
-//     static there, so a compact equivalent is written here: the same
-//     bodies (the same seed, shapes, sizes, grid and walls, drawn in the
-//     same order as toi.c's pile_make), gravity added before each step and
-//     toi.c's impulse callback (restitution above an approach of 0.5, a
-//     push-out of overlaps, warm starting from the impulse a pair took in
-//     the frame before); the sweep broad phase, as bench/toi's pile rows. After every step the contact count,
-//     a digest of the contacts (ids, times, distances, normals) and the
-//     state hash must equal the 1-worker world's.
+// (2) imp_world_step on the piles of bench/toi (scene_pile.c, shared with
+//     bench/toi: the same seeds, bodies and walls), gravity added before
+//     each step and bench/toi's impulse callback sp_on_contact (restitution
+//     above an approach of 0.5, a push-out of overlaps, warm starting from
+//     the impulse a pair took in the frame before); the sweep broad phase,
+//     as bench/toi's pile rows. After every step the contact count, a
+//     digest of the contacts (ids, times, distances, normals) and the state
+//     hash must equal the 1-worker world's.
 // (3) imp_world_overlap_any_batch3 and imp_world_nearest_batch3 (max
 //     distance infinite) on the 3D static worlds of bench/queries (10,000
-//     and 100,000 bodies, made as queries.c makes them, the same seeds),
-//     the hash broad phase, one call a batch of 100,000 poses of its query
-//     box: queries.c's scattered poses (the same ones), and paths as a
-//     planner checks its edges: 100 straight motions of 5 units (the
-//     rotation interpolated) at 1,000 poses each. The answers must be equal
+//     and 100,000 bodies; scene_queries.c, shared with bench/queries: the
+//     same seeds), the hash broad phase, one call a batch of 100,000 poses
+//     of its query box: bench/queries' scattered poses (the same ones), and
+//     paths as a planner checks its edges: 100 straight motions of 5 units
+//     (the rotation interpolated) at 1,000 poses each. The answers must be equal
 //     to the 1-worker world's, bit for bit (the overlap flags by memcmp;
 //     the nearest results field by field, the body id's world serial aside).
 //
@@ -53,12 +52,12 @@
 
 #include "bench_util.h"
 #include "scene_broad.h"
+#include "scene_pile.h"
+#include "scene_queries.h"
 
 #define PI 3.14159265358979323846
 /// bench/broad's default seed (its scenes' seeds derive from it).
 #define BROAD_SEED UINT64_C(0xb0ad2026)
-/// bench/toi's default seed (its piles' seeds derive from it).
-#define TOI_SEED UINT64_C(0x701c0de5)
 #define UPDATE_N 100000
 #define UPDATE_FRAMES 20
 #define UPDATE_WARMUP 3
@@ -266,337 +265,10 @@ static bool run_update(const options *o, sb_kind kind)
 
 // ---- (2) the step: bench/toi's piles ------------------------------------------------
 
-// bench/toi's pile constants (toi.c, section (d)).
-#define PILE_N2 500
-#define PILE_N3 200
-#define PILE_FRAMES 600
+// --smoke: piles smaller and shorter than bench/toi's --smoke ones (100
+// bodies, 30 frames).
 #define PILE_SMOKE_N 60
 #define PILE_SMOKE_FRAMES 10
-#define PILE_DT (1.0 / 60.0)
-#define PILE_RESTITUTION 0.5
-#define PILE_RESTITUTION_SPEED 0.5
-#define PILE_GRAVITY 9.81
-#define PILE_PUSH_BETA 0.2
-#define PILE_SIZE_LO 0.2
-#define PILE_SIZE_HI 0.4
-#define PILE_PITCH 0.45
-#define PILE_WALL 0.25
-#define PILE_WARM_START 0.98
-#define PILE_WARM_NORMAL 0.99
-
-/// The dynamic bodies 0 .. n-1, then the 2 dim static walls.
-typedef struct pile {
-	int dim, n, count;
-	imp_shape **shape;
-	double *inv_mass;
-	imp_pose2 *pose2;
-	imp_pose3 *pose3;
-} pile;
-
-static void pile_free(pile *p)
-{
-	for (int i = 0; p->shape && i < p->count; ++i)
-		imp_shape_destroy(p->shape[i]);
-	free(p->shape);
-	free(p->inv_mass);
-	free(p->pose2);
-	free(p->pose3);
-	memset(p, 0, sizeof *p);
-}
-
-/// bench/toi's uniformly random rotation (Shoemake), normalised.
-static imp_quat toi_random_quat(bench_rng *r)
-{
-	double u1 = bench_rng_unit(r), u2 = bench_rng_unit(r), u3 = bench_rng_unit(r);
-	double a = sqrt(1.0 - u1), b = sqrt(u1);
-	return imp_quat_normalize(imp_quat_make(a * sin(2.0 * PI * u2), a * cos(2.0 * PI * u2), b * sin(2.0 * PI * u3),
-						b * cos(2.0 * PI * u3)));
-}
-
-/// Body i's shape and inverse mass (toi.c's pile_shape: kind i % 3; 2D
-/// discs, boxes, polygons; 3D spheres, boxes, capsules).
-static imp_status pile_shape(pile *p, int i, bench_rng *r)
-{
-	double reach = 0.5 * bench_rng_range(r, PILE_SIZE_LO, PILE_SIZE_HI), mass = 0.0;
-	int kind = i % 3;
-	imp_status st;
-	if (p->dim == 2) {
-		if (kind == 0) {
-			st = imp_shape_circle(imp_vec2_make(0.0, 0.0), reach, &p->shape[i]);
-			mass = PI * reach * reach;
-		} else if (kind == 1) {
-			double a = bench_rng_range(r, 0.3, 0.5 * PI - 0.3);
-			double hx = reach * cos(a), hy = reach * sin(a);
-			st = imp_shape_box2(hx, hy, 0.0, &p->shape[i]);
-			mass = 4.0 * hx * hy;
-		} else {
-			imp_vec2 v[8];
-			int m = 3 + (int)(bench_rng_next(r) % 6);
-			for (int k = 0; k < m; ++k) {
-				double a = 2.0 * PI * (k + bench_rng_range(r, -0.3, 0.3)) / m;
-				v[k] = imp_vec2_make(reach * cos(a), reach * sin(a));
-			}
-			st = imp_shape_polygon(v, m, 0.0, &p->shape[i]);
-			if (st == IMP_OK) {
-				int h = imp_shape_vertices2(p->shape[i], v, 8);
-				for (int k = 0; k < h; ++k)
-					mass += 0.5 * imp_vec2_cross(v[k], v[(k + 1) % h]);
-			}
-		}
-	} else {
-		if (kind == 0) {
-			st = imp_shape_sphere(imp_vec3_make(0.0, 0.0, 0.0), reach, &p->shape[i]);
-			mass = 4.0 / 3.0 * PI * reach * reach * reach;
-		} else if (kind == 1) {
-			imp_vec3 h = {bench_rng_range(r, 0.4, 1.0), bench_rng_range(r, 0.4, 1.0), bench_rng_range(r, 0.4, 1.0)};
-			h = imp_vec3_scale(reach / imp_vec3_length(h), h);
-			st = imp_shape_box3(h.x, h.y, h.z, 0.0, &p->shape[i]);
-			mass = 8.0 * h.x * h.y * h.z;
-		} else {
-			double rad = reach * bench_rng_range(r, 0.3, 0.6), half = reach - rad;
-			st = imp_shape_capsule3(imp_vec3_make(-half, 0.0, 0.0), imp_vec3_make(half, 0.0, 0.0), rad, &p->shape[i]);
-			mass = PI * rad * rad * 2.0 * half + 4.0 / 3.0 * PI * rad * rad * rad;
-		}
-	}
-	p->inv_mass[i] = mass > 0.0 ? 1.0 / mass : 0.0;
-	return st;
-}
-
-/// toi.c's pile_make: a grid of n bodies (random shapes, sizes and
-/// rotations, none overlapping) in a closed container of static slabs.
-static bool pile_make(pile *p, int dim, int n, uint64_t seed)
-{
-	memset(p, 0, sizeof *p);
-	p->dim = dim;
-	p->n = n;
-	p->count = n + 2 * dim;
-	p->shape = calloc((size_t)p->count, sizeof *p->shape);
-	p->inv_mass = calloc((size_t)p->count, sizeof *p->inv_mass);
-	p->pose2 = calloc((size_t)p->count, sizeof *p->pose2);
-	p->pose3 = calloc((size_t)p->count, sizeof *p->pose3);
-	if (!p->shape || !p->inv_mass || !p->pose2 || !p->pose3)
-		return false;
-	bench_rng r = {seed};
-	int cols = dim == 2 ? (int)lround(sqrt(0.8 * n)) : (int)lround(cbrt(1.7 * n));
-	cols = cols < 2 ? 2 : cols;
-	int per_layer = dim == 2 ? cols : cols * cols, layers = (n + per_layer - 1) / per_layer;
-	double layer_pitch = dim == 2 ? PILE_PITCH : 2.0 * PILE_PITCH, inside[3];
-	inside[0] = cols * PILE_PITCH;
-	inside[1] = 0.5 * PILE_PITCH + (layers - 1) * layer_pitch + 0.5 * PILE_PITCH + 1.0;
-	inside[2] = dim == 3 ? cols * PILE_PITCH : 0.0;
-	for (int i = 0; i < n; ++i) {
-		if (pile_shape(p, i, &r) != IMP_OK)
-			return false;
-		int layer = i / per_layer, c = i % per_layer;
-		double x = (c % cols + 0.5) * PILE_PITCH, y = 0.5 * PILE_PITCH + layer * layer_pitch;
-		double z = dim == 3 ? (c / cols + 0.5) * PILE_PITCH : 0.0;
-		x += bench_rng_range(&r, -0.02, 0.02);
-		z += dim == 3 ? bench_rng_range(&r, -0.02, 0.02) : 0.0;
-		if (dim == 2)
-			p->pose2[i] = imp_pose2_make(x, y, bench_rng_range(&r, -PI, PI));
-		else
-			p->pose3[i] = (imp_pose3){{x, y, z}, toi_random_quat(&r)};
-	}
-	for (int a = 0; a < dim; ++a)
-		for (int side = 0; side < 2; ++side) {
-			int i = n + 2 * a + side;
-			double h[3] = {0.0, 0.0, 0.0}, c[3] = {0.0, 0.0, 0.0};
-			for (int b = 0; b < dim; ++b) {
-				h[b] = b == a ? 0.5 * PILE_WALL : 0.5 * inside[b] + PILE_WALL;
-				c[b] = b == a ? (side ? inside[b] + 0.5 * PILE_WALL : -0.5 * PILE_WALL) : 0.5 * inside[b];
-			}
-			imp_status st = dim == 2 ? imp_shape_box2(h[0], h[1], 0.0, &p->shape[i])
-						 : imp_shape_box3(h[0], h[1], h[2], 0.0, &p->shape[i]);
-			p->pose2[i] = imp_pose2_make(c[0], c[1], 0.0);
-			p->pose3[i] = (imp_pose3){{c[0], c[1], c[2]}, imp_quat_identity()};
-			if (st != IMP_OK)
-				return false;
-		}
-	return true;
-}
-
-/// What the callback remembers of a pair (toi.c's pile_memory): the
-/// impulse it took in the frame it was last reported in.
-typedef struct pile_memory {
-	uint64_t key; ///< a.index << 32 | b.index (0: an empty slot)
-	long frame;
-	double impulse;
-	imp_vec3 normal;
-} pile_memory;
-
-/// A world holding a pile.
-typedef struct pile_sim {
-	const pile *p;
-	imp_world *w;
-	imp_body_id *ids;
-	int *body_of; ///< id index - 1 -> body
-	int slots;
-	long frame;   ///< the frame being stepped, from 1
-	pile_memory *memory; ///< open addressing, memory_size slots (a power of two)
-	size_t memory_size, memory_used;
-	imp_status bad; ///< the first error inside the callback
-} pile_sim;
-
-static void pile_sim_destroy(pile_sim *s)
-{
-	imp_world_destroy(s->w);
-	free(s->ids);
-	free(s->body_of);
-	free(s->memory);
-	memset(s, 0, sizeof *s);
-}
-
-static pile_memory *pile_memory_slot(pile_memory *table, size_t size, uint64_t key)
-{
-	for (size_t h = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32);; ++h) {
-		pile_memory *m = &table[h & (size - 1)];
-		if (m->key == key || m->key == 0)
-			return m;
-	}
-}
-
-/// The pair's memory, made on first use (frame -1). A table three quarters
-/// full is remade with the pairs reported in this frame or the last only
-/// (toi.c's pile_remembered), twice as large when they fill half of it.
-static pile_memory *pile_remembered(pile_sim *s, imp_body_id a, imp_body_id b)
-{
-	uint64_t key = (uint64_t)a.index << 32 | b.index;
-	pile_memory *m = pile_memory_slot(s->memory, s->memory_size, key);
-	if (m->key == key)
-		return m;
-	if (4 * (s->memory_used + 1) > 3 * s->memory_size) {
-		size_t live = 0;
-		for (size_t i = 0; i < s->memory_size; ++i)
-			live += s->memory[i].key != 0 && s->memory[i].frame >= s->frame - 1;
-		size_t size = 2 * live > s->memory_size ? 2 * s->memory_size : s->memory_size;
-		pile_memory *table = calloc(size, sizeof *table);
-		if (!table)
-			return NULL;
-		for (size_t i = 0; i < s->memory_size; ++i)
-			if (s->memory[i].key != 0 && s->memory[i].frame >= s->frame - 1)
-				*pile_memory_slot(table, size, s->memory[i].key) = s->memory[i];
-		free(s->memory);
-		s->memory = table;
-		s->memory_size = size;
-		s->memory_used = live;
-		m = pile_memory_slot(table, size, key);
-	}
-	s->memory_used++;
-	*m = (pile_memory){key, -1, 0.0, {0.0, 0.0, 0.0}};
-	return m;
-}
-
-static bool pile_sim_create(pile_sim *s, const pile *p, int workers)
-{
-	memset(s, 0, sizeof *s);
-	s->p = p;
-	imp_world_def def = imp_default_world_def();
-	def.dim = p->dim;
-	def.broad_phase = IMP_BROAD_SWEEP;
-	def.body_capacity = p->count;
-	def.worker_count = workers;
-	imp_status st = imp_world_create(&def, &s->w);
-	s->ids = calloc((size_t)p->count, sizeof *s->ids);
-	for (s->memory_size = 64; s->memory_size < 8 * (size_t)p->count;)
-		s->memory_size *= 2;
-	s->memory = calloc(s->memory_size, sizeof *s->memory);
-	if (st != IMP_OK || !s->ids || !s->memory)
-		return false;
-	for (int i = 0; i < p->count; ++i) {
-		imp_body_def bd = imp_default_body_def();
-		bd.type = i < p->n ? IMP_BODY_DYNAMIC : IMP_BODY_STATIC;
-		bd.shape = p->shape[i];
-		bd.pose2 = p->pose2[i];
-		bd.pose3 = p->pose3[i];
-		if (imp_world_add_body(s->w, &bd, &s->ids[i]) != IMP_OK)
-			return false;
-		if ((int)s->ids[i].index > s->slots)
-			s->slots = (int)s->ids[i].index;
-	}
-	s->body_of = malloc(sizeof *s->body_of * (size_t)(s->slots + 1));
-	if (!s->body_of)
-		return false;
-	for (int k = 0; k <= s->slots; ++k)
-		s->body_of[k] = -1;
-	for (int i = 0; i < p->count; ++i)
-		s->body_of[s->ids[i].index - 1] = i;
-	return true;
-}
-
-static imp_vec3 pile_velocity(pile_sim *s, int i)
-{
-	imp_vec3 v = {0.0, 0.0, 0.0};
-	imp_status st;
-	if (s->p->dim == 2) {
-		imp_vec2 v2 = {0.0, 0.0};
-		st = imp_body_get_velocity2(s->w, s->ids[i], &v2, NULL);
-		v = imp_vec3_make(v2.x, v2.y, 0.0);
-	} else {
-		st = imp_body_get_velocity3(s->w, s->ids[i], &v, NULL);
-	}
-	if (st != IMP_OK && s->bad == IMP_OK)
-		s->bad = st;
-	return v;
-}
-
-static void pile_set_velocity(pile_sim *s, int i, imp_vec3 v)
-{
-	if (i >= s->p->n)
-		return;
-	imp_status st = s->p->dim == 2 ? imp_body_set_velocity2(s->w, s->ids[i], imp_vec2_make(v.x, v.y), 0.0)
-				       : imp_body_set_velocity3(s->w, s->ids[i], v, imp_vec3_make(0.0, 0.0, 0.0));
-	if (st != IMP_OK && s->bad == IMP_OK)
-		s->bad = st;
-}
-
-static int pile_body_of(const pile_sim *s, imp_body_id id)
-{
-	return id.index == 0 || (int)id.index > s->slots ? -1 : s->body_of[id.index - 1];
-}
-
-/// toi.c's pile_contact: on the pair's first report in the frame, when it
-/// was reported in the last one with nearly the same normal and approaches
-/// slowly, it first takes PILE_WARM_START x the impulse it took then; then
-/// the approach is raised to max(bounce, push-out) by an impulse along the
-/// normal.
-static void pile_on_contact(const imp_contact_event *e, void *user)
-{
-	pile_sim *s = user;
-	const pile *p = s->p;
-	int a = pile_body_of(s, e->a), b = pile_body_of(s, e->b);
-	if (a < 0 || b < 0) {
-		s->bad = IMP_ERR_BAD_ID;
-		return;
-	}
-	double k = p->inv_mass[a] + p->inv_mass[b], vn = e->normal_speed, j = 0.0;
-	if (!(k > 0.0))
-		return;
-	pile_memory *m = pile_remembered(s, e->a, e->b);
-	if (!m) {
-		s->bad = IMP_ERR_OUT_OF_MEMORY;
-		return;
-	}
-	if (m->frame != s->frame) {
-		bool resting = m->frame == s->frame - 1 && vn > -PILE_RESTITUTION_SPEED &&
-			       imp_vec3_dot(m->normal, e->normal) > PILE_WARM_NORMAL;
-		j = resting ? PILE_WARM_START * m->impulse : 0.0;
-		m->frame = s->frame;
-		m->normal = e->normal;
-		m->impulse = j;
-		vn += j * k;
-	}
-	double push = PILE_PUSH_BETA * fmax(0.0, -e->distance) / PILE_DT;
-	double target = fmax(vn < -PILE_RESTITUTION_SPEED ? -PILE_RESTITUTION * vn : 0.0, push);
-	if (vn < target) {
-		m->impulse += (target - vn) / k;
-		j += (target - vn) / k;
-	}
-	if (j == 0.0)
-		return;
-	imp_vec3 va = pile_velocity(s, a), vb = pile_velocity(s, b);
-	pile_set_velocity(s, a, imp_vec3_sub(va, imp_vec3_scale(j * p->inv_mass[a], e->normal)));
-	pile_set_velocity(s, b, imp_vec3_add(vb, imp_vec3_scale(j * p->inv_mass[b], e->normal)));
-}
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -630,13 +302,14 @@ static uint64_t contacts_digest(const imp_world *w)
 static bool run_step(const options *o, int dim)
 {
 	const int nc = o->nc, n = dim == 2 ? o->pile_n2 : o->pile_n3, frames = o->pile_frames;
-	pile p;
-	pile_sim sim[MAX_COUNTS];
+	sp_pile p;
+	sp_sim sim[MAX_COUNTS];
+	memset(&p, 0, sizeof p);
 	memset(sim, 0, sizeof sim);
 	double *samples = calloc((size_t)nc * (size_t)frames, sizeof *samples);
-	bool ok = samples != NULL && pile_make(&p, dim, n, TOI_SEED ^ (UINT64_C(0x9113) * (uint64_t)dim) ^ (uint64_t)n);
+	bool ok = samples != NULL && sp_pile_make(&p, dim, n, sp_pile_seed(dim, n));
 	for (int k = 0; ok && k < nc; ++k)
-		ok = pile_sim_create(&sim[k], &p, o->counts[k]);
+		ok = sp_sim_create(&sim[k], &p, IMP_BROAD_SWEEP, 0.0, o->counts[k], "threads");
 	if (!ok)
 		fprintf(stderr, "threads: could not make the %dD pile\n", dim);
 	fprintf(stderr, "threads: step, %dD pile of %d, %d frames\n", dim, n, frames);
@@ -648,18 +321,14 @@ static bool run_step(const options *o, int dim)
 		int count[MAX_COUNTS];
 		for (int j = 0; ok && j < nc; ++j) {
 			int k = (f + j) % nc;
-			pile_sim *s = &sim[k];
-			for (int i = 0; i < p.n; ++i) {
-				imp_vec3 v = pile_velocity(s, i);
-				v.y -= PILE_GRAVITY * PILE_DT;
-				pile_set_velocity(s, i, v);
-			}
+			sp_sim *s = &sim[k];
+			sp_gravity(s);
 			imp_step_opts opts = imp_default_step_opts();
-			opts.on_contact = pile_on_contact;
+			opts.on_contact = sp_on_contact;
 			opts.user = s;
 			s->frame++;
 			double t0 = bench_now_ns();
-			imp_status st = imp_world_step(s->w, PILE_DT, &opts);
+			imp_status st = imp_world_step(s->w, s->dt, &opts);
 			double dt = (bench_now_ns() - t0) * 1e-6;
 			if (st == IMP_OK)
 				st = s->bad;
@@ -697,8 +366,8 @@ static bool run_step(const options *o, int dim)
 		same &= off[k] == 0;
 	}
 	for (int k = 0; k < nc; ++k)
-		pile_sim_destroy(&sim[k]);
-	pile_free(&p);
+		sp_sim_destroy(&sim[k]);
+	sp_pile_free(&p);
 	free(samples);
 	if (!same)
 		fprintf(stderr, "threads: WARNING: step, %dD pile: a world's contacts or state differ from the 1-worker "
@@ -709,93 +378,44 @@ static bool run_step(const options *o, int dim)
 
 // ---- (3) the batch queries: bench/queries' static worlds ------------------------------
 
-/// One body of bench/queries' scenes (queries.c's body_spec).
-typedef struct qbody {
-	int kind; ///< 0 box, 1 sphere, 2 capsule along local z
-	double half[3];
-	double radius;
-	imp_pose3 pose;
-} qbody;
-
-/// queries.c's random_quat (not normalised: the same bits).
-static imp_quat queries_random_quat(bench_rng *r)
-{
-	double u1 = bench_rng_unit(r), u2 = 2 * PI * bench_rng_unit(r), u3 = 2 * PI * bench_rng_unit(r);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	return (imp_quat){a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
-}
-
-static imp_pose3 queries_random_pose(bench_rng *r, double side)
-{
-	double x = bench_rng_range(r, 0, side), y = bench_rng_range(r, 0, side), z = bench_rng_range(r, 0, side);
-	return (imp_pose3){imp_vec3_make(x, y, z), queries_random_quat(r)};
-}
-
-/// A 3D scene of queries.c (scene_make, dim 3): n bodies and nq scattered
-/// query poses, drawn in the same order (the cast ends too, thrown away).
+/// bench/queries' 3D scene (scene_queries.c: its seed, bodies, query box
+/// and scattered poses, the cast ends unused), and the paths.
 typedef struct qscene {
-	int n, nq;
-	double side;
-	imp_shape **shapes;
-	imp_pose3 *bodies;
-	imp_pose3 *scattered;
+	sq_scene sc;
+	int nq;
+	imp_pose3 *scattered; ///< the scene's query poses
 	imp_pose3 *path;
-	imp_shape *probe;
+	imp_shape *probe;     ///< the scene's query box
 } qscene;
 
-static void qscene_free(qscene *sc)
+static void qscene_free(qscene *q)
 {
-	for (int i = 0; sc->shapes && i < sc->n; ++i)
-		imp_shape_destroy(sc->shapes[i]);
-	imp_shape_destroy(sc->probe);
-	free(sc->shapes);
-	free(sc->bodies);
-	free(sc->scattered);
-	free(sc->path);
-	memset(sc, 0, sizeof *sc);
+	sq_scene_free(&q->sc);
+	free(q->scattered);
+	free(q->path);
+	memset(q, 0, sizeof *q);
 }
 
-static bool qscene_make(qscene *sc, int n, int nq, int path_poses)
+static bool qscene_make(qscene *q, int n, int nq, int path_poses)
 {
-	memset(sc, 0, sizeof *sc);
-	sc->n = n;
-	sc->nq = nq;
-	sc->side = 2.0 * pow((double)n, 1.0 / 3);
-	sc->shapes = calloc((size_t)n, sizeof *sc->shapes);
-	sc->bodies = calloc((size_t)n, sizeof *sc->bodies);
-	sc->scattered = calloc((size_t)nq, sizeof *sc->scattered);
-	sc->path = calloc((size_t)nq, sizeof *sc->path);
-	if (!sc->shapes || !sc->bodies || !sc->scattered || !sc->path)
+	memset(q, 0, sizeof *q);
+	q->nq = nq;
+	bool ok = sq_scene_make(&q->sc, 3, n, nq, sq_seed(3, n));
+	q->probe = q->sc.query_shape;
+	q->scattered = calloc((size_t)nq, sizeof *q->scattered);
+	q->path = calloc((size_t)nq, sizeof *q->path);
+	if (!ok || !q->scattered || !q->path)
 		return false;
-	bench_rng r = {UINT64_C(0x51E7) + (uint64_t)n * 7 + 3};
-	for (int i = 0; i < n; i++) {
-		qbody b;
-		b.kind = (int)(bench_rng_unit(&r) * 3);
-		for (int k = 0; k < 3; k++)
-			b.half[k] = bench_rng_range(&r, 0.2, 0.6);
-		b.radius = bench_rng_range(&r, 0.2, 0.5);
-		sc->bodies[i] = queries_random_pose(&r, sc->side);
-		imp_status st = b.kind == 0   ? imp_shape_box3(b.half[0], b.half[1], b.half[2], 0.0, &sc->shapes[i])
-				: b.kind == 1 ? imp_shape_sphere(imp_vec3_make(0, 0, 0), b.radius, &sc->shapes[i])
-					      : imp_shape_capsule3(imp_vec3_make(0, 0, -b.half[2]),
-								   imp_vec3_make(0, 0, b.half[2]), b.radius, &sc->shapes[i]);
-		if (st != IMP_OK)
-			return false;
-	}
-	if (imp_shape_box3(0.5, 0.3, 0.4, 0.0, &sc->probe) != IMP_OK)
-		return false;
-	for (int i = 0; i < nq; i++) {
-		sc->scattered[i] = queries_random_pose(&r, sc->side);
-		(void)queries_random_quat(&r); // queries.c: the cast's direction
-	}
+	for (int i = 0; i < nq; i++)
+		q->scattered[i] = q->sc.queries[i].p3;
 	// Paths: straight motions of PATH_LENGTH from a random pose, turning
 	// to another random rotation (normalised linear interpolation, the
 	// shorter way), at path_poses poses each: a planner checking its edges
 	// state by state.
 	bench_rng pr = {UINT64_C(0x9a7b5) + (uint64_t)n};
 	for (int i = 0; i < nq; i += path_poses) {
-		imp_pose3 a = queries_random_pose(&pr, sc->side);
-		imp_quat qb = imp_quat_normalize(queries_random_quat(&pr));
+		imp_pose3 a = sq_random_pose3(&pr, q->sc.side);
+		imp_quat qb = imp_quat_normalize(sq_random_quat(&pr));
 		imp_quat qa = imp_quat_normalize(a.q);
 		if (qa.x * qb.x + qa.y * qb.y + qa.z * qb.z + qa.w * qb.w < 0.0)
 			qb = imp_quat_scale(-1.0, qb);
@@ -805,40 +425,21 @@ static bool qscene_make(qscene *sc, int n, int nq, int path_poses)
 		int m = nq - i < path_poses ? nq - i : path_poses;
 		for (int k = 0; k < m; ++k) {
 			double t = m > 1 ? (double)k / (m - 1) : 0.0;
-			imp_quat q = imp_quat_make(qa.x + t * (qb.x - qa.x), qa.y + t * (qb.y - qa.y),
+			imp_quat r = imp_quat_make(qa.x + t * (qb.x - qa.x), qa.y + t * (qb.y - qa.y),
 						   qa.z + t * (qb.z - qa.z), qa.w + t * (qb.w - qa.w));
-			sc->path[i + k] = (imp_pose3){imp_vec3_add(a.p, imp_vec3_scale(t, d)), imp_quat_normalize(q)};
+			q->path[i + k] = (imp_pose3){imp_vec3_add(a.p, imp_vec3_scale(t, d)), imp_quat_normalize(r)};
 		}
 	}
 	return true;
 }
 
-/// queries.c's world_make (dim 3, the hash), on `workers` workers.
-static imp_world *query_world(const qscene *sc, int workers)
+/// bench/queries' world (sq_world_make, the hash), on `workers` workers.
+static imp_world *query_world(const qscene *q, int workers)
 {
 	imp_world_def def = imp_default_world_def();
-	def.dim = 3;
 	def.broad_phase = IMP_BROAD_HASH;
 	def.worker_count = workers;
-	imp_world *w = NULL;
-	if (imp_world_create(&def, &w) != IMP_OK)
-		return NULL;
-	for (int i = 0; i < sc->n; i++) {
-		imp_body_def bd = imp_default_body_def();
-		bd.type = IMP_BODY_STATIC;
-		bd.shape = sc->shapes[i];
-		bd.pose3 = sc->bodies[i];
-		imp_body_id id;
-		if (imp_world_add_body(w, &bd, &id) != IMP_OK) {
-			imp_world_destroy(w);
-			return NULL;
-		}
-	}
-	if (imp_world_update(w) != IMP_OK) {
-		imp_world_destroy(w);
-		return NULL;
-	}
-	return w;
+	return sq_world_make(&q->sc, &def);
 }
 
 /// Bit for bit, the body id's world serial (each world has its own) aside.
@@ -976,7 +577,7 @@ static void usage(FILE *f)
 		"  --frames F       timed frames of the update (default %d, after %d warm-up frames)\n"
 		"  --reps R         timed batches per cell (default %d)\n"
 		"  --pile-frames F  frames of the piles (default %d)\n",
-		UPDATE_N, UPDATE_FRAMES, UPDATE_WARMUP, BATCH_REPS, PILE_FRAMES);
+		UPDATE_N, UPDATE_FRAMES, UPDATE_WARMUP, BATCH_REPS, SP_FRAMES);
 }
 
 /// What Meson found of Bullet's multithreaded dispatcher (bench/meson.build
@@ -1069,9 +670,9 @@ int main(int argc, char **argv)
 		max_workers = online > 2 ? (online < MAX_COUNTS ? (int)online : MAX_COUNTS) : 2;
 	for (int k = 1; k <= max_workers; ++k)
 		o.counts[o.nc++] = k;
-	o.pile_n2 = PILE_N2;
-	o.pile_n3 = PILE_N3;
-	o.pile_frames = PILE_FRAMES;
+	o.pile_n2 = SP_N2;
+	o.pile_n3 = SP_N3;
+	o.pile_frames = SP_FRAMES;
 	o.batch_sizes[0] = 10000;
 	o.batch_sizes[1] = 100000;
 	o.nsizes = 2;

@@ -31,12 +31,13 @@
 //     not a ballistic scene. 500 bodies (2D: discs, boxes, convex polygons)
 //     or 200 (3D: spheres, boxes, capsules), 0.2-0.4 across, dropped from a
 //     grid into a closed container of static walls, gravity, restitution 0.5,
-//     600 frames. The physics is the one tests/test_impulse.c gives the step
-//     (one function here, pile_contact, for both methods): linear sequential
-//     impulses, restitution only above an approach of 0.5, a push-out of
-//     0.2 x depth / dt for overlapping contacts, and warm starting (a pair
-//     reported in the last frame with nearly the same normal and a slow
-//     approach first takes 0.98 x the impulse it took then). The TOI run
+//     600 frames (scene_pile.c, shared with bench/threads). The physics is
+//     the one tests/test_impulse.c gives the step (one function, sp_contact,
+//     for both methods): linear sequential impulses, restitution only above
+//     an approach of 0.5, a push-out of 0.2 x depth / dt for overlapping
+//     contacts, and warm starting (a pair reported in the last frame with
+//     nearly the same normal and a slow approach first takes 0.98 x the
+//     impulse it took then). The TOI run
 //     applies it in the step's contact callback; the fixed-interval run at k
 //     substeps a frame adds gravity, teleports the bodies, updates the world
 //     (margin = the contact tolerance) and sweeps the impulses over the
@@ -65,11 +66,12 @@
 #include <impact/impact.h>
 
 #include "bench_util.h"
+#include "scene_pile.h"
 #ifdef HAVE_BOX2D
 #include "peer_toi_box2d.h"
 #endif
 
-#define DEFAULT_SEED UINT64_C(0x701c0de5)
+#define DEFAULT_SEED SP_SEED
 #define DEFAULT_REPS 3
 #define DEFAULT_FRAMES 10
 #define DEFAULT_K_CAP 4096
@@ -303,15 +305,6 @@ static imp_vec3 random_direction(bench_rng *r, int dim)
 	return imp_vec3_make(q * cos(a), q * sin(a), z);
 }
 
-/// A uniformly random rotation (Shoemake 1992).
-static imp_quat random_quat(bench_rng *r)
-{
-	double u1 = bench_rng_unit(r), u2 = bench_rng_unit(r), u3 = bench_rng_unit(r);
-	double a = sqrt(1.0 - u1), b = sqrt(u1);
-	return imp_quat_normalize(imp_quat_make(a * sin(2.0 * BENCH_PI * u2), a * cos(2.0 * BENCH_PI * u2),
-						b * sin(2.0 * BENCH_PI * u3), b * cos(2.0 * BENCH_PI * u3)));
-}
-
 /// Sets body i's initial motion: position p, a random rotation, velocity v
 /// and a random spin of at most spin radians a frame.
 static void set_motion(scene *s, int i, imp_vec3 p, imp_vec3 v, double spin, bench_rng *r)
@@ -325,7 +318,7 @@ static void set_motion(scene *s, int i, imp_vec3 p, imp_vec3 v, double spin, ben
 	} else {
 		imp_motion3 *m = &s->m3[i];
 		m->pose.p = p;
-		m->pose.q = random_quat(r);
+		m->pose.q = sp_random_quat(r);
 		m->v = v;
 		m->w = imp_vec3_scale(bench_rng_range(r, 0.0, w), random_direction(r, 3));
 	}
@@ -1818,45 +1811,23 @@ typedef struct summary_row {
 // ---- (d) piles: a simulation with gravity and impulses ---------------------------------
 //
 // Unlike the ballistic scenes, the bodies here respond: they are dropped from
-// a grid into a closed static container and pile up. The physics is
-// tests/test_impulse.c's physics_on_contact (the bench's own code, the same
-// constants; one function, pile_contact, for both methods): linear
-// sequential impulses, no angular velocity, mass proportional to area (2D)
-// or volume (3D), static walls of infinite mass, restitution only for an
-// approach faster than PILE_RESTITUTION_SPEED, a push-out of overlapping
-// contacts, and warm starting from a per-pair memory (pile_memory). Gravity
-// is added to every dynamic body's velocity before the step (TOI) or before
-// each substep, g dt / k (fixed interval). What is measured is what the
-// contact detection lets the response keep: bodies inside the container and
-// overlaps within the contact tolerance at every frame end.
+// a grid into a closed static container and pile up. The scene and the
+// physics are scene_pile.c's (shared with bench/threads), tests/test_impulse.c's
+// physics_on_contact (the bench's own code, the same constants; one
+// function, sp_contact, for both methods): linear sequential impulses, no
+// angular velocity, mass proportional to area (2D) or volume (3D), static
+// walls of infinite mass, restitution only for an approach faster than
+// SP_RESTITUTION_SPEED, a push-out of overlapping contacts, and warm
+// starting from a per-pair memory (sp_memory). Gravity is added to every
+// dynamic body's velocity before the step (TOI) or before each substep,
+// g dt / k (fixed interval). What is measured is what the contact detection
+// lets the response keep: bodies inside the container and overlaps within
+// the contact tolerance at every frame end.
 
-#define PILE_N2 500
-#define PILE_N3 200
-#define PILE_FRAMES 600
 #define PILE_SMOKE_N 100
 #define PILE_SMOKE_FRAMES 30
-#define PILE_RESTITUTION 0.5
-#define PILE_GRAVITY 9.81
-/// The push-out of an overlapping contact (Baumgarte): a separating normal
-/// speed of PILE_PUSH_BETA x depth / dt (dt the frame's, in both methods).
-#define PILE_PUSH_BETA 0.2
-/// Below this approach speed a contact does not bounce (Box2D's velocity
-/// threshold).
-#define PILE_RESTITUTION_SPEED 0.5
-/// A pair reported in the last frame (fixed interval: the last substep)
-/// with a normal within PILE_WARM_NORMAL (the cosine) of the one it has now,
-/// approaching slower than PILE_RESTITUTION_SPEED, first takes this much of
-/// the impulse it took then (warm starting).
-#define PILE_WARM_START 0.98
-#define PILE_WARM_NORMAL 0.99
 /// Fixed interval: sequential-impulse sweeps over the touching pairs a substep.
 #define PILE_SWEEPS 4
-/// Bodies are PILE_SIZE_LO to PILE_SIZE_HI across (the diameter of their
-/// bound circle or sphere about the origin), on a grid of this pitch.
-#define PILE_SIZE_LO 0.2
-#define PILE_SIZE_HI 0.4
-#define PILE_PITCH 0.45
-#define PILE_WALL 0.25
 /// The fixed-interval search of one pile scene starts no k that would take
 /// it (by the last run's time, doubled) past this budget.
 #define PILE_BUDGET_S 60.0
@@ -1868,179 +1839,8 @@ typedef struct summary_row {
 #define PILE_REPEAT_BELOW_NS 5e9
 #define PILE_MAX_K_RUNS 17
 
-/// The contact tolerance of a pair with the default step options
-/// (imp_step_opts.tolerance 0; world.h): 1e-6 x the smaller of the two
-/// shapes' bound diameters, the larger when one is a point (bound radius, or
-/// reach: the largest distance of a point of the shape from the body's
-/// origin). Everything in the pile scenes that needs the tolerance asks here.
-static double contact_tolerance(double reach_a, double reach_b)
-{
-	double r = fmin(reach_a, reach_b) > 0.0 ? fmin(reach_a, reach_b) : fmax(reach_a, reach_b);
-	return 2e-6 * r;
-}
-
-/// A pile scene: the dynamic bodies (0 .. n-1) and the walls (n .. count-1).
-typedef struct pile {
-	int dim, n, count;
-	imp_shape **shape;  ///< one per body (random sizes), owned
-	double *reach;      ///< bound radius about the origin
-	double *inv_mass;   ///< 0 for the walls
-	imp_pose2 *pose2;   ///< start poses (rotations never change: no angular velocity)
-	imp_pose3 *pose3;
-	double inside[3];   ///< the container's inside: [0, inside[a]] on each axis
-	double drop;        ///< the highest start height of a body's origin
-	double tol_min, tol_max; ///< the range of the pairs' contact tolerances
-	int kinds[3];       ///< bodies of each shape kind
-} pile;
-
-static void pile_free(pile *p)
-{
-	if (p->shape)
-		for (int i = 0; i < p->count; ++i)
-			imp_shape_destroy(p->shape[i]);
-	free(p->shape);
-	free(p->reach);
-	free(p->inv_mass);
-	free(p->pose2);
-	free(p->pose3);
-	memset(p, 0, sizeof *p);
-}
-
 static const char *const k_pile_kinds2[3] = {"discs", "boxes", "convex polygons"};
 static const char *const k_pile_kinds3[3] = {"spheres", "boxes", "capsules"};
-
-/// Dynamic body i's shape (kind i % 3), reach and mass; size = 2 x reach.
-static imp_status pile_shape(pile *p, int i, bench_rng *r)
-{
-	double reach = 0.5 * bench_rng_range(r, PILE_SIZE_LO, PILE_SIZE_HI), mass;
-	int kind = i % 3;
-	imp_status st;
-	p->kinds[kind]++;
-	if (p->dim == 2) {
-		if (kind == 0) {
-			st = imp_shape_circle(imp_vec2_make(0.0, 0.0), reach, &p->shape[i]);
-			mass = BENCH_PI * reach * reach;
-		} else if (kind == 1) {
-			double a = bench_rng_range(r, 0.3, 0.5 * BENCH_PI - 0.3);
-			double hx = reach * cos(a), hy = reach * sin(a);
-			st = imp_shape_box2(hx, hy, 0.0, &p->shape[i]);
-			mass = 4.0 * hx * hy;
-		} else {
-			// 3 to 8 points on the circle of the reach, spread round it.
-			imp_vec2 v[8];
-			int m = 3 + (int)(bench_rng_next(r) % 6);
-			for (int k = 0; k < m; ++k) {
-				double a = 2.0 * BENCH_PI * (k + bench_rng_range(r, -0.3, 0.3)) / m;
-				v[k] = imp_vec2_make(reach * cos(a), reach * sin(a));
-			}
-			st = imp_shape_polygon(v, m, 0.0, &p->shape[i]);
-			mass = 0.0;
-			if (st == IMP_OK) {
-				int h = imp_shape_vertices2(p->shape[i], v, 8);
-				for (int k = 0; k < h; ++k)
-					mass += 0.5 * imp_vec2_cross(v[k], v[(k + 1) % h]);
-			}
-		}
-	} else {
-		if (kind == 0) {
-			st = imp_shape_sphere(imp_vec3_make(0.0, 0.0, 0.0), reach, &p->shape[i]);
-			mass = 4.0 / 3.0 * BENCH_PI * reach * reach * reach;
-		} else if (kind == 1) {
-			imp_vec3 h = {bench_rng_range(r, 0.4, 1.0), bench_rng_range(r, 0.4, 1.0),
-				      bench_rng_range(r, 0.4, 1.0)};
-			h = imp_vec3_scale(reach / imp_vec3_length(h), h);
-			st = imp_shape_box3(h.x, h.y, h.z, 0.0, &p->shape[i]);
-			mass = 8.0 * h.x * h.y * h.z;
-		} else {
-			double rad = reach * bench_rng_range(r, 0.3, 0.6), half = reach - rad;
-			st = imp_shape_capsule3(imp_vec3_make(-half, 0.0, 0.0), imp_vec3_make(half, 0.0, 0.0), rad,
-						&p->shape[i]);
-			mass = BENCH_PI * rad * rad * 2.0 * half + 4.0 / 3.0 * BENCH_PI * rad * rad * rad;
-		}
-	}
-	p->reach[i] = reach;
-	p->inv_mass[i] = mass > 0.0 ? 1.0 / mass : 0.0;
-	return st;
-}
-
-/// Makes a pile scene of n dynamic bodies: a grid of them (random shapes,
-/// sizes and rotations, no two overlapping) in a closed container of 4 (2D)
-/// or 6 (3D) static wall boxes.
-static bool pile_make(pile *p, int dim, int n, uint64_t seed)
-{
-	memset(p, 0, sizeof *p);
-	p->dim = dim;
-	p->n = n;
-	p->count = n + 2 * dim;
-	p->shape = calloc((size_t)p->count, sizeof *p->shape);
-	p->reach = calloc((size_t)p->count, sizeof *p->reach);
-	p->inv_mass = calloc((size_t)p->count, sizeof *p->inv_mass);
-	if (dim == 2)
-		p->pose2 = calloc((size_t)p->count, sizeof *p->pose2);
-	else
-		p->pose3 = calloc((size_t)p->count, sizeof *p->pose3);
-	if (!p->shape || !p->reach || !p->inv_mass || (!p->pose2 && !p->pose3))
-		return false;
-	bench_rng r = {seed};
-	// The grid: cols across (and deep, 3D), as many layers as needed; 2D
-	// layers PILE_PITCH apart, 3D layers twice that (a taller drop).
-	int cols = dim == 2 ? (int)lround(sqrt(0.8 * n)) : (int)lround(cbrt(1.7 * n));
-	cols = cols < 2 ? 2 : cols;
-	int per_layer = dim == 2 ? cols : cols * cols, layers = (n + per_layer - 1) / per_layer;
-	double layer_pitch = dim == 2 ? PILE_PITCH : 2.0 * PILE_PITCH;
-	p->inside[0] = cols * PILE_PITCH;
-	p->inside[1] = 0.5 * PILE_PITCH + (layers - 1) * layer_pitch + 0.5 * PILE_PITCH + 1.0;
-	p->inside[2] = dim == 3 ? cols * PILE_PITCH : 0.0;
-	for (int i = 0; i < n; ++i) {
-		if (pile_shape(p, i, &r) != IMP_OK)
-			return false;
-		int layer = i / per_layer, c = i % per_layer;
-		double x = (c % cols + 0.5) * PILE_PITCH, y = 0.5 * PILE_PITCH + layer * layer_pitch;
-		double z = dim == 3 ? (c / cols + 0.5) * PILE_PITCH : 0.0;
-		// A small jitter (the bodies are at most PILE_SIZE_HI across, the
-		// pitch leaves 0.05): no two start overlapping.
-		x += bench_rng_range(&r, -0.02, 0.02);
-		z += dim == 3 ? bench_rng_range(&r, -0.02, 0.02) : 0.0;
-		p->drop = fmax(p->drop, y);
-		if (dim == 2)
-			p->pose2[i] = imp_pose2_make(x, y, bench_rng_range(&r, -BENCH_PI, BENCH_PI));
-		else
-			p->pose3[i] = (imp_pose3){{x, y, z}, random_quat(&r)};
-	}
-	// The walls: slabs PILE_WALL thick on the outside of each face, long
-	// enough to close the corners.
-	for (int a = 0; a < dim; ++a)
-		for (int side = 0; side < 2; ++side) {
-			int i = n + 2 * a + side;
-			double h[3], c[3];
-			for (int b = 0; b < dim; ++b) {
-				h[b] = b == a ? 0.5 * PILE_WALL : 0.5 * p->inside[b] + PILE_WALL;
-				c[b] = b == a ? (side ? p->inside[b] + 0.5 * PILE_WALL : -0.5 * PILE_WALL) : 0.5 * p->inside[b];
-			}
-			imp_status st;
-			if (dim == 2) {
-				st = imp_shape_box2(h[0], h[1], 0.0, &p->shape[i]);
-				p->pose2[i] = imp_pose2_make(c[0], c[1], 0.0);
-				p->reach[i] = sqrt(h[0] * h[0] + h[1] * h[1]);
-			} else {
-				st = imp_shape_box3(h[0], h[1], h[2], 0.0, &p->shape[i]);
-				p->pose3[i] = (imp_pose3){{c[0], c[1], c[2]}, imp_quat_identity()};
-				p->reach[i] = sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
-			}
-			if (st != IMP_OK)
-				return false;
-		}
-	// The tolerances' range: every pair has a dynamic body, and a wall is
-	// larger than any of them, so the smaller reach is a dynamic body's.
-	p->tol_min = INFINITY;
-	p->tol_max = 0.0;
-	for (int i = 0; i < n; ++i) {
-		double t = contact_tolerance(p->reach[i], p->reach[i]);
-		p->tol_min = fmin(p->tol_min, t);
-		p->tol_max = fmax(p->tol_max, t);
-	}
-	return true;
-}
 
 /// What a run (the TOI step, or fixed interval at k substeps) did.
 typedef struct pile_run {
@@ -2077,279 +1877,65 @@ typedef struct pile_pair {
 	double d;
 } pile_pair;
 
-/// What the physics remembers of a pair (tests/test_impulse.c's
-/// contact_memory): the impulse it gave the pair in the frame it was last
-/// reported in (fixed interval: the substep), to warm-start the next.
-typedef struct pile_memory {
-	uint64_t key;   ///< a.index << 32 | b.index (the ids' indices; 0: empty slot)
-	long frame;     ///< the frame it was last reported in
-	double impulse; ///< the impulse it took then, along the normal
-	imp_vec3 normal;
-} pile_memory;
-
-/// A world holding a pile, and the state of one run.
+/// A world holding a pile (the physics' state in sim), and the state of one
+/// run.
 typedef struct pile_sim {
-	const pile *p;
-	imp_world *w;
-	imp_body_id *ids;
-	int *body_of; ///< id index - 1 -> body
-	int slots;
-	double dt;
+	sp_sim sim;
 	imp_vec3 *v;  ///< fixed interval: the velocities (the TOI run keeps them in the world)
 	imp_vec3 *x;  ///< fixed interval: the positions
 	pile_pair *pairs;
 	int npairs, pair_cap;
 	bool pairs_oom;
-	pile_memory *memory; ///< open addressing, memory_size slots (a power of two)
-	size_t memory_size, memory_used;
-	long frame;    ///< the frame (fixed interval: substep) being stepped, from 1
 	double last_t; ///< TOI: the time of the last contact of this step
 	long out_of_order;
-	imp_status bad; ///< the first error of a call made inside the step's callback
 } pile_sim;
 
 static void pile_sim_destroy(pile_sim *s)
 {
-	imp_world_destroy(s->w);
-	free(s->ids);
-	free(s->body_of);
+	sp_sim_destroy(&s->sim);
 	free(s->v);
 	free(s->x);
 	free(s->pairs);
-	free(s->memory);
 	memset(s, 0, sizeof *s);
 }
 
-static bool pile_sim_create(pile_sim *s, const pile *p, imp_broad_kind kind, double margin)
+static bool pile_sim_create(pile_sim *s, const sp_pile *p, imp_broad_kind kind, double margin)
 {
 	memset(s, 0, sizeof *s);
-	s->p = p;
-	s->dt = STEP_DT;
-	imp_world_def def = imp_default_world_def();
-	def.dim = p->dim;
-	def.broad_phase = kind;
-	def.margin = margin;
-	def.body_capacity = p->count;
-	imp_status st = imp_world_create(&def, &s->w);
-	s->ids = calloc((size_t)p->count, sizeof *s->ids);
+	if (!sp_sim_create(&s->sim, p, kind, margin, 1, "toi"))
+		return false;
 	s->v = calloc((size_t)p->count, sizeof *s->v);
 	s->x = calloc((size_t)p->count, sizeof *s->x);
-	// Room for eight pairs a body before the memory first grows.
-	for (s->memory_size = 64; s->memory_size < 8 * (size_t)p->count;)
-		s->memory_size *= 2;
-	s->memory = calloc(s->memory_size, sizeof *s->memory);
-	if (st != IMP_OK || !s->ids || !s->v || !s->x || !s->memory) {
-		fprintf(stderr, "toi: pile: imp_world_create: %s\n", imp_status_string(st));
+	if (!s->v || !s->x) {
 		pile_sim_destroy(s);
 		return false;
 	}
-	for (int i = 0; i < p->count; ++i) {
-		imp_body_def bd = imp_default_body_def();
-		bd.type = i < p->n ? IMP_BODY_DYNAMIC : IMP_BODY_STATIC;
-		bd.shape = p->shape[i];
-		if (p->dim == 2) {
-			bd.pose2 = p->pose2[i];
-			s->x[i] = imp_vec3_make(p->pose2[i].p.x, p->pose2[i].p.y, 0.0);
-		} else {
-			bd.pose3 = p->pose3[i];
-			s->x[i] = p->pose3[i].p;
-		}
-		st = imp_world_add_body(s->w, &bd, &s->ids[i]);
-		if (st != IMP_OK) {
-			fprintf(stderr, "toi: pile: imp_world_add_body: %s\n", imp_status_string(st));
-			pile_sim_destroy(s);
-			return false;
-		}
-		if ((int)s->ids[i].index > s->slots)
-			s->slots = (int)s->ids[i].index;
-	}
-	s->body_of = malloc(sizeof *s->body_of * (size_t)(s->slots + 1));
-	if (!s->body_of) {
-		pile_sim_destroy(s);
-		return false;
-	}
-	for (int k = 0; k <= s->slots; ++k)
-		s->body_of[k] = -1;
 	for (int i = 0; i < p->count; ++i)
-		s->body_of[s->ids[i].index - 1] = i;
+		s->x[i] = p->dim == 2 ? imp_vec3_make(p->pose2[i].p.x, p->pose2[i].p.y, 0.0) : p->pose3[i].p;
 	return true;
 }
 
-static int pile_body_of(const pile_sim *s, imp_body_id id)
-{
-	if (id.index == 0 || (int)id.index > s->slots)
-		return -1;
-	return s->body_of[id.index - 1];
-}
-
-/// The slot of `key` in a table of `size` slots (a power of two): the first
-/// that holds it or is empty, from its hash on.
-static pile_memory *pile_memory_slot(pile_memory *table, size_t size, uint64_t key)
-{
-	for (size_t h = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32);; ++h) {
-		pile_memory *m = &table[h & (size - 1)];
-		if (m->key == key || m->key == 0)
-			return m;
-	}
-}
-
-/// The memory of the pair (a, b), made (frame -1: never reported) on first
-/// use. When the table is three quarters full, it is remade keeping only
-/// the pairs reported in this frame or the last (the others cannot warm
-/// start), twice as large when they fill half of it. Returns NULL when out
-/// of memory.
-static pile_memory *pile_remembered(pile_sim *s, imp_body_id a, imp_body_id b)
-{
-	uint64_t key = (uint64_t)a.index << 32 | b.index;
-	pile_memory *m = pile_memory_slot(s->memory, s->memory_size, key);
-	if (m->key == key)
-		return m;
-	if (4 * (s->memory_used + 1) > 3 * s->memory_size) {
-		size_t live = 0;
-		for (size_t i = 0; i < s->memory_size; ++i)
-			live += s->memory[i].key != 0 && s->memory[i].frame >= s->frame - 1;
-		size_t size = 2 * live > s->memory_size ? 2 * s->memory_size : s->memory_size;
-		pile_memory *table = calloc(size, sizeof *table);
-		if (!table)
-			return NULL;
-		for (size_t i = 0; i < s->memory_size; ++i)
-			if (s->memory[i].key != 0 && s->memory[i].frame >= s->frame - 1)
-				*pile_memory_slot(table, size, s->memory[i].key) = s->memory[i];
-		free(s->memory);
-		s->memory = table;
-		s->memory_size = size;
-		s->memory_used = live;
-		m = pile_memory_slot(table, size, key);
-	}
-	s->memory_used++;
-	*m = (pile_memory){key, -1, 0.0, {0.0, 0.0, 0.0}};
-	return m;
-}
-
-/// Gives b j along n and a -j along n (each divided by its mass; a wall's
-/// inverse mass is 0).
-static void pile_push_apart(const pile *p, int a, int b, double j, imp_vec3 n, imp_vec3 *va, imp_vec3 *vb)
-{
-	*va = imp_vec3_sub(*va, imp_vec3_scale(j * p->inv_mass[a], n));
-	*vb = imp_vec3_add(*vb, imp_vec3_scale(j * p->inv_mass[b], n));
-}
-
-/// The physics, for both methods (tests/test_impulse.c's physics_on_contact):
-/// the contact of bodies a and b (ids ia, ib) whose normal n points from a
-/// to b, at signed distance `distance`, with relative normal speed vn (b's
-/// point relative to a's; negative when they approach) and velocities *va,
-/// *vb. On the pair's first report in the frame, when it was reported in the
-/// last one with a normal within PILE_WARM_NORMAL of n and approaches slower
-/// than PILE_RESTITUTION_SPEED, it first takes PILE_WARM_START x the impulse
-/// it took then. Then vn is raised to max(bounce, push-out) by an impulse
-/// j = (target - vn) / (1/ma + 1/mb) along n: bounce = -restitution vn for
-/// an approach faster than PILE_RESTITUTION_SPEED (else 0), push-out =
-/// PILE_PUSH_BETA x depth / dt for an overlap. A contact separating fast
-/// enough is left alone. Returns whether the velocities changed; sets
-/// s->bad when out of memory.
-static bool pile_contact(pile_sim *s, int a, int b, imp_body_id ia, imp_body_id ib, imp_vec3 n, double distance,
-			 double vn, imp_vec3 *va, imp_vec3 *vb)
-{
-	const pile *p = s->p;
-	double k = p->inv_mass[a] + p->inv_mass[b];
-	if (!(k > 0.0))
-		return false;
-	pile_memory *m = pile_remembered(s, ia, ib);
-	if (!m) {
-		if (s->bad == IMP_OK)
-			s->bad = IMP_ERR_OUT_OF_MEMORY;
-		return false;
-	}
-	bool changed = false;
-	if (m->frame != s->frame) {
-		bool resting = m->frame == s->frame - 1 && vn > -PILE_RESTITUTION_SPEED &&
-			       imp_vec3_dot(m->normal, n) > PILE_WARM_NORMAL;
-		double warm = resting ? PILE_WARM_START * m->impulse : 0.0;
-		m->frame = s->frame;
-		m->normal = n;
-		m->impulse = 0.0;
-		if (warm > 0.0) {
-			pile_push_apart(p, a, b, warm, n, va, vb);
-			vn += warm * k;
-			m->impulse = warm;
-			changed = true;
-		}
-	}
-	double push = PILE_PUSH_BETA * fmax(0.0, -distance) / s->dt;
-	double bounce = vn < -PILE_RESTITUTION_SPEED ? -PILE_RESTITUTION * vn : 0.0;
-	double target = fmax(bounce, push);
-	if (vn < target) {
-		double j = (target - vn) / k;
-		pile_push_apart(p, a, b, j, n, va, vb);
-		m->impulse += j;
-		changed = true;
-	}
-	return changed;
-}
-
-/// The TOI run keeps velocities in the world (linear only).
-static imp_vec3 pile_world_velocity(pile_sim *s, int i)
-{
-	imp_vec3 v = {0.0, 0.0, 0.0};
-	if (i >= s->p->n)
-		return v;
-	imp_status st;
-	if (s->p->dim == 2) {
-		imp_vec2 v2 = {0.0, 0.0};
-		st = imp_body_get_velocity2(s->w, s->ids[i], &v2, NULL);
-		v = imp_vec3_make(v2.x, v2.y, 0.0);
-	} else {
-		st = imp_body_get_velocity3(s->w, s->ids[i], &v, NULL);
-	}
-	if (st != IMP_OK && s->bad == IMP_OK)
-		s->bad = st;
-	return v;
-}
-
-static void pile_set_world_velocity(pile_sim *s, int i, imp_vec3 v)
-{
-	if (i >= s->p->n)
-		return;
-	imp_status st = s->p->dim == 2 ? imp_body_set_velocity2(s->w, s->ids[i], imp_vec2_make(v.x, v.y), 0.0)
-				       : imp_body_set_velocity3(s->w, s->ids[i], v, imp_vec3_make(0.0, 0.0, 0.0));
-	if (st != IMP_OK && s->bad == IMP_OK)
-		s->bad = st;
-}
-
-/// The TOI run's contact callback: the impulse, at the contact's time.
+/// The TOI run's contact callback: the impulse (sp_on_contact), at the
+/// contact's time.
 static void pile_on_contact(const imp_contact_event *e, void *user)
 {
 	pile_sim *s = user;
 	if (e->t < s->last_t)
 		s->out_of_order++;
 	s->last_t = fmax(s->last_t, e->t);
-	int a = pile_body_of(s, e->a), b = pile_body_of(s, e->b);
-	if (a < 0 || b < 0) {
-		if (s->bad == IMP_OK)
-			s->bad = IMP_ERR_BAD_ID;
-		return;
-	}
-	imp_vec3 va = pile_world_velocity(s, a), vb = pile_world_velocity(s, b);
-	if (pile_contact(s, a, b, e->a, e->b, e->normal, e->distance, e->normal_speed, &va, &vb)) {
-		pile_set_world_velocity(s, a, va);
-		pile_set_world_velocity(s, b, vb);
-	}
+	sp_on_contact(e, &s->sim);
 }
 
 /// One TOI frame: gravity, then one step.
 static imp_status pile_toi_frame(pile_sim *s, const imp_step_opts *opts)
 {
-	for (int i = 0; i < s->p->n; ++i) {
-		imp_vec3 v = pile_world_velocity(s, i);
-		v.y -= PILE_GRAVITY * s->dt;
-		pile_set_world_velocity(s, i, v);
-	}
-	if (s->bad != IMP_OK)
-		return s->bad;
-	s->frame++;
+	sp_gravity(&s->sim);
+	if (s->sim.bad != IMP_OK)
+		return s->sim.bad;
+	s->sim.frame++;
 	s->last_t = 0.0;
-	imp_status st = imp_world_step(s->w, s->dt, opts);
-	return st != IMP_OK ? st : s->bad;
+	imp_status st = imp_world_step(s->sim.w, s->sim.dt, opts);
+	return st != IMP_OK ? st : s->sim.bad;
 }
 
 static bool pile_collect(imp_body_id a, imp_body_id b, void *user)
@@ -2365,21 +1951,21 @@ static bool pile_collect(imp_body_id a, imp_body_id b, void *user)
 		s->pairs = q;
 		s->pair_cap = cap;
 	}
-	s->pairs[s->npairs++] = (pile_pair){pile_body_of(s, a), pile_body_of(s, b), {0.0, 0.0, 0.0}, 0.0};
+	s->pairs[s->npairs++] = (pile_pair){sp_body_of(&s->sim, a), sp_body_of(&s->sim, b), {0.0, 0.0, 0.0}, 0.0};
 	return true;
 }
 
 /// Body i's pose in the fixed-interval run: its position, its start rotation.
 static imp_pose2 pile_pose2(const pile_sim *s, int i)
 {
-	imp_pose2 q = s->p->pose2[i];
+	imp_pose2 q = s->sim.p->pose2[i];
 	q.p = imp_vec2_make(s->x[i].x, s->x[i].y);
 	return q;
 }
 
 static imp_pose3 pile_pose3(const pile_sim *s, int i)
 {
-	imp_pose3 q = s->p->pose3[i];
+	imp_pose3 q = s->sim.p->pose3[i];
 	q.p = s->x[i];
 	return q;
 }
@@ -2387,7 +1973,7 @@ static imp_pose3 pile_pose3(const pile_sim *s, int i)
 /// One fixed-interval frame: k substeps, each gravity (g dt / k), a
 /// teleport to x + v dt / k, an update, and PILE_SWEEPS sweeps over the
 /// touching pairs (normal and distance from imp_closest once a substep).
-/// A sweep gives a pair to pile_contact when it approaches, as the step
+/// A sweep gives a pair to sp_contact when it approaches, as the step
 /// reports a pair in contact only when it approaches; a substep is a frame
 /// of the warm starting (its memory: the pairs given in the last substep
 /// and their impulses). Giving it every touching pair would warm-start the
@@ -2397,24 +1983,24 @@ static imp_pose3 pile_pose3(const pile_sim *s, int i)
 /// pairs to *calls and *touching.
 static imp_status pile_fixed_frame(pile_sim *s, int k, long *calls, long *touching)
 {
-	const pile *p = s->p;
-	double h = s->dt / k;
+	const sp_pile *p = s->sim.p;
+	double h = s->sim.dt / k;
 	for (int sub = 0; sub < k; ++sub) {
-		s->frame++;
+		s->sim.frame++;
 		for (int i = 0; i < p->n; ++i) {
-			s->v[i].y -= PILE_GRAVITY * h;
+			s->v[i].y -= SP_GRAVITY * h;
 			s->x[i] = imp_vec3_add(s->x[i], imp_vec3_scale(h, s->v[i]));
-			imp_status st = p->dim == 2 ? imp_body_set_pose2(s->w, s->ids[i], pile_pose2(s, i))
-						    : imp_body_set_pose3(s->w, s->ids[i], pile_pose3(s, i));
+			imp_status st = p->dim == 2 ? imp_body_set_pose2(s->sim.w, s->sim.ids[i], pile_pose2(s, i))
+						    : imp_body_set_pose3(s->sim.w, s->sim.ids[i], pile_pose3(s, i));
 			if (st != IMP_OK)
 				return st;
 		}
-		imp_status st = imp_world_update(s->w);
+		imp_status st = imp_world_update(s->sim.w);
 		if (st != IMP_OK)
 			return st;
-		*calls += imp_world_get_stats(s->w).narrow_calls;
+		*calls += imp_world_get_stats(s->sim.w).narrow_calls;
 		s->npairs = 0;
-		imp_world_for_each_pair(s->w, pile_collect, s);
+		imp_world_for_each_pair(s->sim.w, pile_collect, s);
 		if (s->pairs_oom)
 			return IMP_ERR_OUT_OF_MEMORY;
 		*touching += s->npairs;
@@ -2445,16 +2031,16 @@ static imp_status pile_fixed_frame(pile_sim *s, int k, long *calls, long *touchi
 				imp_vec3 *va = &s->v[pp->a], *vb = &s->v[pp->b];
 				double vn = imp_vec3_dot(imp_vec3_sub(*vb, *va), pp->n);
 				if (vn < 0.0)
-					pile_contact(s, pp->a, pp->b, s->ids[pp->a], s->ids[pp->b], pp->n, pp->d, vn, va, vb);
+					sp_contact(&s->sim, pp->a, pp->b, s->sim.ids[pp->a], s->sim.ids[pp->b], pp->n, pp->d, vn, va, vb);
 			}
-		if (s->bad != IMP_OK)
-			return s->bad;
+		if (s->sim.bad != IMP_OK)
+			return s->sim.bad;
 	}
 	return IMP_OK;
 }
 
 /// Whether a position is inside the container (a NaN is not).
-static bool pile_inside(const pile *p, imp_vec3 x)
+static bool pile_inside(const sp_pile *p, imp_vec3 x)
 {
 	double c[3] = {x.x, x.y, x.z};
 	for (int a = 0; a < p->dim; ++a)
@@ -2470,20 +2056,20 @@ static bool pile_inside(const pile *p, imp_vec3 x)
 /// tolerance. `toi`: the velocities are the world's (else s->v).
 static void pile_check(pile_sim *s, bool toi, int frame, pile_run *r, imp_aabb3 *box, imp_vec3 *pos)
 {
-	const pile *p = s->p;
+	const sp_pile *p = s->sim.p;
 	for (int i = 0; i < p->count; ++i) {
 		if (p->dim == 2) {
 			imp_aabb2 b = {{NAN, NAN}, {NAN, NAN}};
 			imp_pose2 q = p->pose2[i];
-			imp_body_get_aabb2(s->w, s->ids[i], &b);
-			imp_body_get_pose2(s->w, s->ids[i], &q);
+			imp_body_get_aabb2(s->sim.w, s->sim.ids[i], &b);
+			imp_body_get_pose2(s->sim.w, s->sim.ids[i], &q);
 			box[i] = (imp_aabb3){{b.lo.x, b.lo.y, 0.0}, {b.hi.x, b.hi.y, 0.0}};
 			pos[i] = imp_vec3_make(q.p.x, q.p.y, 0.0);
 		} else {
 			imp_aabb3 b = {{NAN, NAN, NAN}, {NAN, NAN, NAN}};
 			imp_pose3 q = p->pose3[i];
-			imp_body_get_aabb3(s->w, s->ids[i], &b);
-			imp_body_get_pose3(s->w, s->ids[i], &q);
+			imp_body_get_aabb3(s->sim.w, s->sim.ids[i], &b);
+			imp_body_get_pose3(s->sim.w, s->sim.ids[i], &q);
 			box[i] = b;
 			pos[i] = q.p;
 		}
@@ -2495,8 +2081,8 @@ static void pile_check(pile_sim *s, bool toi, int frame, pile_run *r, imp_aabb3 
 			continue;
 		}
 		// The speed it starts the next frame with (gravity added).
-		imp_vec3 v = toi ? pile_world_velocity(s, i) : s->v[i];
-		v.y -= PILE_GRAVITY * s->dt;
+		imp_vec3 v = toi ? sp_velocity(&s->sim, i) : s->v[i];
+		v.y -= SP_GRAVITY * s->sim.dt;
 		r->v_max = fmax(r->v_max, imp_vec3_length(v));
 	}
 	r->escaped = outside;
@@ -2533,7 +2119,7 @@ static void pile_check(pile_sim *s, bool toi, int frame, pile_run *r, imp_aabb3 
 				depth = INFINITY; // a query that failed counts as the worst
 			if (depth <= 0.0)
 				continue;
-			double tol = contact_tolerance(p->reach[i], p->reach[j]);
+			double tol = sp_contact_tolerance(p->reach[i], p->reach[j]);
 			r->deepest = fmax(r->deepest, depth);
 			r->worst_ratio = fmax(r->worst_ratio, depth / tol);
 			if (depth > tol) {
@@ -2548,7 +2134,7 @@ static void pile_check(pile_sim *s, bool toi, int frame, pile_run *r, imp_aabb3 
 /// substeps; `reps` repetitions (the first checked, the others only timed;
 /// fixed interval: more than one only while each takes under
 /// PILE_REPEAT_BELOW_NS, the search's budget being what it is).
-static void pile_run_method(const pile *p, imp_broad_kind kind, int frames, int k, int reps, pile_run *r, notes *nt)
+static void pile_run_method(const sp_pile *p, imp_broad_kind kind, int frames, int k, int reps, pile_run *r, notes *nt)
 {
 	memset(r, 0, sizeof *r);
 	r->ran = true;
@@ -2594,7 +2180,7 @@ static void pile_run_method(const pile *p, imp_broad_kind kind, int frames, int 
 				break;
 			}
 			if (k == 0) {
-				imp_step_stats ss = imp_world_get_step_stats(s.w);
+				imp_step_stats ss = imp_world_get_step_stats(s.sim.w);
 				calls += ss.narrow_calls;
 				contacts += ss.events;
 				if (check) {
@@ -2654,11 +2240,11 @@ typedef struct pile_result {
 
 static int run_pile(pile_result *res)
 {
-	pile p;
+	sp_pile p;
 	uint64_t seed = DEFAULT_SEED ^ (UINT64_C(0x9113) * (uint64_t)res->dim) ^ (uint64_t)res->n;
-	if (!pile_make(&p, res->dim, res->n, seed)) {
+	if (!sp_pile_make(&p, res->dim, res->n, seed)) {
 		fprintf(stderr, "toi: could not make the pile (out of memory, or a shape failed)\n");
-		pile_free(&p);
+		sp_pile_free(&p);
 		res->failed = true;
 		return -1;
 	}
@@ -2700,7 +2286,7 @@ static int run_pile(pile_result *res)
 		res->fixed_ms = res->ms_per_substep * res->k_bound;
 	}
 	res->failed = res->toi.failed || (last && last->failed);
-	pile_free(&p);
+	sp_pile_free(&p);
 	return res->failed ? -1 : 0;
 }
 
@@ -2733,10 +2319,10 @@ static void print_pile(FILE *f, const pile_result *r, bool md)
 		"than %.1f, push-out %.1f x depth / dt, warm start %.2f x the last frame's impulse (normal within "
 		"cos %.2f, approach slower than %.1f); fixed interval: gravity g dt / k and %d sweeps over the "
 		"touching pairs a substep (each pair when it approaches), a substep warm-started from the last\n\n",
-		r->n, r->kinds[0], kn[0], r->kinds[1], kn[1], r->kinds[2], kn[2], PILE_SIZE_LO, PILE_SIZE_HI,
-		r->dim == 2 ? "area" : "volume", r->drop, 2 * r->dim, inside, PILE_WALL, PILE_GRAVITY, r->frames,
-		k_broad_names[r->broad], r->tol_min, r->tol_max, PILE_RESTITUTION, PILE_RESTITUTION_SPEED,
-		PILE_PUSH_BETA, PILE_WARM_START, PILE_WARM_NORMAL, PILE_RESTITUTION_SPEED, PILE_SWEEPS);
+		r->n, r->kinds[0], kn[0], r->kinds[1], kn[1], r->kinds[2], kn[2], SP_SIZE_LO, SP_SIZE_HI,
+		r->dim == 2 ? "area" : "volume", r->drop, 2 * r->dim, inside, SP_WALL, SP_GRAVITY, r->frames,
+		k_broad_names[r->broad], r->tol_min, r->tol_max, SP_RESTITUTION, SP_RESTITUTION_SPEED,
+		SP_PUSH_BETA, SP_WARM_START, SP_WARM_NORMAL, SP_RESTITUTION_SPEED, PILE_SWEEPS);
 	table t;
 	memset(&t, 0, sizeof t);
 	const char *head[] = {"method", "k", "frames", "reps", "ms/frame", "calls/frame", "contacts/frame",
@@ -2847,7 +2433,7 @@ static void usage(FILE *f)
 		"                 order in a pile, ...); bodies lost from a pile and overlaps beyond the tolerance\n"
 		"                 are measurements, reported, not failed\n",
 		SMOKE_COUNT, SMOKE_FRAMES, SMOKE_K_CAP, PILE_SMOKE_N, PILE_SMOKE_FRAMES, PILE_SMOKE_K_MAX,
-		PILE_SMOKE_BUDGET_S, DEFAULT_FRAMES, DEFAULT_REPS, DEFAULT_K_CAP, PILE_N2, PILE_N3, PILE_FRAMES,
+		PILE_SMOKE_BUDGET_S, DEFAULT_FRAMES, DEFAULT_REPS, DEFAULT_K_CAP, SP_N2, SP_N3, SP_FRAMES,
 		PILE_BUDGET_S);
 }
 
@@ -2927,7 +2513,7 @@ int main(int argc, char **argv)
 			o.pile_budget = PILE_SMOKE_BUDGET_S;
 	}
 	if (o.pile_frames == 0)
-		o.pile_frames = PILE_FRAMES;
+		o.pile_frames = SP_FRAMES;
 	if (o.pile_budget == 0.0)
 		o.pile_budget = PILE_BUDGET_S;
 	if (o.count_n == 0)
@@ -3035,7 +2621,7 @@ int main(int argc, char **argv)
 		pile_result *pr = &piles[npiles++];
 		memset(pr, 0, sizeof *pr);
 		pr->dim = dim;
-		pr->n = o.pile_n > 0 ? o.pile_n : dim == 2 ? PILE_N2 : PILE_N3;
+		pr->n = o.pile_n > 0 ? o.pile_n : dim == 2 ? SP_N2 : SP_N3;
 		pr->frames = o.pile_frames;
 		pr->reps = o.reps;
 		pr->broad = o.broad[0];
