@@ -22,6 +22,13 @@ extern "C" {
 #define IMP_VERSION_MINOR 1
 #define IMP_VERSION_PATCH 0
 
+/// The ABI version: the shared library's soversion (libimpact.so.N). It
+/// changes with every change of the binary interface: a public struct's
+/// size, alignment or field order, an enum's values, a function's
+/// signature or removal (docs/versioning.md). tests/test_abi.c fails when
+/// a public struct changes and this does not.
+#define IMP_ABI_VERSION 1
+
 /// The version the library was built as: major * 10000 + minor * 100 + patch.
 IMP_API int imp_version(void);
 
