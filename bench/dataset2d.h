@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include <impact/math.h>
+#include <impact/vecmath.h>
 
 #ifdef __cplusplus
 extern "C" {

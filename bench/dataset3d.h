@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <impact/math.h>
+#include <impact/vecmath.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #ifndef IMPACT_BENCH_PEER_TOI_BOX2D_H
 #define IMPACT_BENCH_PEER_TOI_BOX2D_H
 
-#include <impact/math.h>
+#include <impact/vecmath.h>
 
 #ifdef __cplusplus
 extern "C" {

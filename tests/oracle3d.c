@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The 3D test oracle: plain brute force, independent of src/ (only the
-// inline helpers of <impact/math.h>). See oracle3d.h.
+// inline helpers of <impact/vecmath.h>). See oracle3d.h.
 #include "oracle3d.h"
 
 #include <float.h>

@@ -2,7 +2,7 @@
 /// @file oracle3d.h
 /// A brute-force oracle for small 3D convex polytopes (and spheres, capsules,
 /// boxes, ellipsoids through their analytic distances), written
-/// independently of the library: only the inline helpers of <impact/math.h>
+/// independently of the library: only the inline helpers of <impact/vecmath.h>
 /// are used. The hull comes from every triple of points, the distance from
 /// every vertex-face and edge-edge pair, the overlap and the penetration
 /// depth from the separating-axis test. Slow and plain on purpose; the tests
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <impact/math.h>
+#include <impact/vecmath.h>
 
 /// Most input points of one polytope (a face's point set is a 64-bit mask).
 #define O3_MAX_POINTS 64

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "base.h"
-#include "math.h"
+#include "vecmath.h"
 #include "shape.h"
 #include "world.h"
 

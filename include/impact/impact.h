@@ -5,7 +5,7 @@
 #define IMPACT_IMPACT_H
 
 #include "base.h"
-#include "math.h"
+#include "vecmath.h"
 #include "shape.h"
 #include "collision.h"
 #include "world.h"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "base.h"
-#include "math.h"
+#include "vecmath.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "base.h"
-#include "math.h"
+#include "vecmath.h"
 #include "shape.h"
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "impact/base.h"
-#include "impact/math.h"
+#include "impact/vecmath.h"
 
 /// A convex hull in 3D, every array owned by the struct (one allocation
 /// each, through the allocator given to imp_hull3_build).

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/// @file math.h
+/// @file vecmath.h
 /// Vectors, rotations, poses and boxes. Inline, no allocation, no checks:
 /// these are the building blocks; the library's entry points check input.
-#ifndef IMPACT_MATH_H
-#define IMPACT_MATH_H
+#ifndef IMPACT_VECMATH_H
+#define IMPACT_VECMATH_H
 
 #include <math.h>
 
