@@ -40,7 +40,7 @@ typedef enum imp_status {
 	IMP_ERR_NOT_FINITE,         ///< a NaN or an infinity in a number
 	IMP_ERR_BAD_COUNT,          ///< a count out of its allowed range
 	IMP_ERR_BAD_RADIUS,         ///< a radius or size negative or not finite
-	IMP_ERR_BAD_ROTATION,       ///< a rotation that is not unit length
+	IMP_ERR_BAD_ROTATION,       ///< a rotation that is not unit length (2D: |q|^2 within 1e-9 of 1; a quaternion: within 1e-6): normalize it (imp_quat_normalize)
 	IMP_ERR_DIMENSION_MISMATCH, ///< a 3D object given to a 2D call or back
 	IMP_ERR_BAD_SHAPE,          ///< not an impact shape: a zeroed or foreign record (a destroyed shape must not be used: its memory is gone)
 	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range

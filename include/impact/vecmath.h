@@ -69,6 +69,47 @@ static inline double imp_vec2_length(imp_vec2 a)
 	return sqrt(a.x * a.x + a.y * a.y);
 }
 
+static inline double imp_vec2_length_sq(imp_vec2 a)
+{
+	return a.x * a.x + a.y * a.y;
+}
+
+static inline imp_vec2 imp_vec2_neg(imp_vec2 a)
+{
+	return imp_vec2_make(-a.x, -a.y);
+}
+
+/// a scaled to unit length; the zero vector for a zero vector (and for one
+/// with a component not finite), so that a caller tests the answer, not
+/// the input (Box2D's b2Normalize does the same). Scaled by its largest
+/// component first: subnormal and huge vectors normalize too.
+static inline imp_vec2 imp_vec2_normalize(imp_vec2 a)
+{
+	double m = fmax(fabs(a.x), fabs(a.y));
+	if (!(m > 0.0) || !isfinite(m) || isnan(a.x) || isnan(a.y))
+		return imp_vec2_make(0.0, 0.0);
+	imp_vec2 b = {a.x / m, a.y / m};
+	double l = imp_vec2_length(b);
+	return imp_vec2_make(b.x / l, b.y / l);
+}
+
+/// a + t (b - a): a at t = 0, b at t = 1.
+static inline imp_vec2 imp_vec2_lerp(imp_vec2 a, imp_vec2 b, double t)
+{
+	return imp_vec2_make(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y));
+}
+
+/// The componentwise minimum and maximum.
+static inline imp_vec2 imp_vec2_min(imp_vec2 a, imp_vec2 b)
+{
+	return imp_vec2_make(fmin(a.x, b.x), fmin(a.y, b.y));
+}
+
+static inline imp_vec2 imp_vec2_max(imp_vec2 a, imp_vec2 b)
+{
+	return imp_vec2_make(fmax(a.x, b.x), fmax(a.y, b.y));
+}
+
 /// The rotation by `angle` radians (counter-clockwise).
 static inline imp_rot2 imp_rot2_make(double angle)
 {
@@ -150,6 +191,20 @@ static inline imp_pose2 imp_pose2_mul_inv(imp_pose2 a, imp_pose2 b)
 	return o;
 }
 
+/// The pose that undoes a: imp_pose2_mul(imp_pose2_inv(a), a) is the
+/// identity (to rounding).
+static inline imp_pose2 imp_pose2_inv(imp_pose2 a)
+{
+	return imp_pose2_mul_inv(a, imp_pose2_identity());
+}
+
+/// A translation only.
+static inline imp_pose2 imp_pose2_from_translation(imp_vec2 p)
+{
+	imp_pose2 o = {p, imp_rot2_identity()};
+	return o;
+}
+
 static inline int imp_aabb2_overlap(imp_aabb2 a, imp_aabb2 b)
 {
 	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y;
@@ -228,6 +283,41 @@ static inline double imp_vec3_length(imp_vec3 a)
 	return sqrt(imp_vec3_dot(a, a));
 }
 
+static inline double imp_vec3_length_sq(imp_vec3 a)
+{
+	return imp_vec3_dot(a, a);
+}
+
+/// a scaled to unit length; the zero vector for a zero vector (and for one
+/// with a component not finite). Scaled by its largest component first:
+/// subnormal and huge vectors normalize too.
+static inline imp_vec3 imp_vec3_normalize(imp_vec3 a)
+{
+	double m = fmax(fmax(fabs(a.x), fabs(a.y)), fabs(a.z));
+	if (!(m > 0.0) || !isfinite(m) || isnan(a.x) || isnan(a.y) || isnan(a.z))
+		return imp_vec3_make(0.0, 0.0, 0.0);
+	imp_vec3 b = {a.x / m, a.y / m, a.z / m};
+	double l = imp_vec3_length(b);
+	return imp_vec3_make(b.x / l, b.y / l, b.z / l);
+}
+
+/// a + t (b - a): a at t = 0, b at t = 1.
+static inline imp_vec3 imp_vec3_lerp(imp_vec3 a, imp_vec3 b, double t)
+{
+	return imp_vec3_make(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y), a.z + t * (b.z - a.z));
+}
+
+/// The componentwise minimum and maximum.
+static inline imp_vec3 imp_vec3_min(imp_vec3 a, imp_vec3 b)
+{
+	return imp_vec3_make(fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z));
+}
+
+static inline imp_vec3 imp_vec3_max(imp_vec3 a, imp_vec3 b)
+{
+	return imp_vec3_make(fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z));
+}
+
 static inline imp_quat imp_quat_make(double x, double y, double z, double w)
 {
 	imp_quat q = {x, y, z, w};
@@ -278,6 +368,47 @@ static inline imp_quat imp_quat_normalize(imp_quat q)
 		return imp_quat_identity();
 	imp_quat o = {q.x / l, q.y / l, q.z / l, q.w / l};
 	return o;
+}
+
+static inline double imp_quat_dot(imp_quat q, imp_quat r)
+{
+	return q.x * r.x + q.y * r.y + q.z * r.z + q.w * r.w;
+}
+
+/// Roll about x, then pitch about y, then yaw about z, all about the fixed
+/// axes (URDF's and ROS's rpy): Rz(yaw) Ry(pitch) Rx(roll).
+static inline imp_quat imp_quat_from_rpy(double roll, double pitch, double yaw)
+{
+	double cr = cos(0.5 * roll), sr = sin(0.5 * roll);
+	double cp = cos(0.5 * pitch), sp = sin(0.5 * pitch);
+	double cy = cos(0.5 * yaw), sy = sin(0.5 * yaw);
+	imp_quat q = {sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
+		      cr * cp * cy + sr * sp * sy};
+	return q;
+}
+
+/// The rotation a fraction t of the way from unit quaternion q to r along
+/// the shorter arc, at constant angular speed (q at t = 0, r or -r at
+/// t = 1); unit length. Nearly equal rotations are interpolated linearly
+/// and normalized, where the arc's formula would divide by almost zero.
+static inline imp_quat imp_quat_slerp(imp_quat q, imp_quat r, double t)
+{
+	double d = imp_quat_dot(q, r);
+	if (d < 0.0) {
+		d = -d;
+		r = imp_quat_scale(-1.0, r);
+	}
+	double a, b;
+	if (d > 0.9995) {
+		a = 1.0 - t;
+		b = t;
+	} else {
+		double th = acos(d), sn = sin(th);
+		a = sin((1.0 - t) * th) / sn;
+		b = sin(t * th) / sn;
+	}
+	return imp_quat_normalize(
+		imp_quat_make(a * q.x + b * r.x, a * q.y + b * r.y, a * q.z + b * r.z, a * q.w + b * r.w));
 }
 
 /// Rotates v by the unit quaternion q.
@@ -400,6 +531,19 @@ static inline imp_pose3 imp_pose3_mul_inv(imp_pose3 a, imp_pose3 b)
 {
 	imp_pose3 o = {imp_pose3_apply_inv(a, b.p), imp_quat_mul(imp_quat_conj(a.q), b.q)};
 	return o;
+}
+
+/// The pose that undoes a: imp_pose3_mul(imp_pose3_inv(a), a) is the
+/// identity (to rounding).
+static inline imp_pose3 imp_pose3_inv(imp_pose3 a)
+{
+	return imp_pose3_mul_inv(a, imp_pose3_identity());
+}
+
+/// A translation only.
+static inline imp_pose3 imp_pose3_from_translation(imp_vec3 p)
+{
+	return imp_pose3_make(p, imp_quat_identity());
 }
 
 static inline int imp_aabb3_overlap(imp_aabb3 a, imp_aabb3 b)

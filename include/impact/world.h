@@ -129,6 +129,13 @@ static inline bool imp_body_id_equal(imp_body_id a, imp_body_id b)
 	return a.index == b.index && a.generation == b.generation && a.world == b.world;
 }
 
+/// True for the null id (zeroed: what a query reports when it found no
+/// body), which names no body of any world.
+static inline bool imp_body_id_is_null(imp_body_id id)
+{
+	return id.index == 0;
+}
+
 /// Static bodies never move on their own and never pair with each other;
 /// kinematic and dynamic bodies move (issue of the time-of-impact step:
 /// kinematic bodies follow paths, dynamic ones velocities). Every type may

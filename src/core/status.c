@@ -14,7 +14,9 @@ const char *imp_status_string(imp_status status)
 	case IMP_ERR_NOT_FINITE: return "not finite";
 	case IMP_ERR_BAD_COUNT: return "count out of range";
 	case IMP_ERR_BAD_RADIUS: return "bad radius or size";
-	case IMP_ERR_BAD_ROTATION: return "rotation not unit";
+	case IMP_ERR_BAD_ROTATION:
+		return "rotation not unit length (a 2D rotation within 1e-9, a quaternion within 1e-6): normalize it "
+		       "first (imp_quat_normalize, imp_rot2_make from the angle)";
 	case IMP_ERR_DIMENSION_MISMATCH: return "dimension mismatch";
 	case IMP_ERR_BAD_SHAPE: return "not a live shape";
 	case IMP_ERR_BAD_OPTIONS: return "bad options";
