@@ -25,25 +25,11 @@
 
 #include <impact/impact.h>
 
+#include "test_rng.h"
+
 #define BODIES 600
 #define POSES 160
 #define KINDS 10
-
-typedef struct rng {
-	uint64_t s;
-} rng;
-
-static double uniform(rng *r)
-{
-	r->s = r->s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double range(rng *r, double lo, double hi)
-{
-	double u = uniform(r);
-	return lo + (hi - lo) * u;
-}
 
 /// FNV-1a over bytes: answers compared as hashes of every bit they hold.
 static uint64_t mix(uint64_t h, const void *p, size_t n)

@@ -27,21 +27,7 @@
 
 #include <impact/impact.h>
 
-typedef struct rng {
-	uint64_t s;
-} rng;
-
-static double uniform(rng *r)
-{
-	r->s = r->s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double range(rng *r, double lo, double hi)
-{
-	double u = uniform(r);
-	return lo + (hi - lo) * u;
-}
+#include "test_rng.h"
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
 {
