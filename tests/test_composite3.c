@@ -1371,6 +1371,59 @@ static void test_constructors(void **state)
 	imp_shape_destroy(box);
 }
 
+/// An offset primitive (docs: boxes, cylinders, cones and ellipsoids are
+/// centred; one off its body's origin is a compound of that one child at
+/// its pose): the compound answers as the child at the composed pose, for
+/// overlap, distance and closest points, against probes all around.
+static void test_offset_primitive(void **state)
+{
+	(void)state;
+	imp_shape *kids[4] = {NULL, NULL, NULL, NULL}, *probe = NULL;
+	assert_int_equal(imp_shape_box3(0.5, 0.2, 0.3, 0.0, &kids[0]), IMP_OK);
+	assert_int_equal(imp_shape_cylinder(0.4, 0.3, 0.01, &kids[1]), IMP_OK);
+	assert_int_equal(imp_shape_cone(0.4, 0.3, 0.0, &kids[2]), IMP_OK);
+	assert_int_equal(imp_shape_ellipsoid(0.5, 0.3, 0.2, 0.0, &kids[3]), IMP_OK);
+	assert_int_equal(imp_shape_sphere(imp_vec3_make(0, 0, 0), 0.15, &probe), IMP_OK);
+	imp_pose3 local = imp_pose3_make(imp_vec3_make(1.0, -0.5, 0.25), imp_quat_from_rpy(0.3, -0.7, 1.2));
+	uint64_t seed = 0x0ff5e7;
+	int overlapping = 0;
+	for (int k = 0; k < 4; k++) {
+		imp_shape *one = NULL;
+		const imp_shape *child = kids[k];
+		assert_int_equal(imp_shape_compound3(&child, &local, 1, &one), IMP_OK);
+		for (int i = 0; i < 200; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			double u = (double)(seed >> 11) / 9007199254740992.0;
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			double v = (double)(seed >> 11) / 9007199254740992.0;
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			double w = (double)(seed >> 11) / 9007199254740992.0;
+			imp_pose3 body = imp_pose3_make(imp_vec3_make(0.2, 0.1, -0.3), imp_quat_from_rpy(0.1, 0.2, -0.4));
+			imp_pose3 at = imp_pose3_from_translation(
+				imp_vec3_add(imp_pose3_apply(body, local.p), imp_vec3_make(2.4 * u - 1.2, 2.4 * v - 1.2, 2.4 * w - 1.2)));
+			imp_pose3 composed = imp_pose3_mul(body, local);
+			bool o1 = imp_overlap3(one, body, probe, at, NULL), o2 = imp_overlap3(child, composed, probe, at, NULL);
+			assert_int_equal(o1, o2);
+			overlapping += o1;
+			double d1 = imp_distance3(one, body, probe, at, NULL), d2 = imp_distance3(child, composed, probe, at, NULL);
+			assert_true(fabs(d1 - d2) <= 1e-9);
+			imp_closest3_result c1, c2;
+			assert_int_equal(imp_closest3(one, body, probe, at, NULL, &c1), IMP_OK);
+			assert_int_equal(imp_closest3(child, composed, probe, at, NULL, &c2), IMP_OK);
+			assert_true(fabs(c1.distance - c2.distance) <= 1e-6);
+			if (c1.distance > 1e-6) {
+				assert_true(imp_vec3_length(imp_vec3_sub(c1.point_a, c2.point_a)) <= 1e-6);
+				assert_int_equal(c1.child_a, 0);
+			}
+		}
+		imp_shape_destroy(one);
+	}
+	assert_true(overlapping > 20 && overlapping < 780);
+	for (int k = 0; k < 4; k++)
+		imp_shape_destroy(kids[k]);
+	imp_shape_destroy(probe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1380,6 +1433,7 @@ int main(void)
 		cmocka_unit_test(test_mesh_mesh),
 		cmocka_unit_test(test_heightfield_convex),
 		cmocka_unit_test(test_compounds),
+		cmocka_unit_test(test_offset_primitive),
 		cmocka_unit_test(test_scaled),
 		cmocka_unit_test(test_warm_path),
 		cmocka_unit_test(test_time_of_impact),

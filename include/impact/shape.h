@@ -174,6 +174,14 @@ IMP_API imp_status imp_shape_sphere(imp_vec3 center, double radius, imp_shape **
 /// The points within `radius` (> 0) of segment [p0, p1].
 IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, imp_shape **out);
 
+/// Boxes, cylinders, cones and ellipsoids are centred on their shape's
+/// origin. One off a body's origin (a box whose centre is not the body's
+/// reference point) is a compound of that one child at its pose
+/// (imp_shape_compound3(&child, &pose, 1, &out)): it answers as the child
+/// at the composed pose (tests/test_composite3.c, test_offset_primitive),
+/// through the compound's path. A box may also be a polytope on its moved
+/// corners.
+///
 /// The box [-hx, hx] x [-hy, hy] x [-hz, hz] rounded by `radius`. Half
 /// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). It keeps its eight
 /// corners, 12 edges and 6 faces at every aspect ratio (vertex k is the
