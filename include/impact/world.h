@@ -68,7 +68,7 @@ typedef struct imp_world_def {
 	                           ///< largest side on every side, so that small motions inside it
 	                           ///< cost no broad-phase work (static bodies' boxes are kept exact);
 	                           ///< 0 <= fat_ratio <= 1e6, 0 = exact boxes
-	double margin;             ///< pairs closer than this count as touching (a security margin:
+	double margin;             ///< pairs at most this far apart count as touching (a security margin:
 	                           ///< needs the distance query); 0 <= margin <= IMP_MAX_COORDINATE,
 	                           ///< 0 = touching or overlapping
 	bool narrow_phase;         ///< false: pairs whose bounding boxes overlap count, no narrow phase (the
@@ -148,8 +148,8 @@ typedef enum imp_body_type {
 
 /// Which bodies may pair (Box2D's rule): two bodies of the same nonzero
 /// group always pair when the group is positive and never when it is
-/// negative; otherwise they pair when each one's category is in the other's
-/// mask.
+/// negative; otherwise they pair when each one's category shares a bit with
+/// the other's mask ((a.category & b.mask) != 0 and (b.category & a.mask) != 0).
 typedef struct imp_filter {
 	uint64_t category; ///< the bits this body is
 	uint64_t mask;     ///< the bits it pairs with
@@ -579,7 +579,7 @@ IMP_API imp_status imp_world_query_distance3(const imp_world *world, const imp_s
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID (either id), IMP_ERR_BUSY.
 IMP_API imp_status imp_world_distance(const imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest);
 
-/// Called with each pair closer than the margin: a, and the result with b
+/// Called with each pair at most the margin apart: a, and the result with b
 /// as its body; return false to stop.
 typedef bool imp_clearance_fn(imp_body_id a, const imp_query_result *pair, void *user);
 
