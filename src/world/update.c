@@ -242,84 +242,130 @@ static bool shapes_touch(const imp_world *w, pair *pr, const pair_hot *h)
 	return imp_overlap3(a->shape, a->pose3, b->shape, b->pose3, &pr->cache);
 }
 
-/// Whether a visited pair needs the narrow phase: not doomed, its boxes
-/// overlap (m >= 0), the world has one.
-static inline bool needs_narrow(const imp_world *w, const pair_hot *h, double m)
+/// What a part of pass 2 counted, added to the update's statistics once.
+typedef struct pass2_counts {
+	int32_t settled, unchanged; ///< pairs left without a box test, and after one
+	int32_t tests, narrow;      ///< box tests and narrow-phase calls of the visits
+} pass2_counts;
+
+static void add_counts(imp_world *w, const pass2_counts *n)
 {
-	return !h->doomed && m >= 0.0 && w->def.narrow_phase;
+	w->stats.settled += n->settled;
+	w->stats.box_tests += n->unchanged + n->tests;
+	w->stats.narrow_calls += n->narrow;
 }
 
-/// Pass 2 for one pair: doomed, deleted; else its touching state brought up
-/// to date, m being its boxes' least overlap (pair_unchanged) and t whether
-/// its shapes touch when needs_narrow. False when an event could not be
-/// stored.
-static bool pair_apply(imp_world *w, pair *pr, pair_hot *h, double m, bool t)
+/// A visit's part on the pair's own fields (a pair not left by
+/// pair_unchanged, m its boxes' least overlap): its stamp, its touching
+/// state now (*t; the narrow phase where the boxes overlap), its new limit.
+/// True when the world must change (apply_change): the pair is doomed, or
+/// its touching state flips. Reads the pair's two bodies and writes only
+/// the pair, so that pairs run on several workers at once.
+static inline bool visit_decide(const imp_world *w, pair *pr, pair_hot *h, double m, pass2_counts *n, bool *t)
 {
 	h->stamp = w->stamp;
+	*t = false;
+	if (h->doomed)
+		return true;
+	bool narrow = w->def.narrow_phase;
+	n->tests++;
+	if (m >= 0.0) {
+		n->narrow += narrow;
+		*t = !narrow || shapes_touch(w, pr, h);
+	}
+	pair_limit(w, h, m, narrow);
+	return *t != (bool)h->touching;
+}
+
+/// A visit's change to the world: a doomed pair's end event and deletion,
+/// or a touching state's flip to t and its event. False when an event
+/// could not be stored.
+static bool apply_change(imp_world *w, pair *pr, bool t)
+{
+	pair_hot *h = pr->hot;
+	imp_body_id a = imp_world_id_of(w, key_lo(h->key)), b = imp_world_id_of(w, key_hi(h->key));
 	if (h->doomed) {
-		if (h->touching && !imp_world_event_push(w, &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
+		if (h->touching && !imp_world_event_push(w, &w->end, a, b)) {
 			h->stamp = 0;
 			return false;
 		}
 		imp_world_pair_delete(w, pr);
 		return true;
 	}
-	w->stats.box_tests++;
-	if (!(m >= 0.0))
-		t = false;
-	else if (!w->def.narrow_phase)
-		t = true;
-	else
-		w->stats.narrow_calls++;
-	if (t != (bool)h->touching) {
-		if ((t && !imp_world_touch_reserve(w)) ||
-		    !imp_world_event_push(w, t ? &w->begin : &w->end, imp_world_id_of(w, key_lo(h->key)), imp_world_id_of(w, key_hi(h->key)))) {
-			h->stamp = 0;
-			return false;
-		}
-		imp_world_set_touching(w, pr, t);
+	if ((t && !imp_world_touch_reserve(w)) || !imp_world_event_push(w, t ? &w->begin : &w->end, a, b)) {
+		h->stamp = 0;
+		return false;
 	}
-	pair_limit(w, h, m, w->def.narrow_phase);
+	imp_world_set_touching(w, pr, t);
 	return true;
 }
 
-/// Pass 2's visit of one pair: applied at once, or, when gathering (more
-/// than one worker), stamped and kept for the workers' narrow phase and
-/// applied after (apply_visits), in the same order. False when an event
-/// could not be stored.
-static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m, bool gather)
+/// Pass 2's visit of one pair: decided and applied at once, or, when
+/// gathering (more than one worker), stamped and kept for the workers
+/// (apply_visits). False when an event could not be stored.
+static bool pair_visit(imp_world *w, pair *pr, pair_hot *h, double m, bool gather, pass2_counts *n)
 {
-	if (!gather)
-		return pair_apply(w, pr, h, m, needs_narrow(w, h, m) && shapes_touch(w, pr, h));
-	h->stamp = w->stamp;
-	assert(w->visit_count < w->visit_cap); // visits reserved by pass2_reserve
-	w->visits[w->visit_count++] = (narrow_visit){pr, m, false};
-	return true;
+	if (gather) {
+		h->stamp = w->stamp;
+		assert(w->visit_count < w->visit_cap); // visits reserved before the walk
+		w->visits[w->visit_count++] = (narrow_visit){pr, m, false, false};
+		return true;
+	}
+	bool t;
+	return !visit_decide(w, pr, h, m, n, &t) || apply_change(w, pr, t);
 }
 
-/// The narrow phase of the gathered visits [start, end): each writes its
-/// own visit and its pair's cache only.
-static void narrow_task(int start, int end, int worker, void *context)
+/// Pass 2's parts on the workers, their counts summed atomically once a
+/// range.
+typedef struct pass2_task {
+	imp_world *w;
+	atomic_int settled, unchanged, tests, narrow_calls;
+} pass2_task;
+
+static void task_add(pass2_task *t, const pass2_counts *n)
+{
+	atomic_fetch_add_explicit(&t->settled, n->settled, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->unchanged, n->unchanged, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->tests, n->tests, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->narrow_calls, n->narrow, memory_order_relaxed);
+}
+
+/// Runs task over count items on the workers, then adds what they counted.
+static void run_pass2_task(imp_world *w, imp_task_fn *task, int count, int min_range)
+{
+	pass2_task t = {.w = w};
+	atomic_init(&t.settled, 0);
+	atomic_init(&t.unchanged, 0);
+	atomic_init(&t.tests, 0);
+	atomic_init(&t.narrow_calls, 0);
+	imp_world_run_task(w, task, count, min_range, &t);
+	pass2_counts n = {atomic_load(&t.settled), atomic_load(&t.unchanged), atomic_load(&t.tests),
+			  atomic_load(&t.narrow_calls)};
+	add_counts(w, &n);
+}
+
+/// The gathered visits [start, end) decided (visit_decide).
+static void visits_task(int start, int end, int worker, void *context)
 {
 	(void)worker;
-	const imp_world *w = context;
+	pass2_task *t = context;
+	pass2_counts n = {0, 0, 0, 0};
 	for (int i = start; i < end; i++) {
-		narrow_visit *v = &w->visits[i];
-		const pair_hot *h = v->pr->hot;
-		if (needs_narrow(w, h, v->m))
-			v->touching = shapes_touch(w, v->pr, h);
+		narrow_visit *v = &t->w->visits[i];
+		v->change = visit_decide(t->w, v->pr, v->pr->hot, v->m, &n, &v->touching);
 	}
+	task_add(t, &n);
 }
 
-/// The gathered visits: their narrow phase on the workers, then each
-/// applied in the order gathered (the serial visits' order).
+/// The gathered visits: decided on the workers, then their changes applied
+/// in the order gathered (the serial visits' order).
 static bool apply_visits(imp_world *w)
 {
 	bool ok = true;
-	imp_world_run_task(w, narrow_task, w->visit_count, 64, w);
+	run_pass2_task(w, visits_task, w->visit_count, 64);
 	for (int32_t i = 0; i < w->visit_count && ok; i++) {
-		narrow_visit *v = &w->visits[i];
-		ok = pair_apply(w, v->pr, v->pr->hot, v->m, v->touching);
+		const narrow_visit *v = &w->visits[i];
+		ok = !v->change || apply_change(w, v->pr, v->touching);
 	}
 	w->visit_count = 0;
 	return ok;
@@ -346,7 +392,8 @@ static inline bool pair_unchanged(const imp_world *w, pair_hot *h, const body *a
 /// False when an event could not be stored (the body stays moved).
 static bool pair_pass(imp_world *w, int32_t s, bool gather)
 {
-	bool narrow = w->def.narrow_phase;
+	bool narrow = w->def.narrow_phase, ok = true;
+	pass2_counts n = {0, 0, 0, 0};
 	pair *next;
 	for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
 		next = list_next(pr, s);
@@ -354,20 +401,23 @@ static bool pair_pass(imp_world *w, int32_t s, bool gather)
 		if (h->stamp == w->stamp)
 			continue;
 		if (pair_settled(w, h)) {
-			w->stats.settled++;
+			n.settled++;
 			h->stamp = w->stamp;
 			continue;
 		}
 		double m = 0.0;
 		if (pair_unchanged(w, h, &w->bodies[key_lo(h->key)], &w->bodies[key_hi(h->key)], narrow, &m)) {
-			w->stats.box_tests++;
+			n.unchanged++;
 			h->stamp = w->stamp;
 			continue;
 		}
-		if (!pair_visit(w, pr, h, m, gather))
-			return false;
+		if (!pair_visit(w, pr, h, m, gather, &n)) {
+			ok = false;
+			break;
+		}
 	}
-	return true;
+	add_counts(w, &n);
+	return ok;
 }
 
 #define PREFETCH_AHEAD 8
@@ -378,19 +428,11 @@ static bool pass2_body(const body *b)
 	return b->alive && b->moved && b->in_broad;
 }
 
-/// What a walk over pair blocks counted.
-typedef struct pass2_counts {
-	int32_t settled, unchanged; ///< pairs left without a box test, and after one
-	int32_t tests, narrow;      ///< box tests and narrow-phase calls of the visits (workers)
-} pass2_counts;
-
 /// Pass 2 over one pair block, each pair of a moved body visited. With
 /// `changes` NULL the visits are applied at once (false when an event
-/// could not be stored); else (on a worker) each visit is decided here (box
-/// test, narrow phase, stamp, new limit: the pair's own fields) and only
-/// the visits that change the world (a doomed pair, a touching state that
-/// flips) are written to changes[*count], to be applied in block order
-/// (apply_change). A visit reads its two bodies and writes its own pair.
+/// could not be stored); else (on a worker) each visit is decided
+/// (visit_decide) and only those that change the world are written to
+/// changes[*count], to be applied in block order (apply_change).
 static inline bool block_pass(imp_world *w, pair_block *blk, bool narrow, narrow_visit *changes, int32_t *count,
 			      pass2_counts *n)
 {
@@ -433,61 +475,19 @@ static inline bool block_pass(imp_world *w, pair_block *blk, bool narrow, narrow
 		}
 		pair *pr = &blk->items[i];
 		if (changes == NULL) {
-			if (!pair_visit(w, pr, h, m, false))
+			if (!pair_visit(w, pr, h, m, false, n))
 				return false;
 			continue;
 		}
-		// pair_apply's decisions, the world's changes left for later.
-		h->stamp = w->stamp;
-		bool t = false;
-		if (!h->doomed) {
-			n->tests++;
-			if (m >= 0.0) {
-				n->narrow += narrow;
-				t = !narrow || shapes_touch(w, pr, h);
-			}
-			pair_limit(w, h, m, narrow);
-			if (t == (bool)h->touching)
-				continue;
-		}
-		changes[(*count)++] = (narrow_visit){pr, m, t};
+		bool t;
+		if (visit_decide(w, pr, h, m, n, &t))
+			changes[(*count)++] = (narrow_visit){pr, m, t, true};
 	}
-	return true;
-}
-
-/// A change block_pass found, applied: a doomed pair's end event and
-/// deletion, or a touching state's flip and its event. False when an
-/// event could not be stored.
-static bool apply_change(imp_world *w, const narrow_visit *v)
-{
-	pair_hot *h = v->pr->hot;
-	imp_body_id a = imp_world_id_of(w, key_lo(h->key)), b = imp_world_id_of(w, key_hi(h->key));
-	if (h->doomed) {
-		if (h->touching && !imp_world_event_push(w, &w->end, a, b)) {
-			h->stamp = 0;
-			return false;
-		}
-		imp_world_pair_delete(w, v->pr);
-		return true;
-	}
-	if ((v->touching && !imp_world_touch_reserve(w)) ||
-	    !imp_world_event_push(w, v->touching ? &w->begin : &w->end, a, b)) {
-		h->stamp = 0;
-		return false;
-	}
-	imp_world_set_touching(w, v->pr, v->touching);
 	return true;
 }
 
 /// The blocks of pass 2 on the workers: block k's changes go to
-/// visits[k * PAIR_BLOCK ...], their count to block_changes[k], its counts
-/// are summed atomically.
-typedef struct pass2_task {
-	imp_world *w;
-	bool narrow;
-	atomic_int settled, unchanged, tests, narrow_calls;
-} pass2_task;
-
+/// visits[k * PAIR_BLOCK ...], their count to block_changes[k].
 static void pass2_blocks(int start, int end, int worker, void *context)
 {
 	(void)worker;
@@ -496,12 +496,10 @@ static void pass2_blocks(int start, int end, int worker, void *context)
 	pass2_counts n = {0, 0, 0, 0};
 	for (int k = start; k < end; k++) {
 		w->block_changes[k] = 0;
-		block_pass(w, w->block_array[k], t->narrow, &w->visits[(int64_t)k * PAIR_BLOCK], &w->block_changes[k], &n);
+		block_pass(w, w->block_array[k], w->def.narrow_phase, &w->visits[(int64_t)k * PAIR_BLOCK],
+			   &w->block_changes[k], &n);
 	}
-	atomic_fetch_add_explicit(&t->settled, n.settled, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->unchanged, n.unchanged, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->tests, n.tests, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->narrow_calls, n.narrow, memory_order_relaxed);
+	task_add(t, &n);
 }
 
 /// Room for pass 2 over every pair on the workers: the blocks in an array
@@ -534,28 +532,18 @@ static bool pair_pass_all(imp_world *w)
 	// their pair, which nothing reads in this update).
 	bool narrow = w->def.narrow_phase, ok = true;
 	if (w->workers > 1 && blocks_reserve(w)) {
-		pass2_task t = {.w = w, .narrow = narrow};
-		atomic_init(&t.settled, 0);
-		atomic_init(&t.unchanged, 0);
-		atomic_init(&t.tests, 0);
-		atomic_init(&t.narrow_calls, 0);
-		imp_world_run_task(w, pass2_blocks, w->block_count, 2, &t);
+		run_pass2_task(w, pass2_blocks, w->block_count, 2);
 		for (int32_t k = 0; k < w->block_count && ok; k++) {
 			const narrow_visit *v = &w->visits[(int64_t)k * PAIR_BLOCK];
 			for (int32_t i = 0; i < w->block_changes[k] && ok; i++)
-				ok = apply_change(w, &v[i]);
+				ok = apply_change(w, v[i].pr, v[i].touching);
 		}
-		w->stats.box_tests += atomic_load(&t.unchanged) + atomic_load(&t.tests);
-		w->stats.narrow_calls += atomic_load(&t.narrow_calls);
-		w->stats.settled += atomic_load(&t.settled);
 		return ok;
 	}
 	pass2_counts n = {0, 0, 0, 0};
-	int32_t none = 0;
 	for (pair_block *blk = w->blocks; blk != NULL && ok; blk = blk->next)
-		ok = block_pass(w, blk, narrow, NULL, &none, &n);
-	w->stats.box_tests += n.unchanged;
-	w->stats.settled += n.settled;
+		ok = block_pass(w, blk, narrow, NULL, NULL, &n);
+	add_counts(w, &n);
 	return ok;
 }
 

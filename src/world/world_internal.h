@@ -155,7 +155,8 @@ typedef struct event_array {
 typedef struct narrow_visit {
 	pair *pr;
 	double m;      ///< the pair's boxes' least overlap
-	bool touching; ///< the narrow phase's answer, when it is needed
+	bool touching; ///< its touching state now (once decided)
+	bool change;   ///< the world must change: doomed, or touching flips
 } narrow_visit;
 
 struct imp_world {
