@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -285,8 +286,18 @@ static void test_svg(void **state)
 	assert_int_equal(imp_svg_open(path, (imp_aabb2){{0, 0}, {1e7, 1}}, 1000, &svg), IMP_OK); // 1 pixel high
 	assert_int_equal(imp_svg_close(svg), IMP_OK);
 	svg = NULL;
-	assert_int_equal(imp_svg_open("/nonexistent-dir/x.svg", view, 400, &svg), IMP_ERR_BAD_OPTIONS);
+	assert_int_equal(imp_svg_open("/nonexistent-dir/x.svg", view, 400, &svg), IMP_ERR_IO);
 	assert_null(svg);
+	// A file that opens but cannot be written (Linux's /dev/full: every
+	// write fails with ENOSPC): the close reports it.
+	if (access("/dev/full", W_OK) == 0) {
+		assert_int_equal(imp_svg_open("/dev/full", view, 400, &svg), IMP_OK);
+		imp_debug_draw full = imp_svg_draw(svg);
+		for (int i = 0; i < 1000; ++i)
+			full.text(imp_vec2_make(0, 0), "a line that fills the stream's buffer", black, full.user);
+		assert_int_equal(imp_svg_close(svg), IMP_ERR_IO);
+		svg = NULL;
+	}
 	assert_int_equal(imp_svg_open(path, view, 400, &svg), IMP_OK);
 	imp_debug_draw d = imp_svg_draw(svg);
 	imp_shape *box;

@@ -2312,8 +2312,8 @@ static void test_bad_input(void **state)
 	EXPECT(imp_body_set_velocity2(w2, d2, V2(0, 0), -2e150), IMP_ERR_OUT_OF_RANGE);
 	EXPECT(imp_body_set_velocity3(w3, d3, V3(0, -2e150, 0), V3(0, 0, 0)), IMP_ERR_OUT_OF_RANGE);
 	EXPECT(imp_body_set_velocity3(w3, d3, V3(0, 0, 0), V3(0, 0, 2e150)), IMP_ERR_OUT_OF_RANGE);
-	EXPECT(imp_body_set_velocity2(w2, s2, V2(1, 0), 0.0), IMP_ERR_BAD_OPTIONS);
-	EXPECT(imp_body_set_velocity3(w3, s3, V3(1, 0, 0), V3(0, 0, 0)), IMP_ERR_BAD_OPTIONS);
+	EXPECT(imp_body_set_velocity2(w2, s2, V2(1, 0), 0.0), IMP_ERR_STATIC_BODY);
+	EXPECT(imp_body_set_velocity3(w3, s3, V3(1, 0, 0), V3(0, 0, 0)), IMP_ERR_STATIC_BODY);
 	EXPECT(imp_body_set_velocity3(w2, d2, V3(1, 0, 0), V3(0, 0, 0)), IMP_ERR_DIMENSION_MISMATCH);
 	EXPECT(imp_body_set_velocity2(w3, d3, V2(1, 0), 0.0), IMP_ERR_DIMENSION_MISMATCH);
 	EXPECT(imp_body_set_velocity2(w2, gone2, V2(1, 0), 0.0), IMP_ERR_BAD_ID);
@@ -2342,7 +2342,7 @@ static void test_bad_input(void **state)
 	EXPECT(imp_body_set_target_pose2(w2, d2, imp_pose2_make(INFINITY, 0, 0)), IMP_ERR_NOT_FINITE);
 	EXPECT(imp_body_set_target_pose2(w2, d2, bad_rot), IMP_ERR_BAD_ROTATION);
 	EXPECT(imp_body_set_target_pose2(w2, d2, imp_pose2_make(2e150, 0, 0)), IMP_ERR_OUT_OF_RANGE);
-	EXPECT(imp_body_set_target_pose2(w2, s2, imp_pose2_identity()), IMP_ERR_BAD_OPTIONS);
+	EXPECT(imp_body_set_target_pose2(w2, s2, imp_pose2_identity()), IMP_ERR_STATIC_BODY);
 	EXPECT(imp_body_set_target_pose2(w2, gone2, imp_pose2_identity()), IMP_ERR_BAD_ID);
 	EXPECT(imp_body_set_target_pose2(w3, d3, imp_pose2_identity()), IMP_ERR_DIMENSION_MISMATCH);
 	EXPECT(imp_body_set_target_pose3(w2, d2, imp_pose3_identity()), IMP_ERR_DIMENSION_MISMATCH);
@@ -2351,7 +2351,7 @@ static void test_bad_input(void **state)
 	EXPECT(imp_body_set_target_pose3(w3, d3, bad_q), IMP_ERR_BAD_ROTATION);
 	EXPECT(imp_body_set_target_pose3(w3, d3, pose3_at(0, NAN, 0)), IMP_ERR_NOT_FINITE);
 	EXPECT(imp_body_set_target_pose3(w3, d3, pose3_at(0, 0, -2e150)), IMP_ERR_OUT_OF_RANGE);
-	EXPECT(imp_body_set_target_pose3(w3, s3, imp_pose3_identity()), IMP_ERR_BAD_OPTIONS);
+	EXPECT(imp_body_set_target_pose3(w3, s3, imp_pose3_identity()), IMP_ERR_STATIC_BODY);
 	assert_same(before2, snap(w2, ids2, 2));
 	assert_same(before3, snap(w3, ids3, 1));
 	// And the worlds still step as before the failed calls.
@@ -2856,7 +2856,7 @@ static void fuzz_contact(const imp_contact_event *e, void *user)
 		double spin = ow_range(&f->r, -2, 2);
 		imp_status st = f->dim == 2 ? imp_body_set_velocity2(f->w, x, v, spin)
 					    : imp_body_set_velocity3(f->w, x, V3(v.x, 0, v.y), V3(0, spin, 0));
-		assert_int_equal(st, t == IMP_BODY_STATIC ? IMP_ERR_BAD_OPTIONS : IMP_OK);
+		assert_int_equal(st, t == IMP_BODY_STATIC ? IMP_ERR_STATIC_BODY : IMP_OK);
 		f->velocity_changes += st == IMP_OK;
 	}
 	if (ow_int(&f->r, 20) == 0) {
@@ -2946,7 +2946,7 @@ static void fuzz_run(int dim, imp_broad_kind kind, uint64_t seed, int ops)
 		}
 		imp_body_type t;
 		assert_int_equal(imp_body_get_type(f.w, f.ids[k], &t), IMP_OK);
-		imp_status want = t == IMP_BODY_STATIC ? IMP_ERR_BAD_OPTIONS : IMP_OK;
+		imp_status want = t == IMP_BODY_STATIC ? IMP_ERR_STATIC_BODY : IMP_OK;
 		switch (op) {
 		case 1:
 		case 2: {

@@ -551,7 +551,7 @@ static bool walk_pair(imp_body_id a, imp_body_id b, void *user)
 	(void)a;
 	c->pairs++;
 	imp_status v = imp_body_set_velocity3(c->w, b, imp_vec3_make(0, 0, -1), imp_vec3_make(0, 0, 0));
-	c->velocity_ok += v == IMP_OK || v == IMP_ERR_BAD_OPTIONS; // a static body has no velocity
+	c->velocity_ok += v == IMP_OK || v == IMP_ERR_STATIC_BODY; // a static body has no velocity
 	c->velocity_set += v == IMP_OK;
 	c->pose_busy += imp_body_set_pose3(c->w, b, imp_pose3_identity()) == IMP_ERR_BUSY;
 	bool any = false;

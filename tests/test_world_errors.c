@@ -69,8 +69,12 @@ static void test_status_strings(void **state)
 	assert_string_not_equal(bad_id, unknown);
 	assert_string_not_equal(busy, unknown);
 	assert_string_not_equal(bad_id, busy);
-	for (int s = 0; s < IMP_STATUS_COUNT; ++s)
+	// Every status has its own text, so that a message names the case.
+	for (int s = 0; s < IMP_STATUS_COUNT; ++s) {
 		assert_string_not_equal(imp_status_string((imp_status)s), unknown);
+		for (int t = 0; t < s; ++t)
+			assert_string_not_equal(imp_status_string((imp_status)s), imp_status_string((imp_status)t));
+	}
 }
 
 static void expect_create(const imp_world_def *def, imp_status want)
@@ -240,7 +244,7 @@ static void test_add_body_errors(void **state)
 		for (int i = 0; i < 4; ++i) {
 			d = ok;
 			d.type = (imp_body_type)types[i];
-			expect_add(w, &d, IMP_ERR_BAD_OPTIONS, "bad type");
+			expect_add(w, &d, IMP_ERR_BAD_BODY_TYPE, "bad type");
 		}
 		for (int i = 0; i < 4; ++i) {
 			double b = bad_numbers[i];

@@ -43,14 +43,16 @@ typedef enum imp_status {
 	IMP_ERR_BAD_ROTATION,       ///< a rotation that is not unit length (2D: |q|^2 within 1e-9 of 1; a quaternion: within 1e-6): normalize it (imp_quat_normalize)
 	IMP_ERR_DIMENSION_MISMATCH, ///< a 3D object given to a 2D call or back
 	IMP_ERR_BAD_SHAPE,          ///< not an impact shape: a zeroed or foreign record (a destroyed shape must not be used: its memory is gone)
-	IMP_ERR_BAD_OPTIONS,        ///< an options struct with a value out of range
+	IMP_ERR_BAD_OPTIONS,        ///< an options struct (imp_world_def, imp_query_options, imp_step_opts, imp_cast_options, an SVG view) with a field out of range
 	IMP_ERR_OUT_OF_MEMORY,      ///< the allocator returned NULL
 	IMP_ERR_OUT_OF_RANGE,       ///< a coordinate, radius or size beyond IMP_MAX_COORDINATE (or an ellipsoid semi-axis below IMP_MIN_SEMI_AXIS)
 	IMP_ERR_BAD_ID,             ///< an id that names no live object of this world (stale, foreign or null)
 	IMP_ERR_BUSY,               ///< a call the world cannot take now (from inside one of its callbacks)
 	IMP_ERR_UNSUPPORTED,        ///< a shape kind the call does not take (a compound inside a compound)
-	IMP_ERR_IO,                 ///< a file that cannot be opened or read
+	IMP_ERR_IO,                 ///< a file that cannot be opened, read or written
 	IMP_ERR_PARSE,              ///< a file whose contents do not parse
+	IMP_ERR_STATIC_BODY,        ///< a velocity or target pose given to a static body: make it kinematic or dynamic
+	IMP_ERR_BAD_BODY_TYPE,      ///< a body type other than IMP_BODY_STATIC, IMP_BODY_KINEMATIC and IMP_BODY_DYNAMIC
 	IMP_STATUS_COUNT
 } imp_status;
 

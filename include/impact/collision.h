@@ -266,9 +266,13 @@ typedef struct imp_toi3_result {
 /// the reach of each shape's core: the rounding does not turn), so no
 /// contact is ever stepped over, however fast the motion. The answer is no
 /// later than the first contact, and
-/// within the tolerance of it in distance. Errors: NULL, a shape of the
-/// wrong dimension, an invalid pose, non-finite velocities, t_max negative
-/// or not finite, bad options; *out is then untouched.
+/// within the tolerance of it in distance. Errors (*out untouched):
+/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
+/// the poses' (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION,
+/// IMP_ERR_OUT_OF_RANGE), IMP_ERR_NOT_FINITE (a velocity component or
+/// t_max NaN or infinite), IMP_ERR_OUT_OF_RANGE (t_max negative; a velocity
+/// component, |w| t_max or a position p + v t on the motion beyond
+/// IMP_MAX_COORDINATE), and for the _ex forms IMP_ERR_BAD_OPTIONS.
 IMP_API imp_status imp_time_of_impact2(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
 				       double t_max, imp_toi2_result *out);
 IMP_API imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,

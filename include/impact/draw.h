@@ -90,15 +90,16 @@ typedef struct imp_svg imp_svg;
 /// world), `width` pixels wide (the height follows the region's shape).
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_OPTIONS (an empty or
 /// non-finite region, a width outside 16 .. 16384, a region so tall or thin
-/// that the height would be outside 1 .. 16384), IMP_ERR_OUT_OF_MEMORY;
-/// a file that cannot be opened: IMP_ERR_BAD_OPTIONS too.
+/// that the height would be outside 1 .. 16384), IMP_ERR_OUT_OF_MEMORY,
+/// IMP_ERR_IO (the file cannot be opened for writing).
 IMP_API imp_status imp_svg_open(const char *path, imp_aabb2 view, int width, imp_svg **out);
 
 /// The debug draw that writes into the picture (identity view, shapes on).
 IMP_API imp_debug_draw imp_svg_draw(imp_svg *svg);
 
 /// Finishes the file and frees the writer (NULL is ignored). IMP_OK, or
-/// IMP_ERR_BAD_OPTIONS when writing failed (a full disk).
+/// IMP_ERR_IO when writing failed (a full disk); the writer is freed
+/// either way.
 IMP_API imp_status imp_svg_close(imp_svg *svg);
 
 #ifdef __cplusplus

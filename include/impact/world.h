@@ -96,8 +96,9 @@ typedef struct imp_world_def {
 /// The most workers a world takes.
 #define IMP_MAX_WORKERS 256
 
-/// dim 3, the hash with alpha 0.5 and beta 1 (Mirtich's example), fat_ratio
-/// 0.1, margin 0, narrow phase on, malloc, no initial capacities, one worker
+/// dim 3, the sort-and-sweep (the faster on bench/broad's scenes:
+/// docs/broad.md), hash_alpha 0.5 and hash_beta 1 for the hash (Mirtich's
+/// example), fat_ratio 0.1, margin 0, narrow phase on, malloc, no initial capacities, one worker
 /// (the calling thread), no scheduler.
 IMP_API imp_world_def imp_default_world_def(void);
 
@@ -181,7 +182,7 @@ IMP_API imp_body_def imp_default_body_def(void);
 /// Adds a body. Errors (the world unchanged, *out untouched):
 /// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
 /// IMP_ERR_NOT_FINITE / IMP_ERR_BAD_ROTATION / IMP_ERR_OUT_OF_RANGE (pose),
-/// IMP_ERR_BAD_OPTIONS (type), IMP_ERR_OUT_OF_MEMORY.
+/// IMP_ERR_BAD_BODY_TYPE, IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_world_add_body(imp_world *world, const imp_body_def *def, imp_body_id *out);
 
 /// Removes a body. The pairs it touched are reported as ended by the next
@@ -306,8 +307,8 @@ IMP_API uint64_t imp_world_state_hash(const imp_world *world);
 /// holds from now until changed, and drops a target pose. Allowed inside the
 /// contact callback of imp_world_step (the change takes effect at the
 /// contact's time). Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
-/// IMP_ERR_DIMENSION_MISMATCH (a 3D world), IMP_ERR_BAD_OPTIONS (a static
-/// body), IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a component beyond
+/// IMP_ERR_DIMENSION_MISMATCH (a 3D world), IMP_ERR_STATIC_BODY,
+/// IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a component beyond
 /// IMP_MAX_COORDINATE), IMP_ERR_BUSY (while a query runs).
 IMP_API imp_status imp_body_set_velocity2(imp_world *world, imp_body_id id, imp_vec2 linear, double angular);
 /// The 3D form: `angular` is the rotation axis times the rate (radians per

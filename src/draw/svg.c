@@ -138,7 +138,7 @@ imp_status imp_svg_open(const char *path, imp_aabb2 view, int width, imp_svg **o
 	s->f = fopen(path, "w");
 	if (s->f == NULL) {
 		free(s);
-		return IMP_ERR_BAD_OPTIONS;
+		return IMP_ERR_IO;
 	}
 	s->view = view;
 	s->scale = width / w;
@@ -175,5 +175,5 @@ imp_status imp_svg_close(imp_svg *svg)
 	bool ok = !ferror(svg->f);
 	ok = fclose(svg->f) == 0 && ok;
 	free(svg);
-	return ok ? IMP_OK : IMP_ERR_BAD_OPTIONS;
+	return ok ? IMP_OK : IMP_ERR_IO;
 }

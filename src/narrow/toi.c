@@ -98,6 +98,13 @@ static bool reach_ok2(const imp_motion2 *m, double t_max)
 	       finite_within(m->pose.p.x + m->v.x * t_max) && finite_within(m->pose.p.y + m->v.y * t_max);
 }
 
+/// Every component of the velocities finite.
+static bool motion3_finite(const imp_motion3 *m)
+{
+	return isfinite(m->v.x) && isfinite(m->v.y) && isfinite(m->v.z) && isfinite(m->w.x) && isfinite(m->w.y) &&
+	       isfinite(m->w.z);
+}
+
 static bool reach_ok3(const imp_motion3 *m, double t_max)
 {
 	return finite_within(m->v.x) && finite_within(m->v.y) && finite_within(m->v.z) && finite_within(m->w.x) &&
@@ -352,8 +359,9 @@ imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const im
 		st = check_options(options);
 	if (st != IMP_OK)
 		return st;
-	if (!(t_max >= 0.0) || !isfinite(t_max) || !(t_start >= 0.0 && t_start <= t_max) || !reach_ok2(&ma, t_max) ||
-	    !reach_ok2(&mb, t_max))
+	if (isnan(t_max) || isinf(t_max) || !(isfinite(ma.v.x) && isfinite(ma.v.y) && isfinite(ma.w) && isfinite(mb.v.x) && isfinite(mb.v.y) && isfinite(mb.w)))
+		return IMP_ERR_NOT_FINITE;
+	if (!(t_max >= 0.0) || !(t_start >= 0.0 && t_start <= t_max) || !reach_ok2(&ma, t_max) || !reach_ok2(&mb, t_max))
 		return IMP_ERR_OUT_OF_RANGE;
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
 	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);
@@ -448,8 +456,9 @@ imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const im
 		st = check_options(options);
 	if (st != IMP_OK)
 		return st;
-	if (!(t_max >= 0.0) || !isfinite(t_max) || !(t_start >= 0.0 && t_start <= t_max) || !reach_ok3(&ma, t_max) ||
-	    !reach_ok3(&mb, t_max))
+	if (isnan(t_max) || isinf(t_max) || !(motion3_finite(&ma) && motion3_finite(&mb)))
+		return IMP_ERR_NOT_FINITE;
+	if (!(t_max >= 0.0) || !(t_start >= 0.0 && t_start <= t_max) || !reach_ok3(&ma, t_max) || !reach_ok3(&mb, t_max))
 		return IMP_ERR_OUT_OF_RANGE;
 	imp_toi_options o = options != NULL ? *options : imp_default_toi_options();
 	double ra = imp_shape_reach(a), rb = imp_shape_reach(b);

@@ -109,7 +109,7 @@ imp_status imp_world_add_body(imp_world *w, const imp_body_def *def, imp_body_id
 	if (imp_shape_dim(def->shape) != w->dim)
 		return IMP_ERR_DIMENSION_MISMATCH;
 	if (def->type != IMP_BODY_STATIC && def->type != IMP_BODY_KINEMATIC && def->type != IMP_BODY_DYNAMIC)
-		return IMP_ERR_BAD_OPTIONS;
+		return IMP_ERR_BAD_BODY_TYPE;
 	imp_status st = check_pose(w, def);
 	if (st != IMP_OK)
 		return st;

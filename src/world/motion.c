@@ -50,7 +50,7 @@ static int32_t motion_slot(imp_world *w, imp_body_id id, int dim, imp_status *st
 		return -1;
 	}
 	if (w->bodies[s].type == IMP_BODY_STATIC)
-		*st = IMP_ERR_BAD_OPTIONS;
+		*st = IMP_ERR_STATIC_BODY;
 	return *st == IMP_OK ? s : -1;
 }
 
