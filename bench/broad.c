@@ -2,7 +2,7 @@
 // bench/broad: impact's world (its broad phases, and with the narrow phase)
 // against the broad phases of Box2D, Chipmunk2D, Bullet and FCL, on the
 // moving boxes of scene_broad.c (2D and 3D; uniform sizes, mixed sizes, a
-// pile; 1,000 to 100,000 boxes, about 3 overlaps per box). Every frame every
+// pile, teleports; 1,000 to 100,000 boxes, about 3 overlaps per box). Every frame every
 // box moves; a method is given every box's new pose or box, updates, and
 // walks all its pairs, counting those whose exact boxes overlap. Prints a
 // Markdown table per scene: median ms per frame, the pairs per frame
@@ -709,7 +709,8 @@ static void print_header(FILE *f, const run_info *ri, const options *o)
 	fprintf(f, "- scenes (bench/scene_broad.c): uniform = sides 0.5-1.5, each box moving 1%% of its size per "
 		   "frame and bouncing off the walls; sizes = scale log-uniform 0.1-10, the same motion; pile = "
 		   "uniform sizes resting on the floor y = 0 (y up), one box thick, jittered by 1e-3 of its size "
-		   "every frame; density calibrated to about 3 overlaps per box; seed 0x%" PRIx64 "%s\n",
+		   "every frame; jump = the uniform scene with 1%% of the boxes jumping to a random place every "
+		   "frame; density calibrated to about 3 overlaps per box; seed 0x%" PRIx64 "%s\n",
 		o->seed, o->smoke ? " (--smoke: the numbers are not measurements)" : "");
 	fprintf(f, "- a frame: every box moves; the method is given every pose (impact: imp_body_set_pose, "
 		   "peers: their box or transform), updates, and walks all its pairs; ms/frame: median over "
@@ -932,7 +933,8 @@ static void usage(FILE *f)
 		"  --smoke        N = %d, %d warm-up and %d timed frames, every scene: checks every code path quickly\n"
 		"  --n N          only this many boxes (repeatable; default 1000, 10000, 100000)\n"
 		"  --only SCENE   only the scenes whose name contains SCENE: 3d-uniform, 3d-sizes, 3d-pile,\n"
-		"                 2d-uniform, 2d-sizes, 2d-pile (\"3d\", \"pile\", ... select several)\n"
+		"                 3d-jump, 2d-uniform, 2d-sizes, 2d-pile, 2d-jump (\"3d\", \"pile\", ... select\n"
+		"                 several)\n"
 		"  --method NAME  only the methods whose name contains NAME (\"impact\", \"Bullet\", ...;\n"
 		"                 a final $ anchors it at the end: \"impact sweep$\")\n"
 		"  --frames K     timed frames per scene (default 50 up to 2,000 boxes, 20 up to 20,000, 10 above)\n"

@@ -241,10 +241,12 @@ static void release_in(library lib, void *object)
 	}
 }
 
+#ifdef HAVE_FCL
 static bool has_bvh(const model *m)
 {
 	return m->geom.kind == MB_MESH || m->geom.kind == MB_HEIGHTFIELD;
 }
+#endif
 
 /// impact's shape and the peers' models of m. The children of a compound
 /// are made before (impact's compound does not own them: not counted).
@@ -1000,6 +1002,7 @@ static double run_loop(const runner *r, method m, int count)
 	return sum;
 }
 
+#ifdef HAVE_BULLET
 /// The cell's mesh-against-mesh pairs use Bullet's GImpact shapes.
 static bool cell_is_mesh_mesh(const cell *c, const model *models)
 {
@@ -1009,7 +1012,9 @@ static bool cell_is_mesh_mesh(const cell *c, const model *models)
 				return true;
 	return false;
 }
+#endif
 
+#ifdef HAVE_FCL
 static bool cell_has_bvh(const cell *c, const model *models)
 {
 	for (int i = 0; i < c->na; ++i)
@@ -1020,6 +1025,7 @@ static bool cell_has_bvh(const cell *c, const model *models)
 			return true;
 	return false;
 }
+#endif
 
 static int prepare_runner(runner *r, cell *c, model *models, int model_count)
 {

@@ -15,12 +15,14 @@
 #define PILE_JITTER 1e-3
 /// Speed of the moving kinds, as a fraction of a box's mean side per frame.
 #define SPEED 0.01
+/// Boxes that jump each frame in the jump kind, as a fraction of all.
+#define JUMP_FRACTION 0.01
 /// Overlapping pairs wanted per box (each pair counts for two boxes).
 #define PAIRS_PER_BOX 1.5
 
 const char *sb_kind_name(sb_kind kind)
 {
-	static const char *const names[SB_KIND_COUNT] = {"uniform", "sizes", "pile"};
+	static const char *const names[SB_KIND_COUNT] = {"uniform", "sizes", "pile", "jump"};
 	return (int)kind >= 0 && kind < SB_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -83,6 +85,21 @@ void sb_scene_step(sb_scene *s)
 					*v = -*v;
 				}
 			}
+	}
+	if (s->kind == SB_JUMP) {
+		bench_rng r = {s->rng};
+		int jumps = (int)(JUMP_FRACTION * s->count);
+		for (int k = 0; k < (jumps > 0 ? jumps : 1); ++k) {
+			int i = (int)(bench_rng_unit(&r) * s->count);
+			if (i >= s->count)
+				i = s->count - 1;
+			for (int a = 0; a < s->dim; ++a) {
+				double h = s->half[3 * i + a];
+				double lo = s->world_lo[a] + h, hi = s->world_hi[a] - h;
+				s->center[3 * i + a] = lo + bench_rng_unit(&r) * (hi - lo);
+			}
+		}
+		s->rng = r.state;
 	}
 	for (int i = 0; i < s->count; ++i)
 		update_box(s, i);

@@ -14,6 +14,10 @@
 ///   y = 0 (y is up in 2D and 3D), spread over x (and z in 3D); every frame
 ///   each box is put back at its rest position plus a jitter uniform in
 ///   +-1e-3 of its side on every axis.
+/// - jump: the uniform kind, and every frame 1% of the boxes (drawn at
+///   random, from the scene's seed) jump to a place uniform in the world
+///   (teleports, respawns): the case that costs a sort-and-sweep the
+///   end-points passed, and a hash only the cells left and entered.
 ///
 /// The density is calibrated so that the number of overlapping pairs is
 /// about 1.5 N (each box overlaps about 3 others): the world's free sides
@@ -35,6 +39,7 @@ typedef enum sb_kind {
 	SB_UNIFORM = 0,
 	SB_SIZES,
 	SB_PILE,
+	SB_JUMP,
 	SB_KIND_COUNT
 } sb_kind;
 
@@ -58,7 +63,7 @@ typedef struct sb_scene {
 	uint64_t rng, start_rng; ///< the pile's jitter: a bench_rng state (bench_util.h)
 } sb_scene;
 
-/// "uniform", "sizes", "pile".
+/// "uniform", "sizes", "pile", "jump".
 const char *sb_kind_name(sb_kind kind);
 
 /// Makes a scene of `count` (>= 2) boxes at frame 0. 0 on success, -1 when

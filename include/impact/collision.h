@@ -105,7 +105,8 @@ typedef struct imp_closest2_result {
 
 /// Level 1: do the two rounded shapes overlap (touching counts)? The
 /// barycode boolean GJK (Alg. 6) with both early exits. Returns false for
-/// invalid input (NULL, not a 2D shape, non-finite or non-unit pose).
+/// invalid input (NULL, not a 2D shape, non-finite, non-unit or out-of-range
+/// pose).
 IMP_API bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 			  imp_simplex_cache *cache);
 
@@ -122,8 +123,13 @@ IMP_API double imp_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *
 /// and 3D; in scenes below 1e-100 or above 1e100 only for 2D polygons of at
 /// most 256 vertices, which are answered on scaled copies (docs/narrow2d.md,
 /// "Range").
-/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
-/// IMP_ERR_NOT_FINITE / IMP_ERR_BAD_ROTATION (poses); *out untouched then.
+/// Errors (*out untouched): IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE,
+/// IMP_ERR_DIMENSION_MISMATCH, the poses' (IMP_ERR_NOT_FINITE,
+/// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE: a translation beyond
+/// IMP_MAX_COORDINATE); for a pair with a non-convex side also
+/// IMP_ERR_OUT_OF_RANGE when b's pose taken in a's frame, or a child's pose
+/// composed with it, leaves that range (two poses within it may be up to
+/// twice that apart).
 IMP_API imp_status imp_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
 				imp_simplex_cache *cache, imp_closest2_result *out);
 
@@ -182,7 +188,8 @@ IMP_API double imp_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *
 IMP_API imp_status imp_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 				imp_simplex_cache *cache, imp_closest3_result *out);
 
-/// The 3D queries with options (NULL: the defaults).
+/// The 3D queries with options (NULL: the defaults). Invalid options make
+/// the query invalid (false, NaN, IMP_ERR_BAD_OPTIONS).
 IMP_API bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			     imp_simplex_cache *cache, const imp_query_options *options);
 IMP_API double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,

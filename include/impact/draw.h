@@ -66,12 +66,15 @@ IMP_API imp_vec2 imp_draw_project(const imp_debug_draw *draw, imp_vec3 p);
 /// Draws a 2D shape at a pose: a polygon (with its radius), a circle, a
 /// capsule, or the outline of a user shape (its supports in 64 directions).
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
-/// the pose's error.
+/// the pose's (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE),
+/// IMP_ERR_NOT_FINITE (a user support's point: the outline is not drawn),
+/// IMP_ERR_OUT_OF_RANGE (a compound child's pose composed with `pose`); a
+/// compound's children before the failing one are drawn.
 IMP_API imp_status imp_draw_shape2(const imp_debug_draw *draw, const imp_shape *shape, imp_pose2 pose,
 				   imp_color color);
 /// Draws a 3D shape at a pose through the view: the outline of its
 /// projection (its supports in 64 directions of the picture's plane), a
-/// circle for a sphere.
+/// circle for a sphere. Errors as imp_draw_shape2.
 IMP_API imp_status imp_draw_shape3(const imp_debug_draw *draw, const imp_shape *shape, imp_pose3 pose,
 				   imp_color color);
 

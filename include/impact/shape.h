@@ -77,26 +77,38 @@ typedef imp_vec2 imp_support2_fn(const void *user, imp_vec2 direction);
 /// disc (a point if radius is 0), two a capsule (a segment if radius is 0).
 /// Errors: IMP_ERR_NULL_ARGUMENT (points or out NULL), IMP_ERR_BAD_COUNT
 /// (count < 1 or > IMP_POLYGON_MAX_POINTS), IMP_ERR_NOT_FINITE (a coordinate),
-/// IMP_ERR_BAD_RADIUS (radius < 0, NaN or infinite), IMP_ERR_OUT_OF_MEMORY.
-/// On error *out is unchanged and nothing is allocated.
+/// IMP_ERR_OUT_OF_RANGE (a coordinate or the radius beyond
+/// IMP_MAX_COORDINATE), IMP_ERR_BAD_RADIUS (radius < 0, NaN or infinite),
+/// IMP_ERR_OUT_OF_MEMORY. On error *out is unchanged and nothing is allocated.
 IMP_API imp_status imp_shape_polygon(const imp_vec2 *points, int count, double radius, imp_shape **out);
 
 /// imp_shape_polygon with an allocator (NULL: malloc). The shape keeps a copy
-/// of the allocator and frees itself through it.
+/// of the allocator and frees itself through it. Errors as imp_shape_polygon,
+/// and IMP_ERR_NULL_ARGUMENT for an allocator with only some functions set.
 IMP_API imp_status imp_shape_polygon_ex(const imp_vec2 *points, int count, double radius,
 					const imp_allocator *allocator, imp_shape **out);
 
 /// A disc of `radius` centred at `center`. radius must be > 0.
+/// Errors: IMP_ERR_NULL_ARGUMENT (out), IMP_ERR_BAD_RADIUS (radius not > 0,
+/// or infinite), IMP_ERR_NOT_FINITE (a coordinate of center),
+/// IMP_ERR_OUT_OF_RANGE (a coordinate or the radius beyond
+/// IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_circle(imp_vec2 center, double radius, imp_shape **out);
 
 /// The points within `radius` of segment [p0, p1]. radius must be > 0;
-/// p0 == p1 gives a disc.
+/// p0 == p1 gives a disc. Errors as imp_shape_circle (p0, p1 as center).
 IMP_API imp_status imp_shape_capsule2(imp_vec2 p0, imp_vec2 p1, double radius, imp_shape **out);
 
-/// The segment [p0, p1] (a capsule of radius 0).
+/// The segment [p0, p1] (a capsule of radius 0). Errors:
+/// IMP_ERR_NULL_ARGUMENT (out), IMP_ERR_NOT_FINITE (a coordinate),
+/// IMP_ERR_OUT_OF_RANGE (a coordinate beyond IMP_MAX_COORDINATE),
+/// IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_segment2(imp_vec2 p0, imp_vec2 p1, imp_shape **out);
 
 /// The box [-hx, hx] x [-hy, hy] rounded by `radius`. hx, hy must be > 0.
+/// Errors: IMP_ERR_NULL_ARGUMENT (out), IMP_ERR_BAD_RADIUS (hx or hy not > 0
+/// or infinite; radius < 0, NaN or infinite), IMP_ERR_OUT_OF_RANGE (hx, hy
+/// or radius beyond IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape **out);
 
 /// A 2D shape whose core is given by `support` (called with `user`, which
@@ -104,7 +116,9 @@ IMP_API imp_status imp_shape_box2(double hx, double hy, double radius, imp_shape
 /// lives. The callback is called here, along the four axis directions, to
 /// find a point inside the core and a bound: a non-finite answer gives
 /// IMP_ERR_NOT_FINITE. Errors also: IMP_ERR_NULL_ARGUMENT (support or out),
-/// IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY.
+/// IMP_ERR_BAD_RADIUS (radius < 0, NaN or infinite), IMP_ERR_OUT_OF_RANGE
+/// (the radius or a coordinate of an axis support beyond
+/// IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_user2(imp_support2_fn *support, const void *user, double radius, imp_shape **out);
 
 /// Frees a shape. NULL is ignored. The shape must not be used (nor
@@ -134,14 +148,19 @@ IMP_API int imp_shape_vertices2(const imp_shape *shape, imp_vec2 *out, int capac
 /// (world frame; any finite non-zero length). Errors: IMP_ERR_NULL_ARGUMENT,
 /// IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH, IMP_ERR_NOT_FINITE (a
 /// non-finite or zero direction, a non-finite pose or user support),
-/// IMP_ERR_BAD_ROTATION.
+/// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE (the pose's translation
+/// beyond IMP_MAX_COORDINATE; for a compound, also a child's pose composed
+/// with `pose`); *out untouched then.
 IMP_API imp_status imp_shape_support2(const imp_shape *shape, imp_pose2 pose, imp_vec2 direction, imp_vec2 *out);
 
 /// The tight bounding box of the rounded shape at `pose`. A non-convex
 /// shape's (compound, chain) is the union of the turned boxes of its
 /// hierarchy's nodes three levels below the root: a few boxes a pose, not
 /// every vertex; it holds the shape, and is the box a world gives its
-/// body.
+/// body. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE,
+/// IMP_ERR_DIMENSION_MISMATCH, the pose's (IMP_ERR_NOT_FINITE,
+/// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), IMP_ERR_NOT_FINITE (a user
+/// support's point).
 IMP_API imp_status imp_shape_aabb2(const imp_shape *shape, imp_pose2 pose, imp_aabb2 *out);
 
 /// True when `pose` is finite with a unit rotation (|c^2 + s^2 - 1| <= 1e-9),
@@ -164,14 +183,20 @@ typedef imp_vec3 imp_support3_fn(const void *user, imp_vec3 direction);
 /// climbing. Errors as imp_shape_polygon, with IMP_POLYTOPE_MAX_POINTS.
 IMP_API imp_status imp_shape_polytope(const imp_vec3 *points, int count, double radius, imp_shape **out);
 
-/// imp_shape_polytope with an allocator (NULL: malloc).
+/// imp_shape_polytope with an allocator (NULL: malloc); IMP_ERR_NULL_ARGUMENT
+/// also for an allocator with only some functions set.
 IMP_API imp_status imp_shape_polytope_ex(const imp_vec3 *points, int count, double radius,
 					 const imp_allocator *allocator, imp_shape **out);
 
-/// A sphere of `radius` (> 0) centred at `center`.
+/// A sphere of `radius` (> 0) centred at `center`. Errors:
+/// IMP_ERR_NULL_ARGUMENT (out), IMP_ERR_NOT_FINITE (a coordinate of center),
+/// IMP_ERR_BAD_RADIUS (radius not > 0, or infinite), IMP_ERR_OUT_OF_RANGE (a
+/// coordinate or the radius beyond IMP_MAX_COORDINATE),
+/// IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_sphere(imp_vec3 center, double radius, imp_shape **out);
 
-/// The points within `radius` (> 0) of segment [p0, p1].
+/// The points within `radius` (> 0) of segment [p0, p1]. Errors as
+/// imp_shape_sphere (p0, p1 as center).
 IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, imp_shape **out);
 
 /// Boxes, cylinders, cones and ellipsoids are centred on their shape's
@@ -183,7 +208,10 @@ IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, i
 /// corners.
 ///
 /// The box [-hx, hx] x [-hy, hy] x [-hz, hz] rounded by `radius`. Half
-/// sizes must be > 0 (IMP_ERR_BAD_RADIUS otherwise). It keeps its eight
+/// sizes must be > 0. Errors: IMP_ERR_NULL_ARGUMENT (out), IMP_ERR_BAD_RADIUS
+/// (a half size not > 0 or infinite; radius < 0, NaN or infinite),
+/// IMP_ERR_OUT_OF_RANGE (a half size or the radius beyond
+/// IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY. It keeps its eight
 /// corners, 12 edges and 6 faces at every aspect ratio (vertex k is the
 /// corner (+-hx, +-hy, +-hz) by the bits of k): those of imp_shape_polytope
 /// on the same corners, except that the polytope flattens a box thinner
@@ -191,12 +219,13 @@ IMP_API imp_status imp_shape_capsule3(imp_vec3 p0, imp_vec3 p1, double radius, i
 IMP_API imp_status imp_shape_box3(double hx, double hy, double hz, double radius, imp_shape **out);
 
 /// The cylinder of `cylinder_radius` about the z axis, z in [-half_height,
-/// half_height], rounded by `radius`. Sizes > 0.
+/// half_height], rounded by `radius`. Sizes > 0. Errors as imp_shape_box3
+/// (the sizes as its half sizes).
 IMP_API imp_status imp_shape_cylinder(double half_height, double cylinder_radius, double radius, imp_shape **out);
 
 /// The cone about the z axis with its base disc of `base_radius` at z =
 /// -half_height and its apex at z = +half_height, rounded by `radius`.
-/// Sizes > 0.
+/// Sizes > 0. Errors as imp_shape_box3 (the sizes as its half sizes).
 IMP_API imp_status imp_shape_cone(double half_height, double base_radius, double radius, imp_shape **out);
 
 /// The smallest semi-axis imp_shape_ellipsoid accepts: its square is a
@@ -220,11 +249,14 @@ IMP_API imp_status imp_shape_cone(double half_height, double base_radius, double
 /// IMP_ERR_BAD_RADIUS for one <= 0, NaN or infinite, IMP_ERR_OUT_OF_RANGE
 /// for one outside that range (a semi-axis of 1e-200 made a shape whose
 /// box and supports were NaN) or a ratio beyond the limit (a needle 4.2e16
-/// by 0.156 was called overlapping a box 378 away).
+/// by 0.156 was called overlapping a box 378 away). Errors also:
+/// IMP_ERR_NULL_ARGUMENT (out), for the rounding radius IMP_ERR_BAD_RADIUS
+/// (< 0, NaN or infinite) and IMP_ERR_OUT_OF_RANGE (beyond
+/// IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_ellipsoid(double rx, double ry, double rz, double radius, imp_shape **out);
 
 /// A 3D shape whose core is given by `support`, as imp_shape_user2 (six
-/// axis supports are taken here).
+/// axis supports are taken here), with the same errors.
 IMP_API imp_status imp_shape_user3(imp_support3_fn *support, const void *user, double radius, imp_shape **out);
 
 /// Copies the core vertices of a polytope or box (local frame), or a mesh's
@@ -261,7 +293,7 @@ IMP_API imp_status imp_shape_support3(const imp_shape *shape, imp_pose3 pose, im
 /// of its hierarchy's nodes three levels below the root (each the
 /// intersection of its axis-aligned and oriented boxes turned): a few
 /// boxes a pose, not every vertex; it holds the shape, and is the box a
-/// world gives its body.
+/// world gives its body. Errors as imp_shape_aabb2.
 IMP_API imp_status imp_shape_aabb3(const imp_shape *shape, imp_pose3 pose, imp_aabb3 *out);
 
 /// True when `pose` is finite, its translation within IMP_MAX_COORDINATE
@@ -301,7 +333,8 @@ IMP_API imp_status imp_shape_compound3(const imp_shape *const *children, const i
 /// or collinear corners) is the segment between its two corners farthest apart, or its point.
 /// Copies what it needs. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_COUNT (vertex_count < 1 or
 /// > 2^26, triangle_count < 1 or > 2^24, an index outside [0, vertex_count)), IMP_ERR_NOT_FINITE,
-/// IMP_ERR_OUT_OF_RANGE (a coordinate), IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY.
+/// IMP_ERR_OUT_OF_RANGE (a coordinate or the radius beyond IMP_MAX_COORDINATE), IMP_ERR_BAD_RADIUS
+/// (radius < 0, NaN or infinite), IMP_ERR_OUT_OF_MEMORY.
 /// imp_shape_face_count gives the triangle count and imp_shape_face a triangle's vertex indices.
 IMP_API imp_status imp_shape_mesh(const imp_vec3 *vertices, int vertex_count, const int32_t *triangles, int triangle_count,
 				  double radius, imp_shape **out);
@@ -312,16 +345,17 @@ IMP_API imp_status imp_shape_mesh(const imp_vec3 *vertices, int vertex_count, co
 /// (c + 1, r + 1): triangle 0 has corners (c, r), (c + 1, r), (c + 1, r + 1), triangle 1 (c, r),
 /// (c + 1, r + 1), (c, r + 1); under each stands a prism down to base_z. Errors:
 /// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_COUNT (rows or cols < 2, more than 2^24 cells),
-/// IMP_ERR_NOT_FINITE, IMP_ERR_BAD_RADIUS (dx or dy not > 0, radius < 0), IMP_ERR_OUT_OF_RANGE
-/// (a height at or below base_z; a coordinate beyond IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
+/// IMP_ERR_NOT_FINITE (dx, dy, base_z or a height), IMP_ERR_BAD_RADIUS (dx or dy not > 0; radius
+/// < 0, NaN or infinite), IMP_ERR_OUT_OF_RANGE (a height at or below base_z; a coordinate or the
+/// radius beyond IMP_MAX_COORDINATE), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_shape_heightfield(const double *heights, int rows, int cols, double dx, double dy, double base_z,
 					 double radius, imp_shape **out);
 
 /// A 2D chain: the segments p[0]p[1], ..., p[count-2]p[count-1] (and p[count-1]p[0] when loop),
 /// rounded by radius >= 0. count >= 2. A segment whose two points are equal is that point.
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_COUNT (count < 2 or > 2^24), IMP_ERR_NOT_FINITE,
-/// IMP_ERR_OUT_OF_RANGE, IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY. imp_shape_vertices2 gives
-/// the points back.
+/// IMP_ERR_OUT_OF_RANGE (a coordinate or the radius), IMP_ERR_BAD_RADIUS, IMP_ERR_OUT_OF_MEMORY.
+/// imp_shape_vertices2 gives the points back.
 IMP_API imp_status imp_shape_chain(const imp_vec2 *points, int count, bool loop, double radius, imp_shape **out);
 
 /// A triangle mesh (imp_shape_mesh) read from the file at `path`, rounded by radius >= 0.

@@ -103,7 +103,8 @@ typedef struct imp_world_def {
 IMP_API imp_world_def imp_default_world_def(void);
 
 /// Makes a world. On error *out is untouched and nothing leaks:
-/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_OPTIONS (dim, kind, alpha, beta,
+/// IMP_ERR_NULL_ARGUMENT (def or out, or an allocator with only some
+/// functions set), IMP_ERR_BAD_OPTIONS (dim, kind, alpha, beta,
 /// fat_ratio, capacities, worker_count, one of enqueue_task and finish_task
 /// without the other), IMP_ERR_BAD_RADIUS (margin), IMP_ERR_OUT_OF_MEMORY
 /// (memory, or a pool thread the system would not start).
@@ -180,39 +181,58 @@ typedef struct imp_body_def {
 IMP_API imp_body_def imp_default_body_def(void);
 
 /// Adds a body. Errors (the world unchanged, *out untouched):
-/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH,
+/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (inside the callback of
+/// imp_world_for_each_pair or of the step, or while a query runs),
+/// IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH, IMP_ERR_BAD_BODY_TYPE,
 /// IMP_ERR_NOT_FINITE / IMP_ERR_BAD_ROTATION / IMP_ERR_OUT_OF_RANGE (pose),
-/// IMP_ERR_BAD_BODY_TYPE, IMP_ERR_OUT_OF_MEMORY.
+/// IMP_ERR_NOT_FINITE (a user support's point for the body's box),
+/// IMP_ERR_OUT_OF_RANGE (a box not finite), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_world_add_body(imp_world *world, const imp_body_def *def, imp_body_id *out);
 
 /// Removes a body. The pairs it touched are reported as ended by the next
-/// update (under this id). IMP_ERR_BAD_ID for a stale or foreign id.
+/// update (under this id). Errors (the world unchanged):
+/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (as imp_world_add_body),
+/// IMP_ERR_BAD_ID (a stale or foreign id), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_world_remove_body(imp_world *world, imp_body_id id);
 
 /// True when the id names a body of this world.
 IMP_API bool imp_body_is_valid(const imp_world *world, imp_body_id id);
 
 /// Moves a body (teleports it: no sweep). The next update looks at it.
+/// Errors (the world unchanged): IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (as
+/// imp_world_add_body), IMP_ERR_DIMENSION_MISMATCH (a world of the other
+/// dimension), IMP_ERR_BAD_ID, the pose's (IMP_ERR_NOT_FINITE,
+/// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), the box's (as
+/// imp_world_add_body), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_body_set_pose2(imp_world *world, imp_body_id id, imp_pose2 pose);
 IMP_API imp_status imp_body_set_pose3(imp_world *world, imp_body_id id, imp_pose3 pose);
 
 /// The body's pose; inside the contact callback of imp_world_step, its pose
-/// at the contact's time.
+/// at the contact's time. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
+/// IMP_ERR_DIMENSION_MISMATCH (a world of the other dimension).
 IMP_API imp_status imp_body_get_pose2(const imp_world *world, imp_body_id id, imp_pose2 *out);
 IMP_API imp_status imp_body_get_pose3(const imp_world *world, imp_body_id id, imp_pose3 *out);
 
 /// The body's bounding box at its current pose (exact, not enlarged); inside
 /// the contact callback of imp_world_step, at its pose at the contact's time.
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID, IMP_ERR_DIMENSION_MISMATCH,
+/// IMP_ERR_NOT_FINITE (a user support's point).
 IMP_API imp_status imp_body_get_aabb2(const imp_world *world, imp_body_id id, imp_aabb2 *out);
 IMP_API imp_status imp_body_get_aabb3(const imp_world *world, imp_body_id id, imp_aabb3 *out);
 
+/// The body's type and shape (any dimension). Errors: IMP_ERR_NULL_ARGUMENT,
+/// IMP_ERR_BAD_ID.
 IMP_API imp_status imp_body_get_type(const imp_world *world, imp_body_id id, imp_body_type *out);
 IMP_API imp_status imp_body_get_shape(const imp_world *world, imp_body_id id, const imp_shape **out);
 
+/// The body's filter. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID.
 IMP_API imp_status imp_body_get_filter(const imp_world *world, imp_body_id id, imp_filter *out);
-/// New filter bits; the next update re-pairs the body.
+/// New filter bits; the next update re-pairs the body. Errors (the world
+/// unchanged): IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (as imp_world_add_body),
+/// IMP_ERR_BAD_ID, IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_body_set_filter(imp_world *world, imp_body_id id, imp_filter filter);
 
+/// The body's user data. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID.
 IMP_API imp_status imp_body_get_user_data(const imp_world *world, imp_body_id id, void **out);
 /// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID, IMP_ERR_BUSY (while a
 /// query runs: other threads may read it).
@@ -224,9 +244,10 @@ IMP_API int imp_world_body_count(const imp_world *world);
 /// Brings the pairs up to date with the bodies' poses: the broad phase looks
 /// at the bodies added or moved since the last update, the narrow phase
 /// (Level 1, or Level 2 with a margin) confirms the pairs whose boxes
-/// overlap. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_OUT_OF_MEMORY (nothing
-/// changes: the touching pairs, the events of the last update that
-/// succeeded and the state hash stay; a later update does the work).
+/// overlap. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (as
+/// imp_world_add_body), IMP_ERR_OUT_OF_MEMORY (nothing changes: the
+/// touching pairs, the events of the last update that succeeded and the
+/// state hash stay; a later update does the work).
 IMP_API imp_status imp_world_update(imp_world *world);
 
 /// Called for each touching pair; return false to stop.
@@ -306,10 +327,14 @@ IMP_API uint64_t imp_world_state_hash(const imp_world *world);
 /// velocity (radians per unit time, counter-clockwise) about the origin; it
 /// holds from now until changed, and drops a target pose. Allowed inside the
 /// contact callback of imp_world_step (the change takes effect at the
-/// contact's time). Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
-/// IMP_ERR_DIMENSION_MISMATCH (a 3D world), IMP_ERR_STATIC_BODY,
-/// IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a component beyond
-/// IMP_MAX_COORDINATE), IMP_ERR_BUSY (while a query runs).
+/// contact's time). Errors (the motion unchanged): IMP_ERR_NULL_ARGUMENT,
+/// IMP_ERR_BAD_ID, IMP_ERR_DIMENSION_MISMATCH (a world of the other
+/// dimension: 3D for imp_body_set_velocity2, 2D for imp_body_set_velocity3),
+/// IMP_ERR_STATIC_BODY, IMP_ERR_NOT_FINITE, IMP_ERR_OUT_OF_RANGE (a
+/// component beyond IMP_MAX_COORDINATE; inside the step's callback also a
+/// path over the rest of the step that would leave the range),
+/// IMP_ERR_BUSY (while a query runs), IMP_ERR_OUT_OF_MEMORY (outside the
+/// step's callback).
 IMP_API imp_status imp_body_set_velocity2(imp_world *world, imp_body_id id, imp_vec2 linear, double angular);
 /// The 3D form: `angular` is the rotation axis times the rate (radians per
 /// unit time, right-handed).
@@ -317,7 +342,8 @@ IMP_API imp_status imp_body_set_velocity3(imp_world *world, imp_body_id id, imp_
 
 /// A body's velocity as set (during a step towards a target pose: the
 /// velocity that reaches it; zero for a static body, which cannot be given
-/// one). Either output may be NULL, not both.
+/// one). Either output may be NULL, not both. Errors: IMP_ERR_NULL_ARGUMENT,
+/// IMP_ERR_BAD_ID, IMP_ERR_DIMENSION_MISMATCH.
 IMP_API imp_status imp_body_get_velocity2(const imp_world *world, imp_body_id id, imp_vec2 *linear,
 					  double *angular);
 IMP_API imp_status imp_body_get_velocity3(const imp_world *world, imp_body_id id, imp_vec3 *linear,
@@ -329,9 +355,11 @@ IMP_API imp_status imp_body_get_velocity3(const imp_world *world, imp_body_id id
 /// its origin at a constant rate through the smaller angle (2D: at most pi;
 /// 3D: the shorter arc), and it ends exactly on the target. Then it stops
 /// (velocity zero) until given another target or a velocity. A velocity set
-/// later drops the target. Errors: as imp_body_set_velocity2/3, plus the
-/// pose's (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE).
-/// Not allowed inside the contact callback (IMP_ERR_BUSY).
+/// later drops the target. Errors (the motion unchanged):
+/// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (as imp_world_add_body: the contact
+/// callback included), IMP_ERR_DIMENSION_MISMATCH, IMP_ERR_BAD_ID,
+/// IMP_ERR_STATIC_BODY, the pose's (IMP_ERR_NOT_FINITE,
+/// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_body_set_target_pose2(imp_world *world, imp_body_id id, imp_pose2 target);
 IMP_API imp_status imp_body_set_target_pose3(imp_world *world, imp_body_id id, imp_pose3 target);
 
@@ -429,10 +457,11 @@ typedef struct imp_step_stats {
 /// update only within the world's margin: docs/toi.md says how they differ.
 /// Inside the callback, imp_body_get_pose2/3 and imp_body_get_aabb2/3 give a
 /// body at the contact's time.
-/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY, IMP_ERR_NOT_FINITE (dt),
-/// IMP_ERR_OUT_OF_RANGE (dt negative or beyond IMP_MAX_COORDINATE, a body
-/// that would leave the coordinate range, or a target pose whose velocity
-/// over dt would be beyond it), IMP_ERR_BAD_OPTIONS: nothing
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BUSY (as imp_world_add_body),
+/// IMP_ERR_NOT_FINITE (dt), IMP_ERR_OUT_OF_RANGE (dt negative or beyond
+/// IMP_MAX_COORDINATE, a moving body that would leave the coordinate range
+/// or whose shape reaches farther than it from the body's origin, or a
+/// target pose whose velocity over dt would be beyond it), IMP_ERR_BAD_OPTIONS: nothing
 /// changed. IMP_ERR_OUT_OF_MEMORY: the world as it was (poses, boxes,
 /// clock, state hash) and no contacts; the callback may have been called
 /// for contacts before the failure, and velocities it set are put back.
@@ -471,13 +500,18 @@ IMP_API double imp_world_time(const imp_world *world);
 //
 // Each query has a 2D and a 3D function (suffix 2 or 3, taking imp_pose2 or
 // imp_pose3); the name without the suffix picks one by the type of the
-// pose (C11: _Generic macros; C++: overloads). Common errors, with nothing
-// written: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE,
-// IMP_ERR_DIMENSION_MISMATCH (the shape's or the call's dimension is not
-// the world's), the pose's error (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION,
-// IMP_ERR_OUT_OF_RANGE), IMP_ERR_BAD_ID (an `ignore` id that is neither
-// zeroed nor a live body), IMP_ERR_BUSY, IMP_ERR_OUT_OF_MEMORY (the query
-// buffer could not grow).
+// pose (C11: _Generic macros; C++: overloads). Common errors of the queries
+// of a shape (overlap, nearest, query_distance, casts, motion_free), with
+// nothing written:
+// IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_SHAPE, IMP_ERR_DIMENSION_MISMATCH (the
+// shape's or the call's dimension is not the world's), the pose's error
+// (IMP_ERR_NOT_FINITE, IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE),
+// IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE also for the shape's box at the
+// pose (a user support's point not finite; a box not finite), IMP_ERR_BAD_ID
+// (an `ignore` id that is neither zeroed nor a live body), IMP_ERR_BUSY
+// (inside the step's contact callback), IMP_ERR_OUT_OF_MEMORY (the query
+// buffer could not grow). imp_world_distance, imp_world_clearance and the
+// rays have lists of their own.
 
 /// Which bodies a query sees: those whose filter pairs with `filter`
 /// (imp_filter_should_pair), except `ignore`: the querying body itself, so
@@ -539,10 +573,13 @@ IMP_API imp_status imp_world_nearest3(const imp_world *world, const imp_shape *s
 /// overlapped, or was nearest to, the pose before. The poses are cut into
 /// ranges of 64 spread over the world's workers (imp_world_def's
 /// worker_count), unless another batch holds them: then on the calling
-/// thread. count >= 0. Errors: as the single queries, checked for every
-/// pose before any answer is written (nothing written then), plus
-/// IMP_ERR_BAD_COUNT; on IMP_ERR_OUT_OF_MEMORY part way, that of the
-/// lowest pose that failed, and answers of others may have been written.
+/// thread. count >= 0. Errors: as the single queries, plus
+/// IMP_ERR_BAD_COUNT. The arguments (shape, filter, count, max_distance,
+/// every pose's own values) are checked before any answer is written
+/// (nothing written then). An error found while answering (out of memory,
+/// a user support's point not finite, a box not finite at a pose) gives
+/// the status of the lowest pose that failed, whose answer is not written,
+/// and answers of other poses may have been written.
 IMP_API imp_status imp_world_overlap_any_batch2(const imp_world *world, const imp_shape *shape, const imp_pose2 *poses,
 						int count, const imp_query_filter *filter, bool *out);
 IMP_API imp_status imp_world_overlap_any_batch3(const imp_world *world, const imp_shape *shape, const imp_pose3 *poses,
@@ -561,7 +598,9 @@ typedef double imp_distance_fn(const imp_query_result *hit, void *user);
 
 /// Every body within max_distance of `shape` at `pose` (signed distances,
 /// so overlapping bodies come first), with exact distances and witness
-/// points, in order of distance (ties: index). max_distance must be finite.
+/// points, in order of distance (ties: index). max_distance must be finite
+/// (IMP_ERR_NOT_FINITE otherwise); a negative one finds only the bodies
+/// overlapping the shape by at least its magnitude.
 IMP_API imp_status imp_world_query_distance2(const imp_world *world, const imp_shape *shape, imp_pose2 pose,
 					     double max_distance, const imp_query_filter *filter,
 					     imp_distance_fn *fn, void *user);
@@ -577,7 +616,8 @@ IMP_API imp_status imp_world_query_distance3(const imp_world *world, const imp_s
 /// do. When a user shape's support returns a non-finite point (the pairwise
 /// state IMP_STATE_DEGENERATE) there is no answer: the call returns IMP_OK
 /// with distance, points and normal NaN, and body b.
-/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID (either id), IMP_ERR_BUSY.
+/// Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID (either id, or a and b the
+/// same body), IMP_ERR_BUSY (inside the step's contact callback).
 IMP_API imp_status imp_world_distance(const imp_world *world, imp_body_id a, imp_body_id b, imp_query_result *closest);
 
 /// Called with each pair at most the margin apart: a, and the result with b
@@ -587,7 +627,10 @@ typedef bool imp_clearance_fn(imp_body_id a, const imp_query_result *pair, void 
 /// The clearance of the whole world: every pair of bodies that may pair
 /// (their filters, and not both static) at a signed distance at most
 /// `margin`, each pair once (a's index below b's), in order of a then b.
-/// margin >= 0 and finite (IMP_ERR_BAD_RADIUS otherwise).
+/// Errors (fn not called): IMP_ERR_NULL_ARGUMENT (world or fn), IMP_ERR_BUSY
+/// (inside the step's contact callback), IMP_ERR_BAD_RADIUS (margin
+/// negative or not finite), IMP_ERR_OUT_OF_MEMORY; no other error of the
+/// shape queries applies.
 IMP_API imp_status imp_world_clearance(const imp_world *world, double margin, imp_clearance_fn *fn, void *user);
 
 /// How a cast ended.
@@ -680,10 +723,12 @@ typedef bool imp_ray_fn(const imp_ray_hit *hit, void *user);
 /// 0 with started_inside set (see imp_ray_hit). A body the time of impact
 /// gives up on (see imp_world_cast_shape2/3) is reported met where it
 /// stopped: no body is passed through. The point shape is made with the
-/// world. Errors: as the other queries,
-/// and IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE for the end points, and
-/// IMP_ERR_OUT_OF_RANGE for a segment longer than IMP_MAX_COORDINATE along
-/// an axis.
+/// world. Errors, with nothing written: IMP_ERR_NULL_ARGUMENT (world, hit
+/// or fn), IMP_ERR_DIMENSION_MISMATCH (the call's dimension is not the
+/// world's), IMP_ERR_NOT_FINITE / IMP_ERR_OUT_OF_RANGE (an end point),
+/// IMP_ERR_OUT_OF_RANGE (a segment longer than IMP_MAX_COORDINATE along an
+/// axis), IMP_ERR_BAD_ID (the filter's `ignore`), IMP_ERR_BUSY (inside the
+/// step's contact callback), IMP_ERR_OUT_OF_MEMORY.
 IMP_API imp_status imp_world_ray_cast2(const imp_world *world, imp_vec2 from, imp_vec2 to, const imp_query_filter *filter,
 				       imp_ray_hit *hit);
 IMP_API imp_status imp_world_ray_cast3(const imp_world *world, imp_vec3 from, imp_vec3 to, const imp_query_filter *filter,
