@@ -1271,7 +1271,7 @@ static void test_defaults(void **state)
 	(void)state;
 	imp_world_def def = imp_default_world_def();
 	assert_int_equal(def.dim, 3);
-	assert_int_equal(def.broad_phase, IMP_BROAD_SWEEP);
+	assert_int_equal(def.broad_phase, IMP_BROAD_HASH);
 	assert_true(def.hash_alpha == 0.5);
 	assert_true(def.hash_beta == 1.0);
 	assert_true(def.fat_ratio == 0.1);

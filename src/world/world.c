@@ -45,7 +45,7 @@ imp_world_def imp_default_world_def(void)
 	imp_world_def d;
 	memset(&d, 0, sizeof d);
 	d.dim = 3;
-	d.broad_phase = IMP_BROAD_SWEEP;
+	d.broad_phase = IMP_BROAD_HASH;
 	d.hash_alpha = 0.5;
 	d.hash_beta = 1.0;
 	d.fat_ratio = 0.1;
