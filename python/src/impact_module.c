@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // impact_collision._impact: the CPython extension over the C library
 // (CPython and numpy C APIs). Shapes, poses as numpy arrays or sequences,
-// the pairwise queries and their batch forms.
+// the pairwise queries and their batch forms, the World and its queries.
 //
 // Conventions (python/impact_collision/_impact.pyi has the signatures):
 // - a 2D pose is (x, y, angle); a 3D pose (x, y, z, qx, qy, qz, qw), the
@@ -68,9 +68,10 @@ static PyObject *status_name_object(int status)
 	return PyUnicode_FromFormat("IMP_STATUS_%d", status);
 }
 
-// Raises Error for `status`; `context` (may be NULL) names the argument.
-// Always returns NULL.
-static PyObject *raise_status(imp_status status, const char *context)
+// Raises Error for `status`; `context` (may be NULL) names the argument,
+// `row` (-1: none) the row of a batch or of World.set_poses (the
+// exception's .row, else None). Always returns NULL.
+static PyObject *raise_status_row(imp_status status, const char *context, Py_ssize_t row)
 {
 	PyObject *name = status_name_object((int)status);
 	if (!name)
@@ -86,21 +87,29 @@ static PyObject *raise_status(imp_status status, const char *context)
 	}
 	PyObject *code = PyLong_FromLong((long)status);
 	PyObject *text_obj = PyUnicode_FromString(text);
-	if (!code || !text_obj || PyObject_SetAttrString(exc, "status", code) < 0 ||
+	PyObject *row_obj = row >= 0 ? PyLong_FromSsize_t(row) : Py_NewRef(Py_None);
+	if (!code || !text_obj || !row_obj || PyObject_SetAttrString(exc, "status", code) < 0 ||
 	    PyObject_SetAttrString(exc, "status_name", name) < 0 ||
-	    PyObject_SetAttrString(exc, "status_text", text_obj) < 0) {
+	    PyObject_SetAttrString(exc, "status_text", text_obj) < 0 || PyObject_SetAttrString(exc, "row", row_obj) < 0) {
 		Py_XDECREF(code);
 		Py_XDECREF(text_obj);
+		Py_XDECREF(row_obj);
 		Py_DECREF(name);
 		Py_DECREF(exc);
 		return NULL;
 	}
 	Py_DECREF(code);
 	Py_DECREF(text_obj);
+	Py_DECREF(row_obj);
 	Py_DECREF(name);
 	PyErr_SetObject(Error, exc);
 	Py_DECREF(exc);
 	return NULL;
+}
+
+static PyObject *raise_status(imp_status status, const char *context)
+{
+	return raise_status_row(status, context, -1);
 }
 
 // ---------------------------------------------------------------------------
@@ -1238,7 +1247,7 @@ static PyObject *batch(PyObject *const *args, Py_ssize_t nargs, enum batch_op op
 		Py_DECREF(xa);
 		Py_DECREF(xb);
 		Py_DECREF(out);
-		return raise_status(bad_status, context);
+		return raise_status_row(bad_status, context, count >= 0 ? (Py_ssize_t)bad : -1);
 	}
 	Py_DECREF(xa);
 	Py_DECREF(xb);
@@ -1256,6 +1265,1476 @@ static PyObject *py_distance_batch(PyObject *mod, PyObject *const *args, Py_ssiz
 	(void)mod;
 	return batch(args, nargs, OP_DISTANCE, "distance_batch");
 }
+
+// ---------------------------------------------------------------------------
+// World
+//
+// A body's id in Python is the int index | generation << 32: imp_body_id's
+// first two fields (the null id is 0, which no body has). Its third field,
+// the world's serial number, is the same for every id a world hands out:
+// the World keeps it (learned from its first body) and puts it back when it
+// reads an id, so that the conversion is lossless both ways for every id of
+// that world. An int is not tied to its World, though: an id of another
+// World that happens to have the same index and generation as a live body
+// of this one names that body (the C library would refuse it; the 64 bits
+// the issue asks for have no room for the serial).
+//
+// The World keeps a dict id -> (shape, user) while a body exists, so that
+// the shapes the C world points to stay alive; the entry goes with
+// remove_body() and close(). The C world is destroyed by close(), by
+// `with`'s exit, or when the object is freed (reference count or the
+// cycle collector: the World is a GC type, the user objects may refer
+// back to it), always before the shapes are released.
+
+typedef struct {
+	PyObject_HEAD
+	imp_world *world; // NULL once closed
+	PyObject *bodies; // dict: id (int) -> (shape, user); NULL once closed
+	int dim;
+	uint32_t serial; // the C world's serial number, from its first body's id (0: no body yet)
+	int active;      // batch queries running with the GIL released (counted under the GIL)
+	int in_step;     // step() calls under way (their contact callbacks may run Python code)
+} WorldObject;
+
+static PyTypeObject World_Type;
+static PyTypeObject QueryResult_Type;
+static PyTypeObject CastHit_Type;
+static PyTypeObject RayHit_Type;
+static PyTypeObject Contact_Type;
+
+_Static_assert(sizeof(bool) == sizeof(npy_bool), "C bool arrays are numpy bool arrays");
+
+static inline uint64_t id_pack(imp_body_id id)
+{
+	return (uint64_t)id.index | (uint64_t)id.generation << 32;
+}
+
+static inline imp_body_id id_unpack(const WorldObject *w, uint64_t v)
+{
+	imp_body_id id = {(uint32_t)v, (uint32_t)(v >> 32), w->serial};
+	return id;
+}
+
+// An id as a Python int; None for the null id.
+static PyObject *id_object(imp_body_id id)
+{
+	if (imp_body_id_is_null(id))
+		Py_RETURN_NONE;
+	return PyLong_FromUnsignedLongLong(id_pack(id));
+}
+
+// Reads a body id (a Python or numpy int). An int outside 0 .. 2**64 - 1
+// can be no body's: IMP_ERR_BAD_ID, as a stale id (`row`: the error's .row,
+// -1 for none).
+static int read_id_row(PyObject *o, uint64_t *out, const char *what, Py_ssize_t row)
+{
+	if (PyBool_Check(o) || !PyIndex_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "%s: expected a body id (an int), got %s", what, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	PyObject *n = PyNumber_Index(o);
+	if (!n)
+		return -1;
+	unsigned long long v = PyLong_AsUnsignedLongLong(n);
+	Py_DECREF(n);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+		if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+			PyErr_Clear();
+			raise_status_row(IMP_ERR_BAD_ID, what, row);
+		}
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int read_id(PyObject *o, uint64_t *out, const char *what)
+{
+	return read_id_row(o, out, what, -1);
+}
+
+// Filter bits: an int in 0 .. 2**64 - 1 (o NULL: keep *out).
+static int read_bits(PyObject *o, uint64_t *out, const char *what)
+{
+	if (!o)
+		return 0;
+	if (PyBool_Check(o) || !PyIndex_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "%s: expected an int (bits), got %s", what, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	PyObject *n = PyNumber_Index(o);
+	if (!n)
+		return -1;
+	unsigned long long v = PyLong_AsUnsignedLongLong(n);
+	Py_DECREF(n);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+		if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_ValueError, "%s: expected an int in 0 .. 2**64 - 1", what);
+		}
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int read_filter(PyObject *category, PyObject *mask, int group, imp_filter *f)
+{
+	*f = imp_default_filter();
+	if (read_bits(category, &f->category, "category") < 0 || read_bits(mask, &f->mask, "mask") < 0)
+		return -1;
+	f->group = (int32_t)group;
+	return 0;
+}
+
+static imp_world *world_live(WorldObject *self)
+{
+	if (!self->world)
+		PyErr_SetString(PyExc_ValueError, "operation on a closed World");
+	return self->world;
+}
+
+// Before a call that changes the world: not closed, and no batch query of
+// another thread running (the C library would answer IMP_ERR_BUSY too;
+// close() must not free the world under it).
+static imp_world *world_mutable(WorldObject *self, const char *what)
+{
+	imp_world *w = world_live(self);
+	if (w && self->active > 0) {
+		raise_status(IMP_ERR_BUSY, what);
+		return NULL;
+	}
+	return w;
+}
+
+static int read_query_filter(WorldObject *self, PyObject *ignore, PyObject *category, PyObject *mask, int group,
+			     imp_query_filter *qf)
+{
+	*qf = imp_default_query_filter();
+	if (read_filter(category, mask, group, &qf->filter) < 0)
+		return -1;
+	if (ignore && ignore != Py_None) {
+		uint64_t v;
+		if (read_id(ignore, &v, "ignore") < 0)
+			return -1;
+		qf->ignore = id_unpack(self, v);
+	}
+	return 0;
+}
+
+// A pose in the world's dimension.
+static int read_world_pose(WorldObject *self, PyObject *o, imp_pose2 *p2, imp_pose3 *p3, const char *what)
+{
+	return self->dim == 2 ? read_pose2(o, p2, what) : read_pose3(o, p3, what);
+}
+
+static PyObject *pose_object(int dim, imp_pose2 p2, imp_pose3 p3)
+{
+	if (dim == 2) {
+		double v[3] = {p2.p.x, p2.p.y, atan2(p2.q.s, p2.q.c)};
+		return vec_array(v, 3);
+	}
+	double v[7] = {p3.p.x, p3.p.y, p3.p.z, p3.q.x, p3.q.y, p3.q.z, p3.q.w};
+	return vec_array(v, 7);
+}
+
+// ---- growable id buffer, filled by the C callbacks
+
+typedef struct {
+	uint64_t *data;
+	size_t count, cap;
+	bool failed;
+} id_buffer;
+
+static bool id_buffer_push(id_buffer *b, uint64_t v)
+{
+	if (b->count == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 64;
+		uint64_t *d = PyMem_RawRealloc(b->data, cap * sizeof *d);
+		if (!d) {
+			b->failed = true;
+			return false;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	b->data[b->count++] = v;
+	return true;
+}
+
+// The buffer as a new uint64 array of shape (count / cols, cols) (cols 1:
+// a 1-D array); frees the buffer.
+static PyObject *id_buffer_array(id_buffer *b, int cols)
+{
+	if (b->failed) {
+		PyMem_RawFree(b->data);
+		return PyErr_NoMemory();
+	}
+	npy_intp dims[2] = {(npy_intp)(b->count / (size_t)cols), cols};
+	PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(cols == 1 ? 1 : 2, dims, NPY_UINT64);
+	if (a && b->count)
+		memcpy(PyArray_DATA(a), b->data, b->count * sizeof(uint64_t));
+	PyMem_RawFree(b->data);
+	return (PyObject *)a;
+}
+
+static bool pair_to_buffer(imp_body_id a, imp_body_id b, void *user)
+{
+	id_buffer *buf = user;
+	return id_buffer_push(buf, id_pack(a)) && id_buffer_push(buf, id_pack(b));
+}
+
+static bool id_to_buffer(imp_body_id id, void *user)
+{
+	return id_buffer_push(user, id_pack(id));
+}
+
+static PyObject *events_array(const imp_pair_event *ev, int n)
+{
+	npy_intp dims[2] = {n, 2};
+	PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_UINT64);
+	if (!a)
+		return NULL;
+	uint64_t *d = (uint64_t *)PyArray_DATA(a);
+	for (int i = 0; i < n; i++) {
+		d[2 * i] = id_pack(ev[i].a);
+		d[2 * i + 1] = id_pack(ev[i].b);
+	}
+	return (PyObject *)a;
+}
+
+// ---- result objects
+
+static PyStructSequence_Field query_result_fields[] = {
+	{"id", "the body found (None: none within max_distance)"},
+	{"distance", "signed distance: > 0 apart, < 0 penetration depth (inf when none found)"},
+	{"point", "witness point on the query shape (World.distance: on body a), world frame"},
+	{"body_point", "witness point on the body; normal . (body_point - point) == distance"},
+	{"normal", "unit normal from the query shape (or body a) towards the body"},
+	{NULL, NULL},
+};
+
+static PyStructSequence_Desc query_result_desc = {
+	"impact_collision.QueryResult",
+	"A body found by World.nearest() or World.distance(): imp_query_result.",
+	query_result_fields,
+	5,
+};
+
+static PyStructSequence_Field cast_hit_fields[] = {
+	{"state", "'free' (no body met: id None, t = 1), 'hit', or 'gave up' (the search ran out of budget at t)"},
+	{"id", "the body met first (or given up on); None when free"},
+	{"t", "fraction of the motion at the contact, in [0, 1]"},
+	{"point", "contact point on the shape at t (world frame)"},
+	{"normal", "unit normal from the moving shape towards the body"},
+	{"pose", "the shape's pose at t: (x, y, angle) in 2D, (x, y, z, qx, qy, qz, qw) in 3D"},
+	{"started_inside", "hit at t = 0: the shape at pose_from overlaps the body"},
+	{NULL, NULL},
+};
+
+static PyStructSequence_Desc cast_hit_desc = {
+	"impact_collision.CastHit",
+	"The answer of World.cast_shape(): imp_cast_hit.",
+	cast_hit_fields,
+	7,
+};
+
+static PyStructSequence_Field ray_hit_fields[] = {
+	{"id", "the body met first; None when the segment meets none"},
+	{"t", "fraction along the segment, in [0, 1] (1 when no hit)"},
+	{"point", "where the segment meets the body: start + t (end - start)"},
+	{"normal", "the body's outward normal there"},
+	{"started_inside", "met at t = 0: start is inside the body"},
+	{NULL, NULL},
+};
+
+static PyStructSequence_Desc ray_hit_desc = {
+	"impact_collision.RayHit",
+	"The answer of World.ray_cast(): imp_ray_hit.",
+	ray_hit_fields,
+	5,
+};
+
+static PyStructSequence_Field contact_fields[] = {
+	{"a", "id of the first body (the lower slot)"},
+	{"b", "id of the second body"},
+	{"t", "time of the contact from the step's start, in [0, dt]"},
+	{"time", "the same on the world's clock"},
+	{"distance", "the distance then (at most the tolerance; negative when overlapping)"},
+	{"point_a", "witness point on a then (world frame)"},
+	{"point_b", "witness point on b then"},
+	{"normal", "unit normal from a to b"},
+	{"normal_speed", "relative speed along the normal: negative when they approach"},
+	{"capped", "the pair reached max_pair_calls: its report at the step's end"},
+	{NULL, NULL},
+};
+
+static PyStructSequence_Desc contact_desc = {
+	"impact_collision.Contact",
+	"A contact found by World.step(): imp_contact_event.",
+	contact_fields,
+	10,
+};
+
+static PyObject *query_result_object(const imp_query_result *r, int dim)
+{
+	PyObject *items[5] = {
+		id_object(r->body),
+		PyFloat_FromDouble(r->distance),
+		vec_array(&r->point.x, dim),
+		vec_array(&r->body_point.x, dim),
+		vec_array(&r->normal.x, dim),
+	};
+	return fill_struct(PyStructSequence_New(&QueryResult_Type), items, 5);
+}
+
+static const char *cast_state_name(imp_cast_state s)
+{
+	switch (s) {
+	case IMP_CAST_FREE: return "free";
+	case IMP_CAST_HIT: return "hit";
+	case IMP_CAST_GAVE_UP: return "gave up";
+	}
+	return "unknown";
+}
+
+static PyObject *cast_hit_object(const imp_cast_hit *h, int dim)
+{
+	PyObject *pose;
+	if (dim == 2) {
+		double v[3] = {h->pose.p.x, h->pose.p.y, 2.0 * atan2(h->pose.q.z, h->pose.q.w)};
+		pose = vec_array(v, 3);
+	} else {
+		pose = pose_object(3, imp_pose2_identity(), h->pose);
+	}
+	PyObject *items[7] = {
+		PyUnicode_FromString(cast_state_name(h->state)),
+		id_object(h->body),
+		PyFloat_FromDouble(h->t),
+		vec_array(&h->point.x, dim),
+		vec_array(&h->normal.x, dim),
+		pose,
+		PyBool_FromLong(h->started_inside),
+	};
+	return fill_struct(PyStructSequence_New(&CastHit_Type), items, 7);
+}
+
+static PyObject *ray_hit_object(const imp_ray_hit *h, int dim)
+{
+	PyObject *items[5] = {
+		id_object(h->body),
+		PyFloat_FromDouble(h->t),
+		vec_array(&h->point.x, dim),
+		vec_array(&h->normal.x, dim),
+		PyBool_FromLong(h->started_inside),
+	};
+	return fill_struct(PyStructSequence_New(&RayHit_Type), items, 5);
+}
+
+static PyObject *contact_object(const imp_contact_event *e, int dim)
+{
+	PyObject *items[10] = {
+		id_object(e->a),
+		id_object(e->b),
+		PyFloat_FromDouble(e->t),
+		PyFloat_FromDouble(e->time),
+		PyFloat_FromDouble(e->distance),
+		vec_array(&e->point_a.x, dim),
+		vec_array(&e->point_b.x, dim),
+		vec_array(&e->normal.x, dim),
+		PyFloat_FromDouble(e->normal_speed),
+		PyBool_FromLong(e->capped),
+	};
+	return fill_struct(PyStructSequence_New(&Contact_Type), items, 10);
+}
+
+// ---- making and closing
+
+static void world_release(WorldObject *self)
+{
+	imp_world *w = self->world;
+	self->world = NULL;
+	imp_world_destroy(w); // before the shapes go
+	Py_CLEAR(self->bodies);
+}
+
+static PyObject *World_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"dim", "broad_phase", "margin", "fat_ratio", "narrow_phase", "workers", NULL};
+	imp_world_def def = imp_default_world_def();
+	const char *broad = "hash";
+	int narrow = def.narrow_phase;
+	int workers = 1;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|i$sddpi:World", names, &def.dim, &broad, &def.margin, &def.fat_ratio,
+					 &narrow, &workers))
+		return NULL;
+	if (strcmp(broad, "hash") == 0)
+		def.broad_phase = IMP_BROAD_HASH;
+	else if (strcmp(broad, "sweep") == 0)
+		def.broad_phase = IMP_BROAD_SWEEP;
+	else if (strcmp(broad, "naive") == 0)
+		def.broad_phase = IMP_BROAD_NAIVE;
+	else {
+		PyErr_Format(PyExc_ValueError, "broad_phase: expected 'hash', 'sweep' or 'naive', got '%s'", broad);
+		return NULL;
+	}
+	def.narrow_phase = narrow != 0;
+	def.worker_count = workers;
+	PyObject *bodies = PyDict_New();
+	if (!bodies)
+		return NULL;
+	imp_world *w = NULL;
+	imp_status st = imp_world_create(&def, &w);
+	if (st != IMP_OK) {
+		Py_DECREF(bodies);
+		return raise_status(st, st == IMP_ERR_BAD_RADIUS ? "margin" : "World");
+	}
+	WorldObject *self = (WorldObject *)type->tp_alloc(type, 0);
+	if (!self) {
+		imp_world_destroy(w);
+		Py_DECREF(bodies);
+		return NULL;
+	}
+	self->world = w;
+	self->bodies = bodies;
+	self->dim = def.dim;
+	self->serial = 0;
+	self->active = 0;
+	self->in_step = 0;
+	return (PyObject *)self;
+}
+
+static void World_dealloc(WorldObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	world_release(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int World_traverse(WorldObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->bodies);
+	return 0;
+}
+
+static int World_clear(WorldObject *self)
+{
+	world_release(self);
+	return 0;
+}
+
+static PyObject *World_close(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->world)
+		Py_RETURN_NONE;
+	if (self->active > 0 || self->in_step > 0)
+		return raise_status(IMP_ERR_BUSY, self->in_step ? "close() inside step()" : "close() while a batch query runs");
+	world_release(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_enter(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (!world_live(self))
+		return NULL;
+	return Py_NewRef(self);
+}
+
+static PyObject *World_exit(WorldObject *self, PyObject *args)
+{
+	(void)args;
+	PyObject *r = World_close(self, NULL);
+	if (!r)
+		return NULL;
+	Py_DECREF(r);
+	Py_RETURN_FALSE;
+}
+
+// ---- bodies
+
+static int body_type_of(const char *s, imp_body_type *out)
+{
+	if (strcmp(s, "dynamic") == 0)
+		*out = IMP_BODY_DYNAMIC;
+	else if (strcmp(s, "kinematic") == 0)
+		*out = IMP_BODY_KINEMATIC;
+	else if (strcmp(s, "static") == 0)
+		*out = IMP_BODY_STATIC;
+	else {
+		PyErr_Format(PyExc_ValueError, "type: expected 'dynamic', 'kinematic' or 'static', got '%s'", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int world_pose_ok(int dim, imp_pose2 p2, imp_pose3 p3)
+{
+	return dim == 2 ? pose2_ok(p2) : pose3_ok(p3);
+}
+
+static PyObject *World_add_body(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose", "type", "category", "mask", "group", "user", NULL};
+	PyObject *so, *po, *cat = NULL, *mask = NULL, *user = Py_None;
+	const char *type_s = "dynamic";
+	int group = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|s$OOiO:add_body", names, &so, &po, &type_s, &cat, &mask, &group,
+					 &user))
+		return NULL;
+	imp_world *w = world_mutable(self, "add_body");
+	if (!w)
+		return NULL;
+	ShapeObject *shape = as_shape(so, "shape");
+	if (!shape)
+		return NULL;
+	imp_body_def def = imp_default_body_def();
+	def.shape = shape->shape;
+	if (body_type_of(type_s, &def.type) < 0 || read_filter(cat, mask, group, &def.filter) < 0 ||
+	    read_world_pose(self, po, &def.pose2, &def.pose3, "pose") < 0)
+		return NULL;
+	PyObject *entry = PyTuple_Pack(2, so, user);
+	if (!entry)
+		return NULL;
+	imp_body_id id;
+	imp_status st = imp_world_add_body(w, &def, &id);
+	if (st != IMP_OK) {
+		Py_DECREF(entry);
+		const char *ctx = st == IMP_ERR_BAD_SHAPE || st == IMP_ERR_DIMENSION_MISMATCH ? "shape"
+				  : !world_pose_ok(self->dim, def.pose2, def.pose3) ? "pose"
+										     : "add_body";
+		return raise_status(st, ctx);
+	}
+	self->serial = id.world;
+	PyObject *key = PyLong_FromUnsignedLongLong(id_pack(id));
+	if (!key || PyDict_SetItem(self->bodies, key, entry) < 0) {
+		imp_world_remove_body(w, id);
+		Py_XDECREF(key);
+		Py_DECREF(entry);
+		return NULL;
+	}
+	Py_DECREF(entry);
+	return key;
+}
+
+// Reads an id argument; *key (may be NULL) gets the dict key, a new int.
+static int world_id_arg(WorldObject *self, PyObject *o, imp_body_id *id, const char *what)
+{
+	uint64_t v;
+	if (read_id(o, &v, what) < 0)
+		return -1;
+	*id = id_unpack(self, v);
+	return 0;
+}
+
+static PyObject *World_remove_body(WorldObject *self, PyObject *arg)
+{
+	imp_world *w = world_mutable(self, "remove_body");
+	if (!w)
+		return NULL;
+	uint64_t v;
+	if (read_id(arg, &v, "id") < 0)
+		return NULL;
+	imp_status st = imp_world_remove_body(w, id_unpack(self, v));
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	PyObject *key = PyLong_FromUnsignedLongLong(v);
+	if (!key)
+		return NULL;
+	// The shape and user object go now (their finalizers may run).
+	if (PyDict_DelItem(self->bodies, key) < 0)
+		PyErr_Clear();
+	Py_DECREF(key);
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_set_pose(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError, "set_pose() takes 2 positional arguments (id, pose), got %zd", nargs);
+		return NULL;
+	}
+	imp_world *w = world_mutable(self, "set_pose");
+	if (!w)
+		return NULL;
+	imp_body_id id;
+	imp_pose2 p2;
+	imp_pose3 p3;
+	if (world_id_arg(self, args[0], &id, "id") < 0 || read_world_pose(self, args[1], &p2, &p3, "pose") < 0)
+		return NULL;
+	imp_status st = self->dim == 2 ? imp_body_set_pose2(w, id, p2) : imp_body_set_pose3(w, id, p3);
+	if (st != IMP_OK)
+		return raise_status(st, st == IMP_ERR_BAD_ID ? "id" : "pose");
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_get_pose(WorldObject *self, PyObject *arg)
+{
+	imp_world *w = world_live(self);
+	imp_body_id id;
+	if (!w || world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	imp_pose2 p2 = imp_pose2_identity();
+	imp_pose3 p3 = identity3;
+	imp_status st = self->dim == 2 ? imp_body_get_pose2(w, id, &p2) : imp_body_get_pose3(w, id, &p3);
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	return pose_object(self->dim, p2, p3);
+}
+
+// A 1-D sequence or array of ids as a new C-contiguous uint64 array.
+// Integer arrays are taken as they are (negative values refused), other
+// sequences item by item.
+static PyArrayObject *read_id_array(PyObject *o, const char *what)
+{
+	if (PyArray_Check(o)) {
+		PyArrayObject *a = (PyArrayObject *)o;
+		if (PyArray_NDIM(a) != 1 || !PyArray_ISINTEGER(a)) {
+			PyErr_Format(PyExc_TypeError, "%s: expected a 1-D array of ints (body ids), got a %d-D array of %S", what,
+				     PyArray_NDIM(a), (PyObject *)PyArray_DESCR(a));
+			return NULL;
+		}
+		if (PyArray_ISSIGNED(a)) {
+			PyArrayObject *s = (PyArrayObject *)PyArray_FROM_OTF(o, NPY_INT64, NPY_ARRAY_IN_ARRAY);
+			if (!s)
+				return NULL;
+			const int64_t *d = (const int64_t *)PyArray_DATA(s);
+			for (npy_intp i = 0; i < PyArray_DIM(s, 0); i++) {
+				if (d[i] < 0) {
+					char ctx[64];
+					snprintf(ctx, sizeof ctx, "%s[%zd]", what, (Py_ssize_t)i);
+					Py_DECREF(s);
+					return (PyArrayObject *)raise_status_row(IMP_ERR_BAD_ID, ctx, (Py_ssize_t)i);
+				}
+			}
+			Py_DECREF(s);
+		}
+		return (PyArrayObject *)PyArray_FROM_OTF(o, NPY_UINT64, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+	}
+	PyObject *seq = PySequence_Fast(o, "ids: expected a sequence or a 1-D array of ints (body ids)");
+	if (!seq)
+		return NULL;
+	npy_intp n = PySequence_Fast_GET_SIZE(seq);
+	npy_intp dims[1] = {n};
+	PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_UINT64);
+	if (!a) {
+		Py_DECREF(seq);
+		return NULL;
+	}
+	uint64_t *d = (uint64_t *)PyArray_DATA(a);
+	PyObject **items = PySequence_Fast_ITEMS(seq);
+	for (npy_intp i = 0; i < n; i++) {
+		char ctx[64];
+		snprintf(ctx, sizeof ctx, "%s[%zd]", what, (Py_ssize_t)i);
+		if (read_id_row(items[i], &d[i], ctx, (Py_ssize_t)i) < 0) {
+			Py_DECREF(seq);
+			Py_DECREF(a);
+			return NULL;
+		}
+	}
+	Py_DECREF(seq);
+	return a;
+}
+
+// A stack of poses for the world's calls: (N, 3) or (N, 7), no single pose.
+static PyArrayObject *read_world_stack(WorldObject *self, PyObject *o, npy_intp *count, const char *what)
+{
+	PyArrayObject *a = read_pose_stack(o, self->dim, count, what);
+	if (a && *count < 0) {
+		PyErr_Format(PyExc_ValueError, "%s: expected an (N, %d) stack of poses, got a single pose", what,
+			     self->dim == 2 ? 3 : 7);
+		Py_DECREF(a);
+		return NULL;
+	}
+	return a;
+}
+
+static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError, "set_poses() takes 2 positional arguments (ids, poses), got %zd", nargs);
+		return NULL;
+	}
+	imp_world *w = world_mutable(self, "set_poses");
+	if (!w)
+		return NULL;
+	PyArrayObject *ids = read_id_array(args[0], "ids");
+	if (!ids)
+		return NULL;
+	npy_intp n;
+	PyArrayObject *poses = read_world_stack(self, args[1], &n, "poses");
+	if (!poses) {
+		Py_DECREF(ids);
+		return NULL;
+	}
+	if (n != PyArray_DIM(ids, 0)) {
+		PyErr_Format(PyExc_ValueError, "set_poses: %zd ids and %zd poses: give one pose an id",
+			     (Py_ssize_t)PyArray_DIM(ids, 0), (Py_ssize_t)n);
+		Py_DECREF(ids);
+		Py_DECREF(poses);
+		return NULL;
+	}
+	const uint64_t *iv = (const uint64_t *)PyArray_DATA(ids);
+	const double *pv = (const double *)PyArray_DATA(poses);
+	imp_status st = IMP_OK;
+	npy_intp i = 0;
+	for (; i < n; i++) {
+		imp_body_id id = id_unpack(self, iv[i]);
+		st = self->dim == 2 ? imp_body_set_pose2(w, id, row_pose2(pv, n, i)) : imp_body_set_pose3(w, id, row_pose3(pv, n, i));
+		if (st != IMP_OK)
+			break;
+	}
+	Py_DECREF(ids);
+	Py_DECREF(poses);
+	if (st != IMP_OK) {
+		// Rows before i were applied; row i and those after were not.
+		char ctx[64];
+		snprintf(ctx, sizeof ctx, "%s[%zd]", st == IMP_ERR_BAD_ID ? "ids" : "poses", (Py_ssize_t)i);
+		return raise_status_row(st, ctx, (Py_ssize_t)i);
+	}
+	Py_RETURN_NONE;
+}
+
+// The (shape, user) entry of a live body (borrowed), or NULL with Error.
+static PyObject *body_entry(WorldObject *self, PyObject *arg)
+{
+	if (!world_live(self))
+		return NULL;
+	uint64_t v;
+	if (read_id(arg, &v, "id") < 0)
+		return NULL;
+	PyObject *key = PyLong_FromUnsignedLongLong(v);
+	if (!key)
+		return NULL;
+	PyObject *entry = PyDict_GetItemWithError(self->bodies, key);
+	Py_DECREF(key);
+	if (!entry && !PyErr_Occurred())
+		raise_status(IMP_ERR_BAD_ID, "id");
+	return entry;
+}
+
+static PyObject *World_user(WorldObject *self, PyObject *arg)
+{
+	PyObject *entry = body_entry(self, arg);
+	return entry ? Py_NewRef(PyTuple_GET_ITEM(entry, 1)) : NULL;
+}
+
+static PyObject *World_shape(WorldObject *self, PyObject *arg)
+{
+	PyObject *entry = body_entry(self, arg);
+	return entry ? Py_NewRef(PyTuple_GET_ITEM(entry, 0)) : NULL;
+}
+
+static PyObject *World_get_dim(WorldObject *self, void *closure)
+{
+	(void)closure;
+	return PyLong_FromLong(self->dim);
+}
+
+static PyObject *World_get_body_count(WorldObject *self, void *closure)
+{
+	(void)closure;
+	imp_world *w = world_live(self);
+	return w ? PyLong_FromLong(imp_world_body_count(w)) : NULL;
+}
+
+static PyObject *World_get_time(WorldObject *self, void *closure)
+{
+	(void)closure;
+	imp_world *w = world_live(self);
+	return w ? PyFloat_FromDouble(imp_world_time(w)) : NULL;
+}
+
+static PyObject *World_get_closed(WorldObject *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(self->world == NULL);
+}
+
+// ---- update and pairs
+
+static PyObject *World_update(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_mutable(self, "update");
+	if (!w)
+		return NULL;
+	imp_status st = imp_world_update(w);
+	if (st != IMP_OK)
+		return raise_status(st, "update");
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_touching_pairs(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	id_buffer b = {0};
+	imp_status st = imp_world_for_each_pair(w, pair_to_buffer, &b);
+	if (st != IMP_OK) {
+		PyMem_RawFree(b.data);
+		return raise_status(st, "touching_pairs");
+	}
+	return id_buffer_array(&b, 2);
+}
+
+static PyObject *World_events(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	imp_pair_events ev = imp_world_get_events(w);
+	PyObject *begin = events_array(ev.begin, ev.begin_count);
+	PyObject *end = begin ? events_array(ev.end, ev.end_count) : NULL;
+	if (!end) {
+		Py_XDECREF(begin);
+		return NULL;
+	}
+	PyObject *r = PyTuple_Pack(2, begin, end);
+	Py_DECREF(begin);
+	Py_DECREF(end);
+	return r;
+}
+
+// ---- motion and the step
+
+static PyObject *World_set_velocity(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 3) {
+		PyErr_Format(PyExc_TypeError, "set_velocity() takes 3 positional arguments (id, linear, angular), got %zd",
+			     nargs);
+		return NULL;
+	}
+	imp_world *w = world_mutable(self, "set_velocity");
+	imp_body_id id;
+	if (!w || world_id_arg(self, args[0], &id, "id") < 0)
+		return NULL;
+	imp_status st;
+	if (self->dim == 2) {
+		imp_vec2 v;
+		if (read_vec2(args[1], &v, "linear") < 0)
+			return NULL;
+		if (PyBool_Check(args[2]) || !PyNumber_Check(args[2])) {
+			PyErr_Format(PyExc_TypeError, "angular: expected a number (2D), got %s", Py_TYPE(args[2])->tp_name);
+			return NULL;
+		}
+		double a = PyFloat_AsDouble(args[2]);
+		if (a == -1.0 && PyErr_Occurred())
+			return NULL;
+		st = imp_body_set_velocity2(w, id, v, a);
+	} else {
+		imp_vec3 v, a;
+		if (read_vec3(args[1], &v, "linear") < 0 || read_vec3(args[2], &a, "angular") < 0)
+			return NULL;
+		st = imp_body_set_velocity3(w, id, v, a);
+	}
+	if (st != IMP_OK)
+		return raise_status(st, st == IMP_ERR_BAD_ID || st == IMP_ERR_STATIC_BODY ? "id" : "set_velocity");
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_get_velocity(WorldObject *self, PyObject *arg)
+{
+	imp_world *w = world_live(self);
+	imp_body_id id;
+	if (!w || world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	if (self->dim == 2) {
+		imp_vec2 v;
+		double a;
+		imp_status st = imp_body_get_velocity2(w, id, &v, &a);
+		if (st != IMP_OK)
+			return raise_status(st, "id");
+		return Py_BuildValue("(Nd)", vec_array(&v.x, 2), a);
+	}
+	imp_vec3 v, a;
+	imp_status st = imp_body_get_velocity3(w, id, &v, &a);
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	return Py_BuildValue("(NN)", vec_array(&v.x, 3), vec_array(&a.x, 3));
+}
+
+typedef struct {
+	PyObject *fn;
+	int dim;
+	bool failed; // the callback raised: the exception is held below, later contacts are not passed on
+	PyObject *type, *value, *traceback;
+} step_call;
+
+static void step_on_contact(const imp_contact_event *e, void *user)
+{
+	step_call *c = user;
+	if (c->failed)
+		return;
+	PyObject *contact = contact_object(e, c->dim);
+	PyObject *r = contact ? PyObject_CallOneArg(c->fn, contact) : NULL;
+	Py_XDECREF(contact);
+	if (!r) {
+		c->failed = true;
+		PyErr_Fetch(&c->type, &c->value, &c->traceback);
+		return;
+	}
+	Py_DECREF(r);
+}
+
+static PyObject *World_step(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"dt", "on_contact", "tolerance", "max_pair_calls", "resting_speed", NULL};
+	imp_step_opts o = imp_default_step_opts();
+	double dt;
+	PyObject *fn = Py_None;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "d|O$did:step", names, &dt, &fn, &o.tolerance, &o.max_pair_calls,
+					 &o.resting_speed))
+		return NULL;
+	imp_world *w = world_mutable(self, "step");
+	if (!w)
+		return NULL;
+	if (self->in_step > 0)
+		return raise_status(IMP_ERR_BUSY, "step() inside step()");
+	if (fn != Py_None && !PyCallable_Check(fn)) {
+		PyErr_Format(PyExc_TypeError, "on_contact: expected a callable or None, got %s", Py_TYPE(fn)->tp_name);
+		return NULL;
+	}
+	step_call call = {fn, self->dim, false, NULL, NULL, NULL};
+	if (fn != Py_None) {
+		o.on_contact = step_on_contact;
+		o.user = &call;
+	}
+	// The GIL is held: the callback runs Python code on this thread, and
+	// in_step keeps it from closing the world under the step.
+	self->in_step++;
+	imp_status st = imp_world_step(w, dt, &o);
+	self->in_step--;
+	if (call.failed) {
+		// The C step cannot be stopped: it ran to its end (the world is at
+		// t + dt), without passing later contacts to the callback.
+		PyErr_Restore(call.type, call.value, call.traceback);
+		return NULL;
+	}
+	if (st != IMP_OK)
+		return raise_status(st, st == IMP_ERR_BAD_OPTIONS ? "step options" : "step");
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_contacts(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	imp_contact_events ev = imp_world_get_contacts(w);
+	PyObject *list = PyList_New(ev.count);
+	if (!list)
+		return NULL;
+	for (int i = 0; i < ev.count; i++) {
+		PyObject *c = contact_object(&ev.items[i], self->dim);
+		if (!c) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, i, c);
+	}
+	return list;
+}
+
+// ---- planner queries
+
+#define FILTER_NAMES "ignore", "category", "mask", "group"
+#define FILTER_FORMAT "OOOi"
+#define FILTER_VARS                                                                                                    \
+	PyObject *ignore_o = NULL, *category_o = NULL, *mask_o = NULL;                                                   \
+	int group = 0
+#define FILTER_ARGS &ignore_o, &category_o, &mask_o, &group
+
+// The shape argument of a query, in the world's dimension (a shape of the
+// other one is the C library's IMP_ERR_DIMENSION_MISMATCH).
+static const char *shape_blame(imp_status st, int dim, imp_pose2 p2, imp_pose3 p3)
+{
+	if (st == IMP_ERR_BAD_ID)
+		return "ignore";
+	if (st == IMP_ERR_DIMENSION_MISMATCH || st == IMP_ERR_BAD_SHAPE)
+		return "shape";
+	return !world_pose_ok(dim, p2, p3) ? "pose" : NULL;
+}
+
+/// What a query of a shape at one pose reads: the live world, the shape,
+/// the query filter and the pose. NULL with the exception set.
+static imp_world *shape_query_args(WorldObject *self, PyObject *so, PyObject *po, PyObject *ignore_o,
+				   PyObject *category_o, PyObject *mask_o, int group, ShapeObject **s,
+				   imp_query_filter *qf, imp_pose2 *p2, imp_pose3 *p3)
+{
+	imp_world *w = world_live(self);
+	*s = w ? as_shape(so, "shape") : NULL;
+	if (*s == NULL || read_query_filter(self, ignore_o, category_o, mask_o, group, qf) < 0 ||
+	    read_world_pose(self, po, p2, p3, "pose") < 0)
+		return NULL;
+	return w;
+}
+
+static PyObject *World_overlap_any(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose", FILTER_NAMES, NULL};
+	PyObject *so, *po;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$" FILTER_FORMAT ":overlap_any", names, &so, &po, FILTER_ARGS))
+		return NULL;
+	ShapeObject *s;
+	imp_query_filter qf;
+	imp_pose2 p2;
+	imp_pose3 p3;
+	imp_world *w = shape_query_args(self, so, po, ignore_o, category_o, mask_o, group, &s, &qf, &p2, &p3);
+	if (w == NULL)
+		return NULL;
+	bool out = false;
+	imp_status st = self->dim == 2 ? imp_world_overlap_any2(w, s->shape, p2, &qf, &out)
+				       : imp_world_overlap_any3(w, s->shape, p3, &qf, &out);
+	if (st != IMP_OK)
+		return raise_status(st, shape_blame(st, self->dim, p2, p3));
+	return PyBool_FromLong(out);
+}
+
+static PyObject *World_nearest(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose", "max_distance", FILTER_NAMES, NULL};
+	PyObject *so, *po;
+	double max_distance = INFINITY;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|d$" FILTER_FORMAT ":nearest", names, &so, &po, &max_distance,
+					 FILTER_ARGS))
+		return NULL;
+	ShapeObject *s;
+	imp_query_filter qf;
+	imp_pose2 p2;
+	imp_pose3 p3;
+	imp_world *w = shape_query_args(self, so, po, ignore_o, category_o, mask_o, group, &s, &qf, &p2, &p3);
+	if (w == NULL)
+		return NULL;
+	imp_query_result r;
+	memset(&r, 0, sizeof r);
+	imp_status st = self->dim == 2 ? imp_world_nearest2(w, s->shape, p2, max_distance, &qf, &r)
+				       : imp_world_nearest3(w, s->shape, p3, max_distance, &qf, &r);
+	if (st != IMP_OK)
+		return raise_status(st, isnan(max_distance) ? "max_distance" : shape_blame(st, self->dim, p2, p3));
+	return query_result_object(&r, self->dim);
+}
+
+static PyObject *World_overlap_shape(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose", FILTER_NAMES, NULL};
+	PyObject *so, *po;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$" FILTER_FORMAT ":overlap_shape", names, &so, &po, FILTER_ARGS))
+		return NULL;
+	ShapeObject *s;
+	imp_query_filter qf;
+	imp_pose2 p2;
+	imp_pose3 p3;
+	imp_world *w = shape_query_args(self, so, po, ignore_o, category_o, mask_o, group, &s, &qf, &p2, &p3);
+	if (w == NULL)
+		return NULL;
+	id_buffer b = {0};
+	imp_status st = self->dim == 2 ? imp_world_overlap_shape2(w, s->shape, p2, &qf, id_to_buffer, &b)
+				       : imp_world_overlap_shape3(w, s->shape, p3, &qf, id_to_buffer, &b);
+	if (st != IMP_OK) {
+		PyMem_RawFree(b.data);
+		return raise_status(st, shape_blame(st, self->dim, p2, p3));
+	}
+	return id_buffer_array(&b, 1);
+}
+
+static PyObject *World_distance(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError, "distance() takes 2 positional arguments (id_a, id_b), got %zd", nargs);
+		return NULL;
+	}
+	imp_world *w = world_live(self);
+	imp_body_id a, b;
+	if (!w || world_id_arg(self, args[0], &a, "id_a") < 0 || world_id_arg(self, args[1], &b, "id_b") < 0)
+		return NULL;
+	imp_query_result r;
+	memset(&r, 0, sizeof r);
+	imp_status st = imp_world_distance(w, a, b, &r);
+	if (st != IMP_OK)
+		return raise_status(st, st == IMP_ERR_BAD_ID ? "id_a, id_b" : "distance");
+	return query_result_object(&r, self->dim);
+}
+
+static PyObject *World_cast_shape(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose_from", "pose_to", FILTER_NAMES, "tolerance", "max_iterations", NULL};
+	PyObject *so, *pf, *pt;
+	FILTER_VARS;
+	imp_cast_options opt = imp_default_cast_options();
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|$" FILTER_FORMAT "di:cast_shape", names, &so, &pf, &pt, FILTER_ARGS,
+					 &opt.tolerance, &opt.max_iterations))
+		return NULL;
+	imp_world *w = world_live(self);
+	ShapeObject *s = w ? as_shape(so, "shape") : NULL;
+	imp_query_filter qf;
+	imp_pose2 f2, t2;
+	imp_pose3 f3, t3;
+	if (!s || read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0 ||
+	    read_world_pose(self, pf, &f2, &f3, "pose_from") < 0 || read_world_pose(self, pt, &t2, &t3, "pose_to") < 0)
+		return NULL;
+	imp_cast_hit h;
+	memset(&h, 0, sizeof h);
+	imp_status st = self->dim == 2 ? imp_world_cast_shape2_ex(w, s->shape, f2, t2, &qf, &opt, &h)
+				       : imp_world_cast_shape3_ex(w, s->shape, f3, t3, &qf, &opt, &h);
+	if (st != IMP_OK) {
+		const char *ctx = st == IMP_ERR_BAD_OPTIONS			  ? "tolerance, max_iterations"
+				  : !world_pose_ok(self->dim, f2, f3)		  ? "pose_from"
+				  : !world_pose_ok(self->dim, t2, t3)		  ? "pose_to"
+										  : shape_blame(st, self->dim, f2, f3);
+		return raise_status(st, ctx);
+	}
+	return cast_hit_object(&h, self->dim);
+}
+
+static PyObject *World_motion_free(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose_from", "pose_to", FILTER_NAMES, NULL};
+	PyObject *so, *pf, *pt;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|$" FILTER_FORMAT ":motion_free", names, &so, &pf, &pt,
+					 FILTER_ARGS))
+		return NULL;
+	imp_world *w = world_live(self);
+	ShapeObject *s = w ? as_shape(so, "shape") : NULL;
+	imp_query_filter qf;
+	imp_pose2 f2, t2;
+	imp_pose3 f3, t3;
+	if (!s || read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0 ||
+	    read_world_pose(self, pf, &f2, &f3, "pose_from") < 0 || read_world_pose(self, pt, &t2, &t3, "pose_to") < 0)
+		return NULL;
+	bool out = false;
+	imp_status st = self->dim == 2 ? imp_world_motion_free2(w, s->shape, f2, t2, &qf, &out)
+				       : imp_world_motion_free3(w, s->shape, f3, t3, &qf, &out);
+	if (st != IMP_OK) {
+		const char *ctx = !world_pose_ok(self->dim, f2, f3)   ? "pose_from"
+				  : !world_pose_ok(self->dim, t2, t3) ? "pose_to"
+								      : shape_blame(st, self->dim, f2, f3);
+		return raise_status(st, ctx);
+	}
+	return PyBool_FromLong(out);
+}
+
+static PyObject *World_ray_cast(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"start", "end", FILTER_NAMES, NULL};
+	PyObject *a, *b;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$" FILTER_FORMAT ":ray_cast", names, &a, &b, FILTER_ARGS))
+		return NULL;
+	imp_world *w = world_live(self);
+	imp_query_filter qf;
+	if (!w || read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0)
+		return NULL;
+	imp_ray_hit h;
+	memset(&h, 0, sizeof h);
+	imp_status st;
+	if (self->dim == 2) {
+		imp_vec2 s2, e2;
+		if (read_vec2(a, &s2, "start") < 0 || read_vec2(b, &e2, "end") < 0)
+			return NULL;
+		st = imp_world_ray_cast2(w, s2, e2, &qf, &h);
+	} else {
+		imp_vec3 s3, e3;
+		if (read_vec3(a, &s3, "start") < 0 || read_vec3(b, &e3, "end") < 0)
+			return NULL;
+		st = imp_world_ray_cast3(w, s3, e3, &qf, &h);
+	}
+	if (st != IMP_OK)
+		return raise_status(st, st == IMP_ERR_BAD_ID ? "ignore" : "start, end");
+	return ray_hit_object(&h, self->dim);
+}
+
+// ---- batch queries: the rows made into imp_pose2/3 structs, then the C
+// batch with the GIL released.
+
+// The rows of a stack as C poses (PyMem_RawMalloc'd), or NULL with an
+// exception.
+static void *stack_poses(const double *d, npy_intp n, int dim)
+{
+	size_t size = dim == 2 ? sizeof(imp_pose2) : sizeof(imp_pose3);
+	void *p = PyMem_RawMalloc((size_t)(n > 0 ? n : 1) * size);
+	if (!p)
+		return PyErr_NoMemory();
+	for (npy_intp i = 0; i < n; i++) {
+		if (dim == 2)
+			((imp_pose2 *)p)[i] = row_pose2(d, n, i);
+		else
+			((imp_pose3 *)p)[i] = row_pose3(d, n, i);
+	}
+	return p;
+}
+
+// A batch failed with `st`: the first row whose single query fails names
+// the row (the C batch reports only the status), when the status is about
+// a pose (the pose's, or its box's); the shape's and the filter's errors
+// are no row's.
+static PyObject *raise_batch_row(WorldObject *self, imp_status st, const ShapeObject *s, const void *poses, npy_intp n,
+				 const imp_query_filter *qf)
+{
+	bool about_pose = st == IMP_ERR_NOT_FINITE || st == IMP_ERR_BAD_ROTATION || st == IMP_ERR_OUT_OF_RANGE ||
+			  st == IMP_ERR_OUT_OF_MEMORY;
+	for (npy_intp i = 0; about_pose && i < n; i++) {
+		bool o;
+		imp_status si = self->dim == 2 ? imp_world_overlap_any2(self->world, s->shape, ((const imp_pose2 *)poses)[i], qf, &o)
+					       : imp_world_overlap_any3(self->world, s->shape, ((const imp_pose3 *)poses)[i], qf, &o);
+		if (si != IMP_OK) {
+			char ctx[64];
+			snprintf(ctx, sizeof ctx, "poses[%zd]", (Py_ssize_t)i);
+			return raise_status_row(si, ctx, (Py_ssize_t)i);
+		}
+	}
+	return raise_status(st, st == IMP_ERR_BAD_ID ? "ignore" : st == IMP_ERR_BAD_COUNT ? "poses" : about_pose ? NULL : "shape");
+}
+
+// The common arguments of the two batches. Returns the C poses (or NULL).
+static void *batch_args(WorldObject *self, PyObject *so, PyObject *po, ShapeObject **s, npy_intp *n)
+{
+	if (!world_live(self) || !(*s = as_shape(so, "shape")))
+		return NULL;
+	PyArrayObject *a = read_world_stack(self, po, n, "poses");
+	if (!a)
+		return NULL;
+	if (*n > INT_MAX) {
+		Py_DECREF(a);
+		raise_status(IMP_ERR_BAD_COUNT, "poses");
+		return NULL;
+	}
+	void *poses = stack_poses((const double *)PyArray_DATA(a), *n, self->dim);
+	Py_DECREF(a);
+	return poses;
+}
+
+static PyObject *World_overlap_any_batch(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "poses", FILTER_NAMES, NULL};
+	PyObject *so, *po;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$" FILTER_FORMAT ":overlap_any_batch", names, &so, &po,
+					 FILTER_ARGS))
+		return NULL;
+	imp_query_filter qf;
+	ShapeObject *s;
+	npy_intp n;
+	void *poses = batch_args(self, so, po, &s, &n);
+	if (!poses)
+		return NULL;
+	if (read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0) {
+		PyMem_RawFree(poses);
+		return NULL;
+	}
+	npy_intp dims[1] = {n};
+	PyArrayObject *out = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+	if (!out) {
+		PyMem_RawFree(poses);
+		return NULL;
+	}
+	imp_world *w = self->world;
+	bool *o = (bool *)PyArray_DATA(out);
+	imp_status st;
+	self->active++;
+	Py_BEGIN_ALLOW_THREADS
+	st = self->dim == 2 ? imp_world_overlap_any_batch2(w, s->shape, poses, (int)n, &qf, o)
+			    : imp_world_overlap_any_batch3(w, s->shape, poses, (int)n, &qf, o);
+	Py_END_ALLOW_THREADS
+	self->active--;
+	if (st != IMP_OK) {
+		Py_DECREF(out);
+		raise_batch_row(self, st, s, poses, n, &qf);
+		PyMem_RawFree(poses);
+		return NULL;
+	}
+	PyMem_RawFree(poses);
+	return (PyObject *)out;
+}
+
+static PyObject *World_nearest_batch(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "poses", "max_distance", FILTER_NAMES, NULL};
+	PyObject *so, *po;
+	double max_distance = INFINITY;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|d$" FILTER_FORMAT ":nearest_batch", names, &so, &po, &max_distance,
+					 FILTER_ARGS))
+		return NULL;
+	imp_query_filter qf;
+	ShapeObject *s;
+	npy_intp n;
+	void *poses = batch_args(self, so, po, &s, &n);
+	if (!poses)
+		return NULL;
+	if (read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0) {
+		PyMem_RawFree(poses);
+		return NULL;
+	}
+	if (isnan(max_distance)) {
+		PyMem_RawFree(poses);
+		return raise_status(IMP_ERR_NOT_FINITE, "max_distance");
+	}
+	int dim = self->dim;
+	imp_query_result *r = PyMem_RawCalloc((size_t)(n > 0 ? n : 1), sizeof *r);
+	npy_intp d1[1] = {n}, d2[2] = {n, dim};
+	PyArrayObject *ids = (PyArrayObject *)PyArray_SimpleNew(1, d1, NPY_UINT64);
+	PyArrayObject *dist = (PyArrayObject *)PyArray_SimpleNew(1, d1, NPY_DOUBLE);
+	PyArrayObject *pt = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+	PyArrayObject *bp = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+	PyArrayObject *nr = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+	if (!r || !ids || !dist || !pt || !bp || !nr) {
+		if (!r)
+			PyErr_NoMemory();
+		goto fail;
+	}
+	imp_world *w = self->world;
+	imp_status st;
+	self->active++;
+	Py_BEGIN_ALLOW_THREADS
+	st = dim == 2 ? imp_world_nearest_batch2(w, s->shape, poses, (int)n, max_distance, &qf, r)
+		      : imp_world_nearest_batch3(w, s->shape, poses, (int)n, max_distance, &qf, r);
+	if (st == IMP_OK) {
+		uint64_t *di = (uint64_t *)PyArray_DATA(ids);
+		double *dd = (double *)PyArray_DATA(dist), *dp = (double *)PyArray_DATA(pt),
+		       *db = (double *)PyArray_DATA(bp), *dn = (double *)PyArray_DATA(nr);
+		for (npy_intp i = 0; i < n; i++) {
+			di[i] = imp_body_id_is_null(r[i].body) ? 0 : id_pack(r[i].body);
+			dd[i] = r[i].distance;
+			memcpy(dp + i * dim, &r[i].point.x, (size_t)dim * sizeof(double));
+			memcpy(db + i * dim, &r[i].body_point.x, (size_t)dim * sizeof(double));
+			memcpy(dn + i * dim, &r[i].normal.x, (size_t)dim * sizeof(double));
+		}
+	}
+	Py_END_ALLOW_THREADS
+	self->active--;
+	if (st != IMP_OK) {
+		raise_batch_row(self, st, s, poses, n, &qf);
+		goto fail;
+	}
+	PyMem_RawFree(r);
+	PyMem_RawFree(poses);
+	return Py_BuildValue("(NNNNN)", ids, dist, pt, bp, nr);
+fail:
+	PyMem_RawFree(r);
+	PyMem_RawFree(poses);
+	Py_XDECREF(ids);
+	Py_XDECREF(dist);
+	Py_XDECREF(pt);
+	Py_XDECREF(bp);
+	Py_XDECREF(nr);
+	return NULL;
+}
+
+#undef FILTER_NAMES
+#undef FILTER_FORMAT
+#undef FILTER_VARS
+#undef FILTER_ARGS
+
+#define WFAST(f) (PyCFunction)(void (*)(void))(f)
+#define FILTER_SIG "ignore=None, category=1, mask=18446744073709551615, group=0"
+
+static PyMethodDef World_methods[] = {
+	{"close", (PyCFunction)World_close, METH_NOARGS,
+	 "close($self, /)\n--\n\nDestroys the C world and releases the bodies' shapes and user objects. "
+	 "Idempotent; a closed World refuses every call (ValueError)."},
+	{"__enter__", (PyCFunction)World_enter, METH_NOARGS, "__enter__($self, /)\n--\n\nReturns self."},
+	{"__exit__", (PyCFunction)World_exit, METH_VARARGS, "__exit__($self, *args)\n--\n\nCloses the world."},
+	{"add_body", WFAST(World_add_body), METH_VARARGS | METH_KEYWORDS,
+	 "add_body($self, /, shape, pose, type='dynamic', *, category=1, mask=18446744073709551615, group=0, user=None)\n--\n\n"
+	 "Returns the new body's id (an int). type: 'dynamic', 'kinematic' or 'static'. The World keeps the shape and\n"
+	 "the user object alive while the body exists."},
+	{"remove_body", (PyCFunction)World_remove_body, METH_O,
+	 "remove_body($self, id, /)\n--\n\nRemoves the body (its pairs end at the next update) and releases its shape and user object."},
+	{"set_pose", WFAST(World_set_pose), METH_FASTCALL,
+	 "set_pose($self, id, pose, /)\n--\n\nTeleports the body (the next update looks at it)."},
+	{"get_pose", (PyCFunction)World_get_pose, METH_O,
+	 "get_pose($self, id, /)\n--\n\nReturns the body's pose as a new array: (x, y, angle) or (x, y, z, qx, qy, qz, qw)."},
+	{"set_poses", WFAST(World_set_poses), METH_FASTCALL,
+	 "set_poses($self, ids, poses, /)\n--\n\nset_pose() over a 1-D sequence of ids and an (N, 3) / (N, 7) stack, in order.\n"
+	 "On the first row refused, raises Error naming it (.row): the rows before it were applied, it and the rest not."},
+	{"user", (PyCFunction)World_user, METH_O, "user($self, id, /)\n--\n\nReturns the body's user object."},
+	{"shape", (PyCFunction)World_shape, METH_O, "shape($self, id, /)\n--\n\nReturns the body's Shape."},
+	{"update", (PyCFunction)World_update, METH_NOARGS,
+	 "update($self, /)\n--\n\nBrings the touching pairs and the begin/end events up to date with the poses."},
+	{"touching_pairs", (PyCFunction)World_touching_pairs, METH_NOARGS,
+	 "touching_pairs($self, /)\n--\n\nReturns the pairs touching at the last update as an (M, 2) uint64 array of ids "
+	 "(each pair once, the lower slot first)."},
+	{"events", (PyCFunction)World_events, METH_NOARGS,
+	 "events($self, /)\n--\n\nReturns (begin, end): the pairs that began and ended touching at the last update, "
+	 "each an (M, 2) uint64 array of ids. An ended pair of a removed body names the removed id."},
+	{"set_velocity", WFAST(World_set_velocity), METH_FASTCALL,
+	 "set_velocity($self, id, linear, angular, /)\n--\n\nThe body's motion for step(): linear velocity of its origin, "
+	 "angular velocity (2D: a number; 3D: a vector). Allowed inside step()'s on_contact."},
+	{"get_velocity", (PyCFunction)World_get_velocity, METH_O,
+	 "get_velocity($self, id, /)\n--\n\nReturns (linear, angular)."},
+	{"step", WFAST(World_step), METH_VARARGS | METH_KEYWORDS,
+	 "step($self, /, dt, on_contact=None, *, tolerance=0.0, max_pair_calls=65536, resting_speed=0.0)\n--\n\n"
+	 "Advances the world by dt (the time-of-impact step), calling on_contact(Contact) for each contact in time order.\n"
+	 "An exception raised by on_contact propagates out of step(); the step itself cannot be stopped: it runs to its\n"
+	 "end (the bodies at t + dt) without calling on_contact again."},
+	{"contacts", (PyCFunction)World_contacts, METH_NOARGS,
+	 "contacts($self, /)\n--\n\nReturns the contacts of the last step, a list of Contact in time order."},
+	{"overlap_any", WFAST(World_overlap_any), METH_VARARGS | METH_KEYWORDS,
+	 "overlap_any($self, /, shape, pose, *, " FILTER_SIG ")\n--\n\nReturns bool: does any body overlap the shape at the pose?"},
+	{"nearest", WFAST(World_nearest), METH_VARARGS | METH_KEYWORDS,
+	 "nearest($self, /, shape, pose, max_distance=math.inf, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns QueryResult: the body nearest to the shape (smallest signed distance) within max_distance\n"
+	 "(default: no bound; id None and distance inf when none)."},
+	{"overlap_shape", WFAST(World_overlap_shape), METH_VARARGS | METH_KEYWORDS,
+	 "overlap_shape($self, /, shape, pose, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns the ids of every body overlapping the shape at the pose, a uint64 array in slot order."},
+	{"distance", WFAST(World_distance), METH_FASTCALL,
+	 "distance($self, id_a, id_b, /)\n--\n\nReturns QueryResult: the signed distance between two bodies "
+	 "(id = id_b, point on a, body_point on b)."},
+	{"cast_shape", WFAST(World_cast_shape), METH_VARARGS | METH_KEYWORDS,
+	 "cast_shape($self, /, shape, pose_from, pose_to, *, " FILTER_SIG ", tolerance=0.0, max_iterations=4096)\n--\n\n"
+	 "Returns CastHit: the first body the shape meets moving from pose_from to pose_to."},
+	{"motion_free", WFAST(World_motion_free), METH_VARARGS | METH_KEYWORDS,
+	 "motion_free($self, /, shape, pose_from, pose_to, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns bool: True exactly when cast_shape() would be 'free'."},
+	{"ray_cast", WFAST(World_ray_cast), METH_VARARGS | METH_KEYWORDS,
+	 "ray_cast($self, /, start, end, *, " FILTER_SIG ")\n--\n\nReturns RayHit: the first body the segment meets."},
+	{"overlap_any_batch", WFAST(World_overlap_any_batch), METH_VARARGS | METH_KEYWORDS,
+	 "overlap_any_batch($self, /, shape, poses, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns a bool array: overlap_any() over an (N, 3) / (N, 7) stack of poses. GIL released."},
+	{"nearest_batch", WFAST(World_nearest_batch), METH_VARARGS | METH_KEYWORDS,
+	 "nearest_batch($self, /, shape, poses, max_distance=math.inf, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns (ids, distances, points, body_points, normals) arrays: nearest() over a stack of poses\n"
+	 "(id 0 and distance inf where none). GIL released."},
+	{NULL, NULL, 0, NULL},
+};
+
+#undef WFAST
+#undef FILTER_SIG
+
+static PyGetSetDef World_getset[] = {
+	{"dim", (getter)World_get_dim, NULL, "2 or 3.", NULL},
+	{"body_count", (getter)World_get_body_count, NULL, "The number of bodies.", NULL},
+	{"time", (getter)World_get_time, NULL, "The world's clock: the sum of the steps' dt.", NULL},
+	{"closed", (getter)World_get_closed, NULL, "True once close() ran.", NULL},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject World_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "impact_collision.World",
+	.tp_basicsize = sizeof(WorldObject),
+	.tp_dealloc = (destructor)World_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = "World(dim=3, *, broad_phase='hash', margin=0.0, fat_ratio=0.1, narrow_phase=True, workers=1)\n--\n\n"
+		  "A world of bodies (imp_world): keyword options over imp_default_world_def(). A context manager;\n"
+		  "close() (or the object's end) destroys the C world.",
+	.tp_traverse = (traverseproc)World_traverse,
+	.tp_clear = (inquiry)World_clear,
+	.tp_methods = World_methods,
+	.tp_getset = World_getset,
+	.tp_new = World_new,
+};
 
 // ---------------------------------------------------------------------------
 // The C side of bench/python_quick.py: times the plain C loop over the same
@@ -1466,8 +2945,14 @@ PyMODINIT_FUNC PyInit__impact(void)
 
 	if (PyType_Ready(&Shape_Type) < 0)
 		return NULL;
+	if (PyType_Ready(&World_Type) < 0)
+		return NULL;
 	if (PyStructSequence_InitType2(&ClosestResult_Type, &closest_desc) < 0 ||
-	    PyStructSequence_InitType2(&TimeOfImpactResult_Type, &toi_desc) < 0)
+	    PyStructSequence_InitType2(&TimeOfImpactResult_Type, &toi_desc) < 0 ||
+	    PyStructSequence_InitType2(&QueryResult_Type, &query_result_desc) < 0 ||
+	    PyStructSequence_InitType2(&CastHit_Type, &cast_hit_desc) < 0 ||
+	    PyStructSequence_InitType2(&RayHit_Type, &ray_hit_desc) < 0 ||
+	    PyStructSequence_InitType2(&Contact_Type, &contact_desc) < 0)
 		return NULL;
 
 	PyObject *m = PyModule_Create(&module_def);
@@ -1476,7 +2961,7 @@ PyMODINIT_FUNC PyInit__impact(void)
 	Error = PyErr_NewExceptionWithDoc(
 		"impact_collision.Error",
 		"An imp_status error of the C library. Attributes: status (int), status_name (e.g. 'IMP_ERR_NOT_FINITE'), "
-		"status_text (imp_status_string).",
+		"status_text (imp_status_string), row (the row of a batch or of World.set_poses the error is about, else None).",
 		PyExc_ValueError, NULL);
 	if (!Error)
 		goto fail;
@@ -1499,6 +2984,23 @@ PyMODINIT_FUNC PyInit__impact(void)
 	if (PyModule_AddObject(m, "TimeOfImpactResult", (PyObject *)&TimeOfImpactResult_Type) < 0) {
 		Py_DECREF(&TimeOfImpactResult_Type);
 		goto fail;
+	}
+	static const struct {
+		const char *name;
+		PyTypeObject *type;
+	} world_types[] = {
+		{"World", &World_Type},
+		{"QueryResult", &QueryResult_Type},
+		{"CastHit", &CastHit_Type},
+		{"RayHit", &RayHit_Type},
+		{"Contact", &Contact_Type},
+	};
+	for (size_t i = 0; i < sizeof world_types / sizeof world_types[0]; i++) {
+		Py_INCREF(world_types[i].type);
+		if (PyModule_AddObject(m, world_types[i].name, (PyObject *)world_types[i].type) < 0) {
+			Py_DECREF(world_types[i].type);
+			goto fail;
+		}
 	}
 	if (add_status_constants(m) < 0)
 		goto fail;
