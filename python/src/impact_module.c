@@ -330,22 +330,32 @@ static int read_doubles(PyObject *o, int n, double *out, const char *what, const
 			return 0;
 		}
 	} else if (PyTuple_CheckExact(o) || PyList_CheckExact(o)) {
-		Py_ssize_t len = PySequence_Fast_GET_SIZE(o);
+		// A list is snapshot into a tuple first: converting an item can
+		// run Python code (__float__) that mutates the list, which would
+		// free the items under a pointer into its storage. The tuple (ours)
+		// keeps every item alive until the end.
+		PyObject *t = PyList_CheckExact(o) ? PyList_AsTuple(o) : Py_NewRef(o);
+		if (!t)
+			return -1;
+		Py_ssize_t len = PyTuple_GET_SIZE(t);
 		if (len != n) {
+			Py_DECREF(t);
 			PyErr_Format(PyExc_ValueError, "%s: expected %s, got a sequence of length %zd", what, form, len);
 			return -1;
 		}
-		PyObject **items = PySequence_Fast_ITEMS(o);
 		for (int i = 0; i < n; i++) {
-			PyObject *item = items[i];
+			PyObject *item = Py_NewRef(PyTuple_GET_ITEM(t, i));
 			if (PyFloat_CheckExact(item)) {
 				out[i] = PyFloat_AS_DOUBLE(item);
+				Py_DECREF(item);
 				continue;
 			}
 			if (PyComplex_Check(item) || PyArray_IsScalar(item, ComplexFloating) || PyUnicode_Check(item) ||
 			    PyBytes_Check(item) || !PyNumber_Check(item)) {
 				PyErr_Format(PyExc_TypeError, "%s: expected %s, item %d is a %s", what, form, i,
 					     Py_TYPE(item)->tp_name);
+				Py_DECREF(item);
+				Py_DECREF(t);
 				return -1;
 			}
 			out[i] = PyFloat_AsDouble(item);
@@ -355,9 +365,13 @@ static int read_doubles(PyObject *o, int n, double *out, const char *what, const
 				PyErr_Clear();
 				PyErr_Format(PyExc_TypeError, "%s: expected %s, item %d (a %s) is not a real number", what,
 					     form, i, Py_TYPE(item)->tp_name);
+				Py_DECREF(item);
+				Py_DECREF(t);
 				return -1;
 			}
+			Py_DECREF(item);
 		}
+		Py_DECREF(t);
 		return 0;
 	}
 	PyArrayObject *a = (PyArrayObject *)PyArray_FROM_OTF(o, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
@@ -427,10 +441,13 @@ static int read_vec3(PyObject *o, imp_vec3 *out, const char *what)
 }
 
 // An (N, cols) float64 C-contiguous array from `o` (new reference), for
-// point clouds.
+// point clouds. Always a private copy: the constructors read it with the
+// GIL released, and another thread must not be able to change the points
+// between the library's checks and its use of them.
 static PyArrayObject *read_points(PyObject *o, int cols, const char *what)
 {
-	PyArrayObject *a = (PyArrayObject *)PyArray_FROM_OTF(o, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
+	PyArrayObject *a =
+		(PyArrayObject *)PyArray_FROM_OTF(o, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_ENSURECOPY);
 	if (!a) {
 		PyObject *type, *value, *tb;
 		PyErr_Fetch(&type, &value, &tb);
@@ -1017,11 +1034,18 @@ static PyObject *py_closest(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 // (3D: x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz).
 static int read_motion2(PyObject *o, imp_motion2 *m, const char *what)
 {
-	if ((PyTuple_Check(o) || PyList_Check(o)) && PySequence_Size(o) == 3) {
-		PyObject *seq = PySequence_Fast(o, what);
+	// A snapshot (a tuple, immutable) first, its real size checked: a list
+	// subclass's __len__ may lie, and converting an item may mutate a list.
+	PyObject *seq = NULL;
+	if (PyTuple_Check(o) || PyList_Check(o)) {
+		seq = PySequence_Tuple(o);
 		if (!seq)
 			return -1;
-		PyObject **items = PySequence_Fast_ITEMS(seq);
+		if (PyTuple_GET_SIZE(seq) != 3)
+			o = seq; // read below as flat numbers, from the snapshot
+	}
+	if (seq && PyTuple_GET_SIZE(seq) == 3) {
+		PyObject *items[3] = {PyTuple_GET_ITEM(seq, 0), PyTuple_GET_ITEM(seq, 1), PyTuple_GET_ITEM(seq, 2)};
 		char name[64];
 		int rc = 0;
 		snprintf(name, sizeof name, "%s pose", what);
@@ -1041,7 +1065,9 @@ static int read_motion2(PyObject *o, imp_motion2 *m, const char *what)
 		return rc;
 	}
 	double v[6];
-	if (read_doubles(o, 6, v, what, "a 2D motion ((x, y, angle), (vx, vy), w) or 6 numbers") < 0)
+	int rc = read_doubles(o, 6, v, what, "a 2D motion ((x, y, angle), (vx, vy), w) or 6 numbers");
+	Py_XDECREF(seq);
+	if (rc < 0)
 		return -1;
 	m->pose = imp_pose2_make(v[0], v[1], v[2]);
 	m->v = imp_vec2_make(v[3], v[4]);
@@ -1051,11 +1077,18 @@ static int read_motion2(PyObject *o, imp_motion2 *m, const char *what)
 
 static int read_motion3(PyObject *o, imp_motion3 *m, const char *what)
 {
-	if ((PyTuple_Check(o) || PyList_Check(o)) && PySequence_Size(o) == 3) {
-		PyObject *seq = PySequence_Fast(o, what);
+	// A snapshot (a tuple, immutable) first, its real size checked: a list
+	// subclass's __len__ may lie, and converting an item may mutate a list.
+	PyObject *seq = NULL;
+	if (PyTuple_Check(o) || PyList_Check(o)) {
+		seq = PySequence_Tuple(o);
 		if (!seq)
 			return -1;
-		PyObject **items = PySequence_Fast_ITEMS(seq);
+		if (PyTuple_GET_SIZE(seq) != 3)
+			o = seq; // read below as flat numbers, from the snapshot
+	}
+	if (seq && PyTuple_GET_SIZE(seq) == 3) {
+		PyObject *items[3] = {PyTuple_GET_ITEM(seq, 0), PyTuple_GET_ITEM(seq, 1), PyTuple_GET_ITEM(seq, 2)};
 		char name[64];
 		int rc;
 		snprintf(name, sizeof name, "%s pose", what);
@@ -1072,8 +1105,10 @@ static int read_motion3(PyObject *o, imp_motion3 *m, const char *what)
 		return rc;
 	}
 	double v[13];
-	if (read_doubles(o, 13, v, what,
-			 "a 3D motion ((x, y, z, qx, qy, qz, qw), (vx, vy, vz), (wx, wy, wz)) or 13 numbers") < 0)
+	int rc = read_doubles(o, 13, v, what,
+			      "a 3D motion ((x, y, z, qx, qy, qz, qw), (vx, vy, vz), (wx, wy, wz)) or 13 numbers");
+	Py_XDECREF(seq);
+	if (rc < 0)
 		return -1;
 	m->pose.p = imp_vec3_make(v[0], v[1], v[2]);
 	m->pose.q = imp_quat_make(v[3], v[4], v[5], v[6]);
@@ -1783,9 +1818,8 @@ static PyObject *World_add_body(WorldObject *self, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|s$OOiO:add_body", names, &so, &po, &type_s, &cat, &mask, &group,
 					 &user))
 		return NULL;
-	imp_world *w = world_mutable(self, "add_body");
-	if (!w)
-		return NULL;
+	// Every argument is converted (which may run Python code that closes
+	// the world) before the world is looked at.
 	ShapeObject *shape = as_shape(so, "shape");
 	if (!shape)
 		return NULL;
@@ -1797,6 +1831,11 @@ static PyObject *World_add_body(WorldObject *self, PyObject *args, PyObject *kw)
 	PyObject *entry = PyTuple_Pack(2, so, user);
 	if (!entry)
 		return NULL;
+	imp_world *w = world_mutable(self, "add_body");
+	if (!w) {
+		Py_DECREF(entry);
+		return NULL;
+	}
 	imp_body_id id;
 	imp_status st = imp_world_add_body(w, &def, &id);
 	if (st != IMP_OK) {
@@ -1830,11 +1869,11 @@ static int world_id_arg(WorldObject *self, PyObject *o, imp_body_id *id, const c
 
 static PyObject *World_remove_body(WorldObject *self, PyObject *arg)
 {
-	imp_world *w = world_mutable(self, "remove_body");
-	if (!w)
-		return NULL;
 	uint64_t v;
 	if (read_id(arg, &v, "id") < 0)
+		return NULL;
+	imp_world *w = world_mutable(self, "remove_body");
+	if (!w)
 		return NULL;
 	imp_status st = imp_world_remove_body(w, id_unpack(self, v));
 	if (st != IMP_OK)
@@ -1855,13 +1894,13 @@ static PyObject *World_set_pose(WorldObject *self, PyObject *const *args, Py_ssi
 		PyErr_Format(PyExc_TypeError, "set_pose() takes 2 positional arguments (id, pose), got %zd", nargs);
 		return NULL;
 	}
-	imp_world *w = world_mutable(self, "set_pose");
-	if (!w)
-		return NULL;
 	imp_body_id id;
 	imp_pose2 p2;
 	imp_pose3 p3;
 	if (world_id_arg(self, args[0], &id, "id") < 0 || read_world_pose(self, args[1], &p2, &p3, "pose") < 0)
+		return NULL;
+	imp_world *w = world_mutable(self, "set_pose");
+	if (!w)
 		return NULL;
 	imp_status st = self->dim == 2 ? imp_body_set_pose2(w, id, p2) : imp_body_set_pose3(w, id, p3);
 	if (st != IMP_OK)
@@ -1871,9 +1910,11 @@ static PyObject *World_set_pose(WorldObject *self, PyObject *const *args, Py_ssi
 
 static PyObject *World_get_pose(WorldObject *self, PyObject *arg)
 {
-	imp_world *w = world_live(self);
 	imp_body_id id;
-	if (!w || world_id_arg(self, arg, &id, "id") < 0)
+	if (world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	imp_world *w = world_live(self);
+	if (!w)
 		return NULL;
 	imp_pose2 p2 = imp_pose2_identity();
 	imp_pose3 p3 = identity3;
@@ -1912,10 +1953,15 @@ static PyArrayObject *read_id_array(PyObject *o, const char *what)
 		}
 		return (PyArrayObject *)PyArray_FROM_OTF(o, NPY_UINT64, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
 	}
-	PyObject *seq = PySequence_Fast(o, "ids: expected a sequence or a 1-D array of ints (body ids)");
-	if (!seq)
+	// A snapshot (a tuple, immutable): converting an item (__index__) may
+	// mutate a list; the tuple keeps every item alive.
+	PyObject *seq = PySequence_Tuple(o);
+	if (!seq) {
+		if (PyErr_ExceptionMatches(PyExc_TypeError)) // as PySequence_Fast's message
+			PyErr_SetString(PyExc_TypeError, "ids: expected a sequence or a 1-D array of ints (body ids)");
 		return NULL;
-	npy_intp n = PySequence_Fast_GET_SIZE(seq);
+	}
+	npy_intp n = PyTuple_GET_SIZE(seq);
 	npy_intp dims[1] = {n};
 	PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_UINT64);
 	if (!a) {
@@ -1923,11 +1969,10 @@ static PyArrayObject *read_id_array(PyObject *o, const char *what)
 		return NULL;
 	}
 	uint64_t *d = (uint64_t *)PyArray_DATA(a);
-	PyObject **items = PySequence_Fast_ITEMS(seq);
 	for (npy_intp i = 0; i < n; i++) {
 		char ctx[64];
 		snprintf(ctx, sizeof ctx, "%s[%zd]", what, (Py_ssize_t)i);
-		if (read_id_row(items[i], &d[i], ctx, (Py_ssize_t)i) < 0) {
+		if (read_id_row(PyTuple_GET_ITEM(seq, i), &d[i], ctx, (Py_ssize_t)i) < 0) {
 			Py_DECREF(seq);
 			Py_DECREF(a);
 			return NULL;
@@ -1956,9 +2001,6 @@ static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ss
 		PyErr_Format(PyExc_TypeError, "set_poses() takes 2 positional arguments (ids, poses), got %zd", nargs);
 		return NULL;
 	}
-	imp_world *w = world_mutable(self, "set_poses");
-	if (!w)
-		return NULL;
 	PyArrayObject *ids = read_id_array(args[0], "ids");
 	if (!ids)
 		return NULL;
@@ -1971,6 +2013,13 @@ static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ss
 	if (n != PyArray_DIM(ids, 0)) {
 		PyErr_Format(PyExc_ValueError, "set_poses: %zd ids and %zd poses: give one pose an id",
 			     (Py_ssize_t)PyArray_DIM(ids, 0), (Py_ssize_t)n);
+		Py_DECREF(ids);
+		Py_DECREF(poses);
+		return NULL;
+	}
+	// The world last, after every conversion (which may close it).
+	imp_world *w = world_mutable(self, "set_poses");
+	if (!w) {
 		Py_DECREF(ids);
 		Py_DECREF(poses);
 		return NULL;
@@ -1999,14 +2048,16 @@ static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ss
 // The (shape, user) entry of a live body (borrowed), or NULL with Error.
 static PyObject *body_entry(WorldObject *self, PyObject *arg)
 {
-	if (!world_live(self))
-		return NULL;
 	uint64_t v;
 	if (read_id(arg, &v, "id") < 0)
 		return NULL;
 	PyObject *key = PyLong_FromUnsignedLongLong(v);
 	if (!key)
 		return NULL;
+	if (!world_live(self)) { // after read_id, whose __index__ may close the world
+		Py_DECREF(key);
+		return NULL;
+	}
 	PyObject *entry = PyDict_GetItemWithError(self->bodies, key);
 	Py_DECREF(key);
 	if (!entry && !PyErr_Occurred())
@@ -2087,9 +2138,21 @@ static PyObject *World_events(WorldObject *self, PyObject *unused)
 	imp_world *w = world_live(self);
 	if (!w)
 		return NULL;
+	// The events are copied out before any Python object is made: making
+	// one may run the cycle collector, whose finalizers may close or
+	// update the world (freeing the library's arrays).
 	imp_pair_events ev = imp_world_get_events(w);
-	PyObject *begin = events_array(ev.begin, ev.begin_count);
-	PyObject *end = begin ? events_array(ev.end, ev.end_count) : NULL;
+	int nb = ev.begin_count > 0 ? ev.begin_count : 0, ne = ev.end_count > 0 ? ev.end_count : 0;
+	imp_pair_event *copy = PyMem_Malloc(((size_t)nb + (size_t)ne + 1) * sizeof *copy);
+	if (!copy)
+		return PyErr_NoMemory();
+	if (nb)
+		memcpy(copy, ev.begin, (size_t)nb * sizeof *copy);
+	if (ne)
+		memcpy(copy + nb, ev.end, (size_t)ne * sizeof *copy);
+	PyObject *begin = events_array(copy, nb);
+	PyObject *end = begin ? events_array(copy + nb, ne) : NULL;
+	PyMem_Free(copy);
 	if (!end) {
 		Py_XDECREF(begin);
 		return NULL;
@@ -2109,29 +2172,31 @@ static PyObject *World_set_velocity(WorldObject *self, PyObject *const *args, Py
 			     nargs);
 		return NULL;
 	}
-	imp_world *w = world_mutable(self, "set_velocity");
 	imp_body_id id;
-	if (!w || world_id_arg(self, args[0], &id, "id") < 0)
+	if (world_id_arg(self, args[0], &id, "id") < 0)
 		return NULL;
-	imp_status st;
+	imp_vec2 v2 = {0.0, 0.0};
+	imp_vec3 v3 = {0.0, 0.0, 0.0}, a3 = {0.0, 0.0, 0.0};
+	double a2 = 0.0;
 	if (self->dim == 2) {
-		imp_vec2 v;
-		if (read_vec2(args[1], &v, "linear") < 0)
+		if (read_vec2(args[1], &v2, "linear") < 0)
 			return NULL;
 		if (PyBool_Check(args[2]) || !PyNumber_Check(args[2])) {
 			PyErr_Format(PyExc_TypeError, "angular: expected a number (2D), got %s", Py_TYPE(args[2])->tp_name);
 			return NULL;
 		}
-		double a = PyFloat_AsDouble(args[2]);
-		if (a == -1.0 && PyErr_Occurred())
+		a2 = PyFloat_AsDouble(args[2]);
+		if (a2 == -1.0 && PyErr_Occurred())
 			return NULL;
-		st = imp_body_set_velocity2(w, id, v, a);
 	} else {
-		imp_vec3 v, a;
-		if (read_vec3(args[1], &v, "linear") < 0 || read_vec3(args[2], &a, "angular") < 0)
+		if (read_vec3(args[1], &v3, "linear") < 0 || read_vec3(args[2], &a3, "angular") < 0)
 			return NULL;
-		st = imp_body_set_velocity3(w, id, v, a);
 	}
+	// The world last: the conversions above may have closed it.
+	imp_world *w = world_mutable(self, "set_velocity");
+	if (!w)
+		return NULL;
+	imp_status st = self->dim == 2 ? imp_body_set_velocity2(w, id, v2, a2) : imp_body_set_velocity3(w, id, v3, a3);
 	if (st != IMP_OK)
 		return raise_status(st, st == IMP_ERR_BAD_ID || st == IMP_ERR_STATIC_BODY ? "id" : "set_velocity");
 	Py_RETURN_NONE;
@@ -2139,9 +2204,11 @@ static PyObject *World_set_velocity(WorldObject *self, PyObject *const *args, Py
 
 static PyObject *World_get_velocity(WorldObject *self, PyObject *arg)
 {
-	imp_world *w = world_live(self);
 	imp_body_id id;
-	if (!w || world_id_arg(self, arg, &id, "id") < 0)
+	if (world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	imp_world *w = world_live(self);
+	if (!w)
 		return NULL;
 	if (self->dim == 2) {
 		imp_vec2 v;
@@ -2226,18 +2293,32 @@ static PyObject *World_contacts(WorldObject *self, PyObject *unused)
 	imp_world *w = world_live(self);
 	if (!w)
 		return NULL;
+	// The contacts are copied out before any Python object is made: making
+	// one (GC-tracked) may run the cycle collector, whose finalizers may
+	// close or step the world (freeing the library's array).
 	imp_contact_events ev = imp_world_get_contacts(w);
-	PyObject *list = PyList_New(ev.count);
-	if (!list)
+	int n = ev.count > 0 ? ev.count : 0;
+	imp_contact_event *copy = PyMem_Malloc(((size_t)n + 1) * sizeof *copy);
+	if (!copy)
+		return PyErr_NoMemory();
+	if (n)
+		memcpy(copy, ev.items, (size_t)n * sizeof *copy);
+	int dim = self->dim;
+	PyObject *list = PyList_New(n);
+	if (!list) {
+		PyMem_Free(copy);
 		return NULL;
-	for (int i = 0; i < ev.count; i++) {
-		PyObject *c = contact_object(&ev.items[i], self->dim);
+	}
+	for (int i = 0; i < n; i++) {
+		PyObject *c = contact_object(&copy[i], dim);
 		if (!c) {
+			PyMem_Free(copy);
 			Py_DECREF(list);
 			return NULL;
 		}
 		PyList_SET_ITEM(list, i, c);
 	}
+	PyMem_Free(copy);
 	return list;
 }
 
@@ -2267,12 +2348,13 @@ static imp_world *shape_query_args(WorldObject *self, PyObject *so, PyObject *po
 				   PyObject *category_o, PyObject *mask_o, int group, ShapeObject **s,
 				   imp_query_filter *qf, imp_pose2 *p2, imp_pose3 *p3)
 {
-	imp_world *w = world_live(self);
-	*s = w ? as_shape(so, "shape") : NULL;
+	// The arguments first (converting them may run Python code that closes
+	// the world), the world last.
+	*s = as_shape(so, "shape");
 	if (*s == NULL || read_query_filter(self, ignore_o, category_o, mask_o, group, qf) < 0 ||
 	    read_world_pose(self, po, p2, p3, "pose") < 0)
 		return NULL;
-	return w;
+	return world_live(self);
 }
 
 static PyObject *World_overlap_any(WorldObject *self, PyObject *args, PyObject *kw)
@@ -2352,9 +2434,11 @@ static PyObject *World_distance(WorldObject *self, PyObject *const *args, Py_ssi
 		PyErr_Format(PyExc_TypeError, "distance() takes 2 positional arguments (id_a, id_b), got %zd", nargs);
 		return NULL;
 	}
-	imp_world *w = world_live(self);
 	imp_body_id a, b;
-	if (!w || world_id_arg(self, args[0], &a, "id_a") < 0 || world_id_arg(self, args[1], &b, "id_b") < 0)
+	if (world_id_arg(self, args[0], &a, "id_a") < 0 || world_id_arg(self, args[1], &b, "id_b") < 0)
+		return NULL;
+	imp_world *w = world_live(self);
+	if (!w)
 		return NULL;
 	imp_query_result r;
 	memset(&r, 0, sizeof r);
@@ -2373,13 +2457,15 @@ static PyObject *World_cast_shape(WorldObject *self, PyObject *args, PyObject *k
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|$" FILTER_FORMAT "di:cast_shape", names, &so, &pf, &pt, FILTER_ARGS,
 					 &opt.tolerance, &opt.max_iterations))
 		return NULL;
-	imp_world *w = world_live(self);
-	ShapeObject *s = w ? as_shape(so, "shape") : NULL;
+	ShapeObject *s = as_shape(so, "shape");
 	imp_query_filter qf;
 	imp_pose2 f2, t2;
 	imp_pose3 f3, t3;
 	if (!s || read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0 ||
 	    read_world_pose(self, pf, &f2, &f3, "pose_from") < 0 || read_world_pose(self, pt, &t2, &t3, "pose_to") < 0)
+		return NULL;
+	imp_world *w = world_live(self); // after the conversions, which may close it
+	if (!w)
 		return NULL;
 	imp_cast_hit h;
 	memset(&h, 0, sizeof h);
@@ -2403,13 +2489,15 @@ static PyObject *World_motion_free(WorldObject *self, PyObject *args, PyObject *
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|$" FILTER_FORMAT ":motion_free", names, &so, &pf, &pt,
 					 FILTER_ARGS))
 		return NULL;
-	imp_world *w = world_live(self);
-	ShapeObject *s = w ? as_shape(so, "shape") : NULL;
+	ShapeObject *s = as_shape(so, "shape");
 	imp_query_filter qf;
 	imp_pose2 f2, t2;
 	imp_pose3 f3, t3;
 	if (!s || read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0 ||
 	    read_world_pose(self, pf, &f2, &f3, "pose_from") < 0 || read_world_pose(self, pt, &t2, &t3, "pose_to") < 0)
+		return NULL;
+	imp_world *w = world_live(self); // after the conversions, which may close it
+	if (!w)
 		return NULL;
 	bool out = false;
 	imp_status st = self->dim == 2 ? imp_world_motion_free2(w, s->shape, f2, t2, &qf, &out)
@@ -2430,24 +2518,24 @@ static PyObject *World_ray_cast(WorldObject *self, PyObject *args, PyObject *kw)
 	FILTER_VARS;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$" FILTER_FORMAT ":ray_cast", names, &a, &b, FILTER_ARGS))
 		return NULL;
-	imp_world *w = world_live(self);
 	imp_query_filter qf;
-	if (!w || read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0)
+	if (read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0)
+		return NULL;
+	imp_vec2 s2, e2;
+	imp_vec3 s3, e3;
+	if (self->dim == 2) {
+		if (read_vec2(a, &s2, "start") < 0 || read_vec2(b, &e2, "end") < 0)
+			return NULL;
+	} else {
+		if (read_vec3(a, &s3, "start") < 0 || read_vec3(b, &e3, "end") < 0)
+			return NULL;
+	}
+	imp_world *w = world_live(self); // after the conversions, which may close it
+	if (!w)
 		return NULL;
 	imp_ray_hit h;
 	memset(&h, 0, sizeof h);
-	imp_status st;
-	if (self->dim == 2) {
-		imp_vec2 s2, e2;
-		if (read_vec2(a, &s2, "start") < 0 || read_vec2(b, &e2, "end") < 0)
-			return NULL;
-		st = imp_world_ray_cast2(w, s2, e2, &qf, &h);
-	} else {
-		imp_vec3 s3, e3;
-		if (read_vec3(a, &s3, "start") < 0 || read_vec3(b, &e3, "end") < 0)
-			return NULL;
-		st = imp_world_ray_cast3(w, s3, e3, &qf, &h);
-	}
+	imp_status st = self->dim == 2 ? imp_world_ray_cast2(w, s2, e2, &qf, &h) : imp_world_ray_cast3(w, s3, e3, &qf, &h);
 	if (st != IMP_OK)
 		return raise_status(st, st == IMP_ERR_BAD_ID ? "ignore" : "start, end");
 	return ray_hit_object(&h, self->dim);
@@ -2498,7 +2586,9 @@ static PyObject *raise_batch_row(WorldObject *self, imp_status st, const ShapeOb
 // The common arguments of the two batches. Returns the C poses (or NULL).
 static void *batch_args(WorldObject *self, PyObject *so, PyObject *po, ShapeObject **s, npy_intp *n)
 {
-	if (!world_live(self) || !(*s = as_shape(so, "shape")))
+	// The world is not looked at here: the caller checks it after the
+	// last conversion.
+	if (!(*s = as_shape(so, "shape")))
 		return NULL;
 	PyArrayObject *a = read_world_stack(self, po, n, "poses");
 	if (!a)
@@ -2537,7 +2627,12 @@ static PyObject *World_overlap_any_batch(WorldObject *self, PyObject *args, PyOb
 		PyMem_RawFree(poses);
 		return NULL;
 	}
-	imp_world *w = self->world;
+	imp_world *w = world_live(self); // after the conversions, which may close it
+	if (!w) {
+		Py_DECREF(out);
+		PyMem_RawFree(poses);
+		return NULL;
+	}
 	bool *o = (bool *)PyArray_DATA(out);
 	imp_status st;
 	self->active++;
@@ -2592,7 +2687,9 @@ static PyObject *World_nearest_batch(WorldObject *self, PyObject *args, PyObject
 			PyErr_NoMemory();
 		goto fail;
 	}
-	imp_world *w = self->world;
+	imp_world *w = world_live(self); // after the conversions, which may close it
+	if (!w)
+		goto fail;
 	imp_status st;
 	self->active++;
 	Py_BEGIN_ALLOW_THREADS
