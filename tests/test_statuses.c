@@ -591,24 +591,26 @@ typedef struct inside_calls {
 	imp_status target, velocity;
 } inside_calls;
 
+/// Inside a callback: a target pose (refused) and then a velocity.
+static void try_target_and_velocity(inside_calls *c, imp_vec2 velocity)
+{
+	c->calls++;
+	c->target = imp_body_set_target_pose2(c->w, c->body, imp_pose2_make(5, 5, 0));
+	c->velocity = imp_body_set_velocity2(c->w, c->body, velocity, 0.0);
+}
+
 static bool target_in_pair_walk(imp_body_id a, imp_body_id b, void *user)
 {
 	(void)a;
 	(void)b;
-	inside_calls *c = user;
-	c->calls++;
-	c->target = imp_body_set_target_pose2(c->w, c->body, imp_pose2_make(5, 5, 0));
-	c->velocity = imp_body_set_velocity2(c->w, c->body, V2(1, 0), 0.0);
+	try_target_and_velocity(user, V2(1, 0));
 	return false;
 }
 
 static bool target_in_query(imp_body_id id, void *user)
 {
 	(void)id;
-	inside_calls *c = user;
-	c->calls++;
-	c->target = imp_body_set_target_pose2(c->w, c->body, imp_pose2_make(5, 5, 0));
-	c->velocity = imp_body_set_velocity2(c->w, c->body, V2(0, 0), 0.0);
+	try_target_and_velocity(user, V2(0, 0));
 	return false;
 }
 
