@@ -70,8 +70,9 @@ static PyObject *status_name_object(int status)
 
 // Raises Error for `status`; `context` (may be NULL) names the argument,
 // `row` (-1: none) the row of a batch or of World.set_poses (the
-// exception's .row, else None). Always returns NULL.
-static PyObject *raise_status_row(imp_status status, const char *context, Py_ssize_t row)
+// exception's .row, else None), `line` (0: none) the line of a mesh file
+// that did not parse (.line, else None). Always returns NULL.
+static PyObject *raise_status_full(imp_status status, const char *context, Py_ssize_t row, int line)
 {
 	PyObject *name = status_name_object((int)status);
 	if (!name)
@@ -88,12 +89,15 @@ static PyObject *raise_status_row(imp_status status, const char *context, Py_ssi
 	PyObject *code = PyLong_FromLong((long)status);
 	PyObject *text_obj = PyUnicode_FromString(text);
 	PyObject *row_obj = row >= 0 ? PyLong_FromSsize_t(row) : Py_NewRef(Py_None);
-	if (!code || !text_obj || !row_obj || PyObject_SetAttrString(exc, "status", code) < 0 ||
+	PyObject *line_obj = line > 0 ? PyLong_FromLong(line) : Py_NewRef(Py_None);
+	if (!code || !text_obj || !row_obj || !line_obj || PyObject_SetAttrString(exc, "status", code) < 0 ||
 	    PyObject_SetAttrString(exc, "status_name", name) < 0 ||
-	    PyObject_SetAttrString(exc, "status_text", text_obj) < 0 || PyObject_SetAttrString(exc, "row", row_obj) < 0) {
+	    PyObject_SetAttrString(exc, "status_text", text_obj) < 0 || PyObject_SetAttrString(exc, "row", row_obj) < 0 ||
+	    PyObject_SetAttrString(exc, "line", line_obj) < 0) {
 		Py_XDECREF(code);
 		Py_XDECREF(text_obj);
 		Py_XDECREF(row_obj);
+		Py_XDECREF(line_obj);
 		Py_DECREF(name);
 		Py_DECREF(exc);
 		return NULL;
@@ -101,10 +105,16 @@ static PyObject *raise_status_row(imp_status status, const char *context, Py_ssi
 	Py_DECREF(code);
 	Py_DECREF(text_obj);
 	Py_DECREF(row_obj);
+	Py_DECREF(line_obj);
 	Py_DECREF(name);
 	PyErr_SetObject(Error, exc);
 	Py_DECREF(exc);
 	return NULL;
+}
+
+static PyObject *raise_status_row(imp_status status, const char *context, Py_ssize_t row)
+{
+	return raise_status_full(status, context, row, 0);
 }
 
 static PyObject *raise_status(imp_status status, const char *context)
@@ -120,6 +130,20 @@ typedef struct {
 	imp_shape *shape;
 	int dim;
 	int kind;
+	// Compounds: the C compound borrows its children (shape.h: "The
+	// children stay owned by the caller and must outlive the compound"),
+	// so it holds their Shape objects (a tuple) until it is freed. No
+	// cycle can form: a child is convex and holds no objects. child_poses
+	// is the (N, 3) / (N, 7) float64 array of their poses as given. Both
+	// NULL for the other shapes.
+	PyObject *children;
+	PyObject *child_poses;
+	// A pair with a non-convex side may be refused for a pose the pairwise
+	// check below passes (a child's pose composed with the relative pose
+	// beyond the range): `far` is set for a compound with a child pose
+	// beyond IMP_MAX_COORDINATE / 8, whose false overlaps are always
+	// diagnosed (see overlap2_checked).
+	int far;
 } ShapeObject;
 
 static PyTypeObject Shape_Type; // defined below, after its methods
@@ -157,13 +181,25 @@ static PyObject *shape_wrap(imp_shape *shape)
 	self->shape = shape;
 	self->dim = imp_shape_dim(shape);
 	self->kind = imp_shape_kind_of(shape);
+	self->children = NULL;
+	self->child_poses = NULL;
+	self->far = 0;
 	return (PyObject *)self;
+}
+
+static inline int kind_is_nonconvex(int kind)
+{
+	return kind >= IMP_SHAPE_COMPOUND2 && kind <= IMP_SHAPE_CHAIN;
 }
 
 static void Shape_dealloc(ShapeObject *self)
 {
+	// The C shape first: a compound points at its children's C shapes,
+	// which the tuple's Shape objects own.
 	imp_shape_destroy(self->shape);
 	self->shape = NULL;
+	Py_CLEAR(self->children);
+	Py_CLEAR(self->child_poses);
 	PyObject_Free(self);
 }
 
@@ -286,6 +322,63 @@ static PyObject *Shape_get_faces(ShapeObject *self, void *closure)
 	return list;
 }
 
+// The number of children of a non-convex shape (a compound's shapes, a
+// mesh's triangles, a height field's prisms, a chain's segments); 0 for a
+// convex shape.
+static PyObject *Shape_get_child_count(ShapeObject *self, void *closure)
+{
+	(void)closure;
+	return PyLong_FromLong(imp_shape_child_count(self->shape));
+}
+
+// A mesh's triangles as a new (T, 3) int32 array of vertex indices (in the
+// order given); None for the other shapes.
+static PyObject *Shape_get_triangles(ShapeObject *self, void *closure)
+{
+	(void)closure;
+	if (self->kind != IMP_SHAPE_MESH)
+		Py_RETURN_NONE;
+	int n = imp_shape_face_count(self->shape);
+	if (n < 0)
+		return raise_status(IMP_ERR_BAD_SHAPE, "triangles");
+	npy_intp dims[2] = {n, 3};
+	PyArrayObject *arr = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_INT32);
+	if (!arr)
+		return NULL;
+	int32_t *data = (int32_t *)PyArray_DATA(arr);
+	for (int i = 0; i < n; i++) {
+		int t[3];
+		if (imp_shape_face(self->shape, i, t, 3) != 3) {
+			Py_DECREF(arr);
+			return raise_status(IMP_ERR_BAD_SHAPE, "triangles");
+		}
+		data[3 * (npy_intp)i] = t[0];
+		data[3 * (npy_intp)i + 1] = t[1];
+		data[3 * (npy_intp)i + 2] = t[2];
+	}
+	return (PyObject *)arr;
+}
+
+// A compound's children: the tuple of Shape objects it holds; None for the
+// other shapes.
+static PyObject *Shape_get_children(ShapeObject *self, void *closure)
+{
+	(void)closure;
+	if (!self->children)
+		Py_RETURN_NONE;
+	return Py_NewRef(self->children);
+}
+
+// A compound's child poses as given, a new (N, 3) / (N, 7) float64 array;
+// None for the other shapes.
+static PyObject *Shape_get_child_poses(ShapeObject *self, void *closure)
+{
+	(void)closure;
+	if (!self->child_poses)
+		Py_RETURN_NONE;
+	return PyArray_NewCopy((PyArrayObject *)self->child_poses, NPY_CORDER);
+}
+
 static PyGetSetDef Shape_getset[] = {
 	{"dim", (getter)Shape_get_dim, NULL, "2 or 3.", NULL},
 	{"kind", (getter)Shape_get_kind, NULL, "The kind: 'polygon', 'polytope', 'sphere', 'box3', ...", NULL},
@@ -296,6 +389,15 @@ static PyGetSetDef Shape_getset[] = {
 	{"edges", (getter)Shape_get_edges, NULL, "3D: the core's edges as an (E, 2) int32 array; None in 2D.", NULL},
 	{"faces", (getter)Shape_get_faces, NULL, "3D: the core's faces, a list of int arrays of vertex indices; None in 2D.",
 	 NULL},
+	{"child_count", (getter)Shape_get_child_count, NULL,
+	 "Non-convex shapes: the number of children (compound shapes, mesh triangles, height-field prisms, chain "
+	 "segments); 0 for a convex shape.",
+	 NULL},
+	{"triangles", (getter)Shape_get_triangles, NULL, "A mesh's triangles, a new (T, 3) int32 array; None otherwise.",
+	 NULL},
+	{"children", (getter)Shape_get_children, NULL, "A compound's children, a tuple of Shape; None otherwise.", NULL},
+	{"child_poses", (getter)Shape_get_child_poses, NULL,
+	 "A compound's child poses as given, a new (N, 3) / (N, 7) float64 array; None otherwise.", NULL},
 	{NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -728,6 +830,376 @@ static PyObject *make_ellipsoid(PyObject *mod, PyObject *args, PyObject *kw)
 }
 
 // ---------------------------------------------------------------------------
+// Non-convex constructors
+
+// A 2-D float64 C-contiguous private copy of `o` (new reference), any
+// number of columns: a height field's grid.
+static PyArrayObject *read_grid(PyObject *o, const char *what)
+{
+	PyArrayObject *a =
+		(PyArrayObject *)PyArray_FROM_OTF(o, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_ENSURECOPY);
+	if (!a) {
+		PyObject *type, *value, *tb;
+		PyErr_Fetch(&type, &value, &tb);
+		PyErr_Format(PyExc_TypeError,
+			     "%s: expected a (rows, cols) array of float64 (or a dtype numpy casts safely): %S", what,
+			     value ? value : Py_None);
+		Py_XDECREF(type);
+		Py_XDECREF(value);
+		Py_XDECREF(tb);
+		return NULL;
+	}
+	if (PyArray_NDIM(a) != 2) {
+		PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+		PyErr_Format(PyExc_ValueError, "%s: expected a (rows, cols) array, got shape %R", what,
+			     shape ? shape : Py_None);
+		Py_XDECREF(shape);
+		Py_DECREF(a);
+		return NULL;
+	}
+	return a;
+}
+
+// A mesh's triangles: a (T, 3) array of any integer dtype (not bool, not
+// float) read into a new C-contiguous int32 array, every index checked
+// against [0, vertex_count) first (IMP_ERR_BAD_COUNT naming the entry, as
+// the library would without naming it), so that no value is cut by the
+// narrowing.
+static PyArrayObject *read_triangles(PyObject *o, npy_intp vertex_count, const char *what)
+{
+	PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+	if (!a) {
+		PyObject *type, *value, *tb;
+		PyErr_Fetch(&type, &value, &tb);
+		PyErr_Format(PyExc_TypeError, "%s: expected a (T, 3) array of integers: %S", what, value ? value : Py_None);
+		Py_XDECREF(type);
+		Py_XDECREF(value);
+		Py_XDECREF(tb);
+		return NULL;
+	}
+	if (!PyArray_ISINTEGER(a)) {
+		PyErr_Format(PyExc_TypeError, "%s: expected a (T, 3) array of integers, got dtype %R", what,
+			     (PyObject *)PyArray_DESCR(a));
+		Py_DECREF(a);
+		return NULL;
+	}
+	if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != 3) {
+		PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+		PyErr_Format(PyExc_ValueError, "%s: expected a (T, 3) array, got shape %R", what, shape ? shape : Py_None);
+		Py_XDECREF(shape);
+		Py_DECREF(a);
+		return NULL;
+	}
+	npy_intp t = PyArray_DIM(a, 0);
+	if (t > INT_MAX) {
+		Py_DECREF(a);
+		return (PyArrayObject *)raise_status(IMP_ERR_BAD_COUNT, what);
+	}
+	int is_unsigned = PyArray_ISUNSIGNED(a);
+	// Same-kind widening casts: every value kept.
+	PyArrayObject *w = (PyArrayObject *)PyArray_FROM_OTF((PyObject *)a, is_unsigned ? NPY_UINT64 : NPY_INT64,
+							    NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+	Py_DECREF(a);
+	if (!w)
+		return NULL;
+	npy_intp dims[2] = {t, 3};
+	PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_INT32);
+	if (!out) {
+		Py_DECREF(w);
+		return NULL;
+	}
+	int32_t *dst = (int32_t *)PyArray_DATA(out);
+	for (npy_intp i = 0; i < 3 * t; i++) {
+		char value[32];
+		int ok;
+		if (is_unsigned) {
+			uint64_t u = ((const uint64_t *)PyArray_DATA(w))[i];
+			ok = u < (uint64_t)vertex_count;
+			if (ok)
+				dst[i] = (int32_t)u;
+			else
+				snprintf(value, sizeof value, "%llu", (unsigned long long)u);
+		} else {
+			int64_t x = ((const int64_t *)PyArray_DATA(w))[i];
+			ok = x >= 0 && x < (int64_t)vertex_count;
+			if (ok)
+				dst[i] = (int32_t)x;
+			else
+				snprintf(value, sizeof value, "%lld", (long long)x);
+		}
+		if (!ok) {
+			char context[128];
+			snprintf(context, sizeof context, "%s[%zd, %d] = %s, not in [0, %zd)", what, (Py_ssize_t)(i / 3),
+				 (int)(i % 3), value, (Py_ssize_t)vertex_count);
+			Py_DECREF(w);
+			Py_DECREF(out);
+			return (PyArrayObject *)raise_status_row(IMP_ERR_BAD_COUNT, context, (Py_ssize_t)(i / 3));
+		}
+	}
+	Py_DECREF(w);
+	return out;
+}
+
+// The check of a child's pose in a compound, as the library makes it (the
+// translation's range, finite numbers, a unit rotation): names the row it
+// refused.
+static int child_pose_ok(int dim, const double *r)
+{
+	if (dim == 2) {
+		imp_pose2 p = imp_pose2_make(r[0], r[1], r[2]);
+		return isfinite(r[2]) && fabs(r[0]) <= IMP_MAX_COORDINATE && fabs(r[1]) <= IMP_MAX_COORDINATE &&
+		       imp_pose2_is_valid(p);
+	}
+	imp_pose3 p = {imp_vec3_make(r[0], r[1], r[2]), imp_quat_make(r[3], r[4], r[5], r[6])};
+	return imp_pose3_is_valid(p);
+}
+
+static PyObject *make_compound(PyObject *args, PyObject *kw, int dim)
+{
+	static char *names[] = {"children", "poses", NULL};
+	PyObject *co, *po;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, dim == 2 ? "OO:compound2" : "OO:compound3", names, &co, &po))
+		return NULL;
+	const char *fname = dim == 2 ? "compound2" : "compound3";
+	// The children snapshot into a tuple (ours, immutable; its real length,
+	// whatever a __len__ says), which the compound keeps: reading the
+	// poses below may run Python code that changes the caller's sequence.
+	PyObject *kids = PySequence_Tuple(co);
+	if (!kids) {
+		if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError, "children: expected a sequence of impact_collision.Shape, got %s",
+				     Py_TYPE(co)->tp_name);
+		}
+		return NULL;
+	}
+	Py_ssize_t n = PyTuple_GET_SIZE(kids);
+	if (n > INT_MAX) {
+		Py_DECREF(kids);
+		return raise_status(IMP_ERR_BAD_COUNT, "children");
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		char context[48];
+		snprintf(context, sizeof context, "children[%zd]", i);
+		ShapeObject *c = as_shape(PyTuple_GET_ITEM(kids, i), context);
+		imp_status st = !c ? IMP_OK
+			      : c->dim != dim ? IMP_ERR_DIMENSION_MISMATCH
+			      : kind_is_nonconvex(c->kind) ? IMP_ERR_UNSUPPORTED
+							     : IMP_OK;
+		if (!c || st != IMP_OK) {
+			Py_DECREF(kids);
+			return c ? raise_status_row(st, context, i) : NULL;
+		}
+	}
+	int cols = dim == 2 ? 3 : 7;
+	PyArrayObject *pa = read_points(po, cols, "poses");
+	if (!pa) {
+		Py_DECREF(kids);
+		return NULL;
+	}
+	if (PyArray_DIM(pa, 0) != n) {
+		PyErr_Format(PyExc_ValueError, "poses: expected one pose a child (%zd), got %zd", n,
+			     (Py_ssize_t)PyArray_DIM(pa, 0));
+		Py_DECREF(kids);
+		Py_DECREF(pa);
+		return NULL;
+	}
+	const double *d = (const double *)PyArray_DATA(pa);
+	size_t psize = dim == 2 ? sizeof(imp_pose2) : sizeof(imp_pose3);
+	const imp_shape **shapes = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof *shapes);
+	void *poses = PyMem_Malloc((size_t)(n > 0 ? n : 1) * psize);
+	if (!shapes || !poses) {
+		PyMem_Free(shapes);
+		PyMem_Free(poses);
+		Py_DECREF(kids);
+		Py_DECREF(pa);
+		return PyErr_NoMemory();
+	}
+	int far = 0;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		shapes[i] = ((ShapeObject *)PyTuple_GET_ITEM(kids, i))->shape;
+		const double *r = d + cols * i;
+		for (int k = 0; k < dim; k++)
+			far = far || !(fabs(r[k]) <= IMP_MAX_COORDINATE / 8);
+		if (dim == 2)
+			((imp_pose2 *)poses)[i] = imp_pose2_make(r[0], r[1], r[2]);
+		else
+			((imp_pose3 *)poses)[i] = (imp_pose3){imp_vec3_make(r[0], r[1], r[2]),
+							      imp_quat_make(r[3], r[4], r[5], r[6])};
+	}
+	imp_shape *s = NULL;
+	imp_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = dim == 2 ? imp_shape_compound2(shapes, (const imp_pose2 *)poses, (int)n, &s)
+		      : imp_shape_compound3(shapes, (const imp_pose3 *)poses, (int)n, &s);
+	Py_END_ALLOW_THREADS
+	PyMem_Free(shapes);
+	PyMem_Free(poses);
+	if (st != IMP_OK) {
+		Py_ssize_t bad = -1;
+		if (st == IMP_ERR_NOT_FINITE || st == IMP_ERR_BAD_ROTATION || st == IMP_ERR_OUT_OF_RANGE)
+			for (Py_ssize_t i = 0; i < n && bad < 0; i++)
+				if (!child_pose_ok(dim, d + cols * i))
+					bad = i;
+		Py_DECREF(kids);
+		Py_DECREF(pa);
+		if (bad >= 0) {
+			char context[48];
+			snprintf(context, sizeof context, "poses[%zd]", bad);
+			return raise_status_row(st, context, bad);
+		}
+		return raise_status(st, n == 0 ? "children" : fname);
+	}
+	ShapeObject *self = (ShapeObject *)shape_wrap(s);
+	if (!self) {
+		Py_DECREF(kids);
+		Py_DECREF(pa);
+		return NULL;
+	}
+	PyArray_CLEARFLAGS(pa, NPY_ARRAY_WRITEABLE);
+	self->children = kids;
+	self->child_poses = (PyObject *)pa;
+	self->far = far;
+	return (PyObject *)self;
+}
+
+static PyObject *make_compound2(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	return make_compound(args, kw, 2);
+}
+
+static PyObject *make_compound3(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	return make_compound(args, kw, 3);
+}
+
+static PyObject *make_mesh(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	static char *names[] = {"vertices", "triangles", "radius", NULL};
+	PyObject *vo, *to;
+	double radius = 0.0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|d:mesh", names, &vo, &to, &radius))
+		return NULL;
+	PyArrayObject *v = read_points(vo, 3, "vertices");
+	if (!v)
+		return NULL;
+	npy_intp nv = PyArray_DIM(v, 0);
+	if (nv > INT_MAX) {
+		Py_DECREF(v);
+		return raise_status(IMP_ERR_BAD_COUNT, "vertices");
+	}
+	PyArrayObject *t = read_triangles(to, nv, "triangles");
+	if (!t) {
+		Py_DECREF(v);
+		return NULL;
+	}
+	imp_shape *s = NULL;
+	imp_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = imp_shape_mesh((const imp_vec3 *)PyArray_DATA(v), (int)nv, (const int32_t *)PyArray_DATA(t),
+			    (int)PyArray_DIM(t, 0), radius, &s);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(v);
+	Py_DECREF(t);
+	if (st != IMP_OK)
+		return raise_status(st, "mesh");
+	return shape_wrap(s);
+}
+
+static PyObject *make_heightfield(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	static char *names[] = {"heights", "dx", "dy", "base_z", "radius", NULL};
+	PyObject *ho;
+	double dx, dy, base_z, radius = 0.0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "Oddd|d:heightfield", names, &ho, &dx, &dy, &base_z, &radius))
+		return NULL;
+	PyArrayObject *h = read_grid(ho, "heights");
+	if (!h)
+		return NULL;
+	npy_intp rows = PyArray_DIM(h, 0), cols = PyArray_DIM(h, 1);
+	if (rows > INT_MAX || cols > INT_MAX) {
+		Py_DECREF(h);
+		return raise_status(IMP_ERR_BAD_COUNT, "heights");
+	}
+	imp_shape *s = NULL;
+	imp_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = imp_shape_heightfield((const double *)PyArray_DATA(h), (int)rows, (int)cols, dx, dy, base_z, radius, &s);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(h);
+	if (st != IMP_OK)
+		return raise_status(st, "heightfield");
+	return shape_wrap(s);
+}
+
+static PyObject *make_chain(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	static char *names[] = {"points", "loop", "radius", NULL};
+	PyObject *pts, *loop_o = Py_False;
+	double radius = 0.0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Od:chain", names, &pts, &loop_o, &radius))
+		return NULL;
+	// A bool, not any truthy object: chain(points, 0.1) meant a radius.
+	if (!PyBool_Check(loop_o) && !PyArray_IsScalar(loop_o, Bool)) {
+		PyErr_Format(PyExc_TypeError, "loop: expected a bool, got %s", Py_TYPE(loop_o)->tp_name);
+		return NULL;
+	}
+	int loop = PyObject_IsTrue(loop_o);
+	if (loop < 0)
+		return NULL;
+	PyArrayObject *a = read_points(pts, 2, "points");
+	if (!a)
+		return NULL;
+	npy_intp n = PyArray_DIM(a, 0);
+	if (n > INT_MAX) {
+		Py_DECREF(a);
+		return raise_status(IMP_ERR_BAD_COUNT, "points");
+	}
+	imp_shape *s = NULL;
+	imp_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = imp_shape_chain((const imp_vec2 *)PyArray_DATA(a), (int)n, loop != 0, radius, &s);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(a);
+	if (st != IMP_OK)
+		return raise_status(st, "chain");
+	return shape_wrap(s);
+}
+
+static PyObject *make_mesh_from_file(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	static char *names[] = {"path", "radius", NULL};
+	PyObject *path = NULL; // bytes, from str, bytes or os.PathLike
+	double radius = 0.0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|d:mesh_from_file", names, PyUnicode_FSConverter, &path, &radius))
+		return NULL;
+	imp_shape *s = NULL;
+	int line = 0;
+	imp_status st;
+	const char *p = PyBytes_AS_STRING(path);
+	Py_BEGIN_ALLOW_THREADS
+	st = imp_shape_mesh_from_file_ex(p, radius, &line, &s);
+	Py_END_ALLOW_THREADS
+	if (st != IMP_OK) {
+		char context[512];
+		if (line > 0)
+			snprintf(context, sizeof context, "mesh_from_file: %s, line %d", p, line);
+		else
+			snprintf(context, sizeof context, "mesh_from_file: %s", p);
+		Py_DECREF(path);
+		return raise_status_full(st, context, -1, line);
+	}
+	Py_DECREF(path);
+	return shape_wrap(s);
+}
+
+// ---------------------------------------------------------------------------
 // Result types
 
 static PyTypeObject ClosestResult_Type;
@@ -954,19 +1426,49 @@ static inline double distance3_checked(const imp_shape *a, imp_pose3 pa, const i
 	return d;
 }
 
-static inline bool overlap2_checked(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+// A pair with a non-convex side is also refused (a false overlap) when b's
+// pose in a's frame, or a child's pose composed with it, leaves the range
+// of a pose, which the check above does not see. Such a pair's false
+// overlap is diagnosed too when a pose is beyond IMP_MAX_COORDINATE / 8
+// (below it, the relative pose and a child's pose within the same bound
+// compose to at most 0.87 of the range), or always when a compound has a
+// child's pose beyond that bound: `guard` (pair_guard) is 0 for a convex
+// pair, 1 for a non-convex one, 2 for one with such a compound.
+static inline int pose2_near(imp_pose2 p)
+{
+	return fabs(p.p.x) <= IMP_MAX_COORDINATE / 8 && fabs(p.p.y) <= IMP_MAX_COORDINATE / 8;
+}
+
+static inline int pose3_near(imp_pose3 p)
+{
+	return fabs(p.p.x) <= IMP_MAX_COORDINATE / 8 && fabs(p.p.y) <= IMP_MAX_COORDINATE / 8 &&
+	       fabs(p.p.z) <= IMP_MAX_COORDINATE / 8;
+}
+
+static inline int pair_guard(const ShapeObject *a, const ShapeObject *b)
+{
+	if (a->far || b->far)
+		return 2;
+	return kind_is_nonconvex(a->kind) || kind_is_nonconvex(b->kind);
+}
+
+static inline bool overlap2_checked(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, int guard,
 				    imp_status *st)
 {
 	bool o = imp_overlap2(a, pa, b, pb, NULL);
-	*st = !o && !(pose2_ok(pa) && pose2_ok(pb)) ? diagnose2(a, pa, b, pb) : IMP_OK;
+	*st = !o && (!(pose2_ok(pa) && pose2_ok(pb)) || (guard && (guard == 2 || !(pose2_near(pa) && pose2_near(pb)))))
+		      ? diagnose2(a, pa, b, pb)
+		      : IMP_OK;
 	return o;
 }
 
-static inline bool overlap3_checked(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+static inline bool overlap3_checked(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, int guard,
 				    imp_status *st)
 {
 	bool o = imp_overlap3(a, pa, b, pb, NULL);
-	*st = !o && !(pose3_ok(pa) && pose3_ok(pb)) ? diagnose3(a, pa, b, pb) : IMP_OK;
+	*st = !o && (!(pose3_ok(pa) && pose3_ok(pb)) || (guard && (guard == 2 || !(pose3_near(pa) && pose3_near(pb)))))
+		      ? diagnose3(a, pa, b, pb)
+		      : IMP_OK;
 	return o;
 }
 
@@ -980,8 +1482,9 @@ static PyObject *py_overlap(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 	if (!dim)
 		return NULL;
 	imp_status st;
-	bool o = dim == 2 ? overlap2_checked(a->shape, pa2, b->shape, pb2, &st)
-			  : overlap3_checked(a->shape, pa3, b->shape, pb3, &st);
+	int guard = pair_guard(a, b);
+	bool o = dim == 2 ? overlap2_checked(a->shape, pa2, b->shape, pb2, guard, &st)
+			  : overlap3_checked(a->shape, pa3, b->shape, pb3, guard, &st);
 	if (st != IMP_OK)
 		return raise_status(st, dim == 2 ? blame2(pa2, pb2) : blame3(pa3, pb3));
 	return PyBool_FromLong(o);
@@ -1155,7 +1658,7 @@ static PyObject *py_time_of_impact(PyObject *mod, PyObject *args, PyObject *kw)
 // ---------------------------------------------------------------------------
 // Batch queries
 
-enum batch_op { OP_OVERLAP, OP_DISTANCE };
+enum batch_op { OP_OVERLAP, OP_DISTANCE, OP_CLOSEST };
 
 // Reads row i of a pose stack (or the broadcast single pose).
 static inline imp_pose2 row_pose2(const double *d, npy_intp count, npy_intp i)
@@ -1171,6 +1674,66 @@ static inline imp_pose3 row_pose3(const double *d, npy_intp count, npy_intp i)
 	const double *r = count < 0 ? d : d + 7 * i;
 	imp_pose3 p = {imp_vec3_make(r[0], r[1], r[2]), imp_quat_make(r[3], r[4], r[5], r[6])};
 	return p;
+}
+
+// closest_batch's answer: the arrays of ClosestResult's fields that are
+// numbers a row. The first four are the sequence (d, pa, pb, n = ...).
+static PyStructSequence_Field closest_batch_fields[] = {
+	{"distance", "(N,) float64: signed distances"},
+	{"point_a", "(N, dim) float64: witness points on a (world frame)"},
+	{"point_b", "(N, dim) float64: witness points on b (world frame)"},
+	{"normal", "(N, dim) float64: unit normals from a to b"},
+	{"child_a", "(N,) int32: the child of a non-convex a holding point_a; -1 for a convex a"},
+	{"child_b", "(N,) int32: the same for b"},
+	{NULL, NULL},
+};
+
+static PyStructSequence_Desc closest_batch_desc = {
+	"impact_collision.ClosestBatchResult",
+	"The answer of closest_batch(): arrays of closest()'s fields, a row a pose. Unpacks as (distance, point_a, "
+	"point_b, normal); child_a and child_b by name.",
+	closest_batch_fields,
+	4,
+};
+
+static PyTypeObject ClosestBatchResult_Type;
+
+// The rows of closest_batch, written by the loop (GIL released).
+typedef struct {
+	double *d, *pa, *pb, *n;
+	int32_t *ca, *cb;
+} closest_rows;
+
+static inline imp_status closest2_row(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+				      const closest_rows *o, npy_intp i)
+{
+	imp_closest2_result r;
+	imp_status st = imp_closest2(a, pa, b, pb, NULL, &r);
+	if (st != IMP_OK)
+		return st;
+	o->d[i] = r.distance;
+	memcpy(o->pa + 2 * i, &r.point_a, sizeof r.point_a);
+	memcpy(o->pb + 2 * i, &r.point_b, sizeof r.point_b);
+	memcpy(o->n + 2 * i, &r.normal, sizeof r.normal);
+	o->ca[i] = r.child_a;
+	o->cb[i] = r.child_b;
+	return IMP_OK;
+}
+
+static inline imp_status closest3_row(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+				      const closest_rows *o, npy_intp i)
+{
+	imp_closest3_result r;
+	imp_status st = imp_closest3(a, pa, b, pb, NULL, &r);
+	if (st != IMP_OK)
+		return st;
+	o->d[i] = r.distance;
+	memcpy(o->pa + 3 * i, &r.point_a, sizeof r.point_a);
+	memcpy(o->pb + 3 * i, &r.point_b, sizeof r.point_b);
+	memcpy(o->n + 3 * i, &r.normal, sizeof r.normal);
+	o->ca[i] = r.child_a;
+	o->cb[i] = r.child_b;
+	return IMP_OK;
 }
 
 static PyObject *batch(PyObject *const *args, Py_ssize_t nargs, enum batch_op op, const char *fname)
@@ -1204,14 +1767,36 @@ static PyObject *batch(PyObject *const *args, Py_ssize_t nargs, enum batch_op op
 	}
 	npy_intp n = ca >= 0 ? ca : cb >= 0 ? cb : 1;
 	npy_intp dims[1] = {n};
-	PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, dims, op == OP_OVERLAP ? NPY_BOOL : NPY_DOUBLE);
-	if (!out) {
+	npy_intp dims2[2] = {n, dim};
+	// out[0] the answer of overlap/distance, or closest's distances; out[1 ..
+	// 5] closest's points, normals and children.
+	PyArrayObject *out[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+	int nout = op == OP_CLOSEST ? 6 : 1;
+	out[0] = (PyArrayObject *)PyArray_SimpleNew(1, dims, op == OP_OVERLAP ? NPY_BOOL : NPY_DOUBLE);
+	if (op == OP_CLOSEST) {
+		for (int k = 1; k <= 3; k++)
+			out[k] = (PyArrayObject *)PyArray_SimpleNew(2, dims2, NPY_DOUBLE);
+		out[4] = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+		out[5] = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+	}
+	int made = 1;
+	for (int k = 0; k < nout; k++)
+		made = made && out[k] != NULL;
+	if (!made) {
+		for (int k = 0; k < nout; k++)
+			Py_XDECREF(out[k]);
 		Py_DECREF(xa);
 		Py_DECREF(xb);
 		return NULL;
 	}
+	closest_rows rows = {0};
+	if (op == OP_CLOSEST)
+		rows = (closest_rows){(double *)PyArray_DATA(out[0]), (double *)PyArray_DATA(out[1]),
+				      (double *)PyArray_DATA(out[2]), (double *)PyArray_DATA(out[3]),
+				      (int32_t *)PyArray_DATA(out[4]), (int32_t *)PyArray_DATA(out[5])};
 	const double *da = (const double *)PyArray_DATA(xa), *db = (const double *)PyArray_DATA(xb);
 	const imp_shape *sa = a->shape, *sb = b->shape;
+	int guard = pair_guard(a, b);
 	npy_intp bad = -1;
 	imp_status bad_status = IMP_OK;
 	Py_BEGIN_ALLOW_THREADS
@@ -1225,15 +1810,20 @@ static PyObject *batch(PyObject *const *args, Py_ssize_t nargs, enum batch_op op
 #define POSE_A2(i) (ca < 0 ? fa : row_pose2(da, ca, i))
 #define POSE_B2(i) (cb < 0 ? fb : row_pose2(db, cb, i))
 		if (op == OP_OVERLAP) {
-			npy_bool *o = (npy_bool *)PyArray_DATA(out);
+			npy_bool *o = (npy_bool *)PyArray_DATA(out[0]);
 			for (npy_intp i = 0; i < n && st == IMP_OK; i++) {
-				o[i] = overlap2_checked(sa, POSE_A2(i), sb, POSE_B2(i), &st);
+				o[i] = overlap2_checked(sa, POSE_A2(i), sb, POSE_B2(i), guard, &st);
+				bad = i;
+			}
+		} else if (op == OP_DISTANCE) {
+			double *o = (double *)PyArray_DATA(out[0]);
+			for (npy_intp i = 0; i < n && st == IMP_OK; i++) {
+				o[i] = distance2_checked(sa, POSE_A2(i), sb, POSE_B2(i), &st);
 				bad = i;
 			}
 		} else {
-			double *o = (double *)PyArray_DATA(out);
 			for (npy_intp i = 0; i < n && st == IMP_OK; i++) {
-				o[i] = distance2_checked(sa, POSE_A2(i), sb, POSE_B2(i), &st);
+				st = closest2_row(sa, POSE_A2(i), sb, POSE_B2(i), &rows, i);
 				bad = i;
 			}
 		}
@@ -1245,15 +1835,20 @@ static PyObject *batch(PyObject *const *args, Py_ssize_t nargs, enum batch_op op
 #define POSE_A3(i) (ca < 0 ? fa : row_pose3(da, ca, i))
 #define POSE_B3(i) (cb < 0 ? fb : row_pose3(db, cb, i))
 		if (op == OP_OVERLAP) {
-			npy_bool *o = (npy_bool *)PyArray_DATA(out);
+			npy_bool *o = (npy_bool *)PyArray_DATA(out[0]);
 			for (npy_intp i = 0; i < n && st == IMP_OK; i++) {
-				o[i] = overlap3_checked(sa, POSE_A3(i), sb, POSE_B3(i), &st);
+				o[i] = overlap3_checked(sa, POSE_A3(i), sb, POSE_B3(i), guard, &st);
+				bad = i;
+			}
+		} else if (op == OP_DISTANCE) {
+			double *o = (double *)PyArray_DATA(out[0]);
+			for (npy_intp i = 0; i < n && st == IMP_OK; i++) {
+				o[i] = distance3_checked(sa, POSE_A3(i), sb, POSE_B3(i), &st);
 				bad = i;
 			}
 		} else {
-			double *o = (double *)PyArray_DATA(out);
 			for (npy_intp i = 0; i < n && st == IMP_OK; i++) {
-				o[i] = distance3_checked(sa, POSE_A3(i), sb, POSE_B3(i), &st);
+				st = closest3_row(sa, POSE_A3(i), sb, POSE_B3(i), &rows, i);
 				bad = i;
 			}
 		}
@@ -1281,12 +1876,25 @@ static PyObject *batch(PyObject *const *args, Py_ssize_t nargs, enum batch_op op
 			snprintf(context, sizeof context, "%s", side_a ? "poses_a" : "poses_b");
 		Py_DECREF(xa);
 		Py_DECREF(xb);
-		Py_DECREF(out);
+		for (int k = 0; k < nout; k++)
+			Py_DECREF(out[k]);
 		return raise_status_row(bad_status, context, count >= 0 ? (Py_ssize_t)bad : -1);
 	}
 	Py_DECREF(xa);
 	Py_DECREF(xb);
-	return (PyObject *)out;
+	if (op != OP_CLOSEST)
+		return (PyObject *)out[0];
+	PyObject *res = PyStructSequence_New(&ClosestBatchResult_Type);
+	if (!res) {
+		for (int k = 0; k < nout; k++)
+			Py_DECREF(out[k]);
+		return NULL;
+	}
+	// The function, not the macro: the last two items are beyond the
+	// visible sequence, which the macro's bounds assertion checks against.
+	for (int k = 0; k < nout; k++)
+		PyStructSequence_SetItem(res, k, (PyObject *)out[k]);
+	return res;
 }
 
 static PyObject *py_overlap_batch(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
@@ -1299,6 +1907,12 @@ static PyObject *py_distance_batch(PyObject *mod, PyObject *const *args, Py_ssiz
 {
 	(void)mod;
 	return batch(args, nargs, OP_DISTANCE, "distance_batch");
+}
+
+static PyObject *py_closest_batch(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	(void)mod;
+	return batch(args, nargs, OP_CLOSEST, "closest_batch");
 }
 
 // ---------------------------------------------------------------------------
@@ -1888,10 +2502,15 @@ static PyObject *World_remove_body(WorldObject *self, PyObject *arg)
 	Py_RETURN_NONE;
 }
 
-static PyObject *World_set_pose(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+typedef imp_status body_pose2_fn(imp_world *world, imp_body_id id, imp_pose2 pose);
+typedef imp_status body_pose3_fn(imp_world *world, imp_body_id id, imp_pose3 pose);
+
+// A call (id, pose) that changes one body: set_pose, set_target_pose.
+static PyObject *world_body_pose_call(WorldObject *self, PyObject *const *args, Py_ssize_t nargs, const char *name,
+				      body_pose2_fn *f2, body_pose3_fn *f3)
 {
 	if (nargs != 2) {
-		PyErr_Format(PyExc_TypeError, "set_pose() takes 2 positional arguments (id, pose), got %zd", nargs);
+		PyErr_Format(PyExc_TypeError, "%s() takes 2 positional arguments (id, pose), got %zd", name, nargs);
 		return NULL;
 	}
 	imp_body_id id;
@@ -1899,13 +2518,18 @@ static PyObject *World_set_pose(WorldObject *self, PyObject *const *args, Py_ssi
 	imp_pose3 p3;
 	if (world_id_arg(self, args[0], &id, "id") < 0 || read_world_pose(self, args[1], &p2, &p3, "pose") < 0)
 		return NULL;
-	imp_world *w = world_mutable(self, "set_pose");
+	imp_world *w = world_mutable(self, name);
 	if (!w)
 		return NULL;
-	imp_status st = self->dim == 2 ? imp_body_set_pose2(w, id, p2) : imp_body_set_pose3(w, id, p3);
+	imp_status st = self->dim == 2 ? f2(w, id, p2) : f3(w, id, p3);
 	if (st != IMP_OK)
-		return raise_status(st, st == IMP_ERR_BAD_ID ? "id" : "pose");
+		return raise_status(st, st == IMP_ERR_BAD_ID || st == IMP_ERR_STATIC_BODY ? "id" : "pose");
 	Py_RETURN_NONE;
+}
+
+static PyObject *World_set_pose(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	return world_body_pose_call(self, args, nargs, "set_pose", imp_body_set_pose2, imp_body_set_pose3);
 }
 
 static PyObject *World_get_pose(WorldObject *self, PyObject *arg)
@@ -2727,6 +3351,489 @@ fail:
 	return NULL;
 }
 
+
+// ---- the remaining world calls: every body within a distance, the
+// world's clearance, every body along a ray, target poses, filters and user
+// objects changed after add_body, the statistics and the state hash.
+
+// A growing array of query results (PyMem_Raw: filled with the GIL
+// released).
+typedef struct {
+	imp_query_result *data;
+	imp_body_id *a; // clearance: body a of each pair (NULL otherwise)
+	size_t count, cap;
+	bool failed;
+} result_buffer;
+
+static bool result_buffer_push(result_buffer *b, const imp_query_result *r, const imp_body_id *a)
+{
+	if (b->count == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 32;
+		imp_query_result *d = PyMem_RawRealloc(b->data, cap * sizeof *d);
+		if (!d) {
+			b->failed = true;
+			return false;
+		}
+		b->data = d;
+		if (a) {
+			imp_body_id *ad = PyMem_RawRealloc(b->a, cap * sizeof *ad);
+			if (!ad) {
+				b->failed = true;
+				return false;
+			}
+			b->a = ad;
+		}
+		b->cap = cap;
+	}
+	b->data[b->count] = *r;
+	if (a)
+		b->a[b->count] = *a;
+	b->count++;
+	return true;
+}
+
+static void result_buffer_free(result_buffer *b)
+{
+	PyMem_RawFree(b->data);
+	PyMem_RawFree(b->a);
+}
+
+static double distance_to_buffer(const imp_query_result *hit, void *user)
+{
+	result_buffer *b = user;
+	// Out of memory stops the query (-INFINITY); the caller raises.
+	return result_buffer_push(b, hit, NULL) ? INFINITY : -INFINITY;
+}
+
+// The buffer's results as a list of QueryResult; frees nothing.
+static PyObject *result_list(const result_buffer *b, int dim)
+{
+	PyObject *list = PyList_New((Py_ssize_t)b->count);
+	if (!list)
+		return NULL;
+	for (size_t i = 0; i < b->count; i++) {
+		PyObject *r = query_result_object(&b->data[i], dim);
+		if (!r) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, r);
+	}
+	return list;
+}
+
+static PyObject *World_query_distance(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"shape", "pose", "max_distance", FILTER_NAMES, NULL};
+	PyObject *so, *po;
+	double max_distance;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOd|$" FILTER_FORMAT ":query_distance", names, &so, &po,
+					 &max_distance, FILTER_ARGS))
+		return NULL;
+	ShapeObject *s;
+	imp_query_filter qf;
+	imp_pose2 p2;
+	imp_pose3 p3;
+	imp_world *w = shape_query_args(self, so, po, ignore_o, category_o, mask_o, group, &s, &qf, &p2, &p3);
+	if (w == NULL)
+		return NULL;
+	result_buffer b = {0};
+	// The library's callback only records (no Python code runs in it), so
+	// the query runs without the GIL, as the batches do.
+	imp_status st;
+	self->active++;
+	Py_BEGIN_ALLOW_THREADS
+	st = self->dim == 2 ? imp_world_query_distance2(w, s->shape, p2, max_distance, &qf, distance_to_buffer, &b)
+			    : imp_world_query_distance3(w, s->shape, p3, max_distance, &qf, distance_to_buffer, &b);
+	Py_END_ALLOW_THREADS
+	self->active--;
+	PyObject *out = NULL;
+	if (st != IMP_OK)
+		raise_status(st, !isfinite(max_distance) ? "max_distance" : shape_blame(st, self->dim, p2, p3));
+	else if (b.failed)
+		PyErr_NoMemory();
+	else
+		out = result_list(&b, self->dim);
+	result_buffer_free(&b);
+	return out;
+}
+
+static bool clearance_to_buffer(imp_body_id a, const imp_query_result *pair, void *user)
+{
+	return result_buffer_push(user, pair, &a);
+}
+
+// Five arrays from the results: ids (M, cols) uint64 (cols 2: a, body;
+// cols 1: body), distances (M,), points, body points and normals (M, dim).
+static PyObject *result_arrays(const result_buffer *b, int cols, int dim)
+{
+	npy_intp m = (npy_intp)b->count;
+	npy_intp dims_id[2] = {m, cols}, dims_d[1] = {m}, dims_v[2] = {m, dim};
+	PyArrayObject *ids = (PyArrayObject *)PyArray_SimpleNew(cols == 1 ? 1 : 2, dims_id, NPY_UINT64);
+	PyArrayObject *dist = (PyArrayObject *)PyArray_SimpleNew(1, dims_d, NPY_FLOAT64);
+	PyArrayObject *pa = (PyArrayObject *)PyArray_SimpleNew(2, dims_v, NPY_FLOAT64);
+	PyArrayObject *pb = (PyArrayObject *)PyArray_SimpleNew(2, dims_v, NPY_FLOAT64);
+	PyArrayObject *nv = (PyArrayObject *)PyArray_SimpleNew(2, dims_v, NPY_FLOAT64);
+	if (!ids || !dist || !pa || !pb || !nv) {
+		Py_XDECREF(ids);
+		Py_XDECREF(dist);
+		Py_XDECREF(pa);
+		Py_XDECREF(pb);
+		Py_XDECREF(nv);
+		return NULL;
+	}
+	uint64_t *di = (uint64_t *)PyArray_DATA(ids);
+	double *dd = (double *)PyArray_DATA(dist), *da = (double *)PyArray_DATA(pa), *db = (double *)PyArray_DATA(pb),
+	       *dn = (double *)PyArray_DATA(nv);
+	for (npy_intp i = 0; i < m; i++) {
+		const imp_query_result *r = &b->data[i];
+		if (cols == 2) {
+			di[2 * i] = id_pack(b->a[i]);
+			di[2 * i + 1] = id_pack(r->body);
+		} else {
+			di[i] = id_pack(r->body);
+		}
+		dd[i] = r->distance;
+		const double *p = &r->point.x, *q = &r->body_point.x, *n = &r->normal.x;
+		for (int k = 0; k < dim; k++) {
+			da[i * dim + k] = p[k];
+			db[i * dim + k] = q[k];
+			dn[i * dim + k] = n[k];
+		}
+	}
+	return Py_BuildValue("(NNNNN)", ids, dist, pa, pb, nv);
+}
+
+static PyObject *World_clearance(WorldObject *self, PyObject *arg)
+{
+	if (PyBool_Check(arg) || !PyNumber_Check(arg)) {
+		PyErr_Format(PyExc_TypeError, "margin: expected a number, got %s", Py_TYPE(arg)->tp_name);
+		return NULL;
+	}
+	double margin = PyFloat_AsDouble(arg);
+	if (margin == -1.0 && PyErr_Occurred())
+		return NULL;
+	imp_world *w = world_live(self); // after the conversion, which may close it
+	if (!w)
+		return NULL;
+	result_buffer b = {0};
+	imp_status st;
+	self->active++;
+	Py_BEGIN_ALLOW_THREADS
+	st = imp_world_clearance(w, margin, clearance_to_buffer, &b);
+	Py_END_ALLOW_THREADS
+	self->active--;
+	PyObject *out = NULL;
+	if (st != IMP_OK)
+		raise_status(st, st == IMP_ERR_BAD_RADIUS ? "margin" : "clearance");
+	else if (b.failed)
+		PyErr_NoMemory();
+	else
+		out = result_arrays(&b, 2, self->dim);
+	result_buffer_free(&b);
+	return out;
+}
+
+typedef struct {
+	imp_ray_hit *data;
+	size_t count, cap;
+	bool failed;
+} ray_buffer;
+
+static bool ray_to_buffer(const imp_ray_hit *hit, void *user)
+{
+	ray_buffer *b = user;
+	if (b->count == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		imp_ray_hit *d = PyMem_RawRealloc(b->data, cap * sizeof *d);
+		if (!d) {
+			b->failed = true;
+			return false;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	b->data[b->count++] = *hit;
+	return true;
+}
+
+static PyObject *World_ray_cast_all(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"start", "end", FILTER_NAMES, NULL};
+	PyObject *a, *b;
+	FILTER_VARS;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$" FILTER_FORMAT ":ray_cast_all", names, &a, &b, FILTER_ARGS))
+		return NULL;
+	imp_query_filter qf;
+	if (read_query_filter(self, ignore_o, category_o, mask_o, group, &qf) < 0)
+		return NULL;
+	imp_vec2 s2 = {0.0, 0.0}, e2 = {0.0, 0.0};
+	imp_vec3 s3 = {0.0, 0.0, 0.0}, e3 = {0.0, 0.0, 0.0};
+	if (self->dim == 2) {
+		if (read_vec2(a, &s2, "start") < 0 || read_vec2(b, &e2, "end") < 0)
+			return NULL;
+	} else {
+		if (read_vec3(a, &s3, "start") < 0 || read_vec3(b, &e3, "end") < 0)
+			return NULL;
+	}
+	imp_world *w = world_live(self); // after the conversions, which may close it
+	if (!w)
+		return NULL;
+	ray_buffer rb = {0};
+	imp_status st = self->dim == 2 ? imp_world_ray_cast_all2(w, s2, e2, &qf, ray_to_buffer, &rb)
+				       : imp_world_ray_cast_all3(w, s3, e3, &qf, ray_to_buffer, &rb);
+	PyObject *list = NULL;
+	if (st != IMP_OK) {
+		raise_status(st, st == IMP_ERR_BAD_ID ? "ignore" : "start, end");
+	} else if (rb.failed) {
+		PyErr_NoMemory();
+	} else if ((list = PyList_New((Py_ssize_t)rb.count)) != NULL) {
+		for (size_t i = 0; i < rb.count; i++) {
+			PyObject *h = ray_hit_object(&rb.data[i], self->dim);
+			if (!h) {
+				Py_CLEAR(list);
+				break;
+			}
+			PyList_SET_ITEM(list, (Py_ssize_t)i, h);
+		}
+	}
+	PyMem_RawFree(rb.data);
+	return list;
+}
+
+static PyObject *World_set_target_pose(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	return world_body_pose_call(self, args, nargs, "set_target_pose", imp_body_set_target_pose2,
+				    imp_body_set_target_pose3);
+}
+
+static PyObject *World_get_filter(WorldObject *self, PyObject *arg)
+{
+	imp_body_id id;
+	if (world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	imp_filter f;
+	imp_status st = imp_body_get_filter(w, id, &f);
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	return Py_BuildValue("(KKi)", (unsigned long long)f.category, (unsigned long long)f.mask, (int)f.group);
+}
+
+static PyObject *World_set_filter(WorldObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"id", "category", "mask", "group", NULL};
+	PyObject *io, *cat = NULL, *mask = NULL, *group_o = NULL;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOO:set_filter", names, &io, &cat, &mask, &group_o))
+		return NULL;
+	imp_body_id id;
+	if (world_id_arg(self, io, &id, "id") < 0)
+		return NULL;
+	uint64_t category = 0, mask_bits = 0;
+	long group = 0;
+	if (read_bits(cat, &category, "category") < 0 || read_bits(mask, &mask_bits, "mask") < 0)
+		return NULL;
+	if (group_o) {
+		if (PyBool_Check(group_o) || !PyIndex_Check(group_o)) {
+			PyErr_Format(PyExc_TypeError, "group: expected an int, got %s", Py_TYPE(group_o)->tp_name);
+			return NULL;
+		}
+		group = PyLong_AsLong(group_o);
+		if (group == -1 && PyErr_Occurred())
+			return NULL;
+		if (group < INT32_MIN || group > INT32_MAX) {
+			PyErr_SetString(PyExc_ValueError, "group: expected an int in -2**31 .. 2**31 - 1");
+			return NULL;
+		}
+	}
+	// The fields not given keep the body's: read after every conversion
+	// (which may close the world).
+	imp_world *w = world_mutable(self, "set_filter");
+	if (!w)
+		return NULL;
+	imp_filter f;
+	imp_status st = imp_body_get_filter(w, id, &f);
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	if (cat)
+		f.category = category;
+	if (mask)
+		f.mask = mask_bits;
+	if (group_o)
+		f.group = (int32_t)group;
+	st = imp_body_set_filter(w, id, f);
+	if (st != IMP_OK)
+		return raise_status(st, st == IMP_ERR_BAD_ID ? "id" : "set_filter");
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_set_user(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError, "set_user() takes 2 positional arguments (id, user), got %zd", nargs);
+		return NULL;
+	}
+	uint64_t v;
+	if (read_id(args[0], &v, "id") < 0)
+		return NULL;
+	PyObject *key = PyLong_FromUnsignedLongLong(v);
+	if (!key)
+		return NULL;
+	if (!world_live(self)) { // after read_id, whose __index__ may close the world
+		Py_DECREF(key);
+		return NULL;
+	}
+	PyObject *entry = PyDict_GetItemWithError(self->bodies, key);
+	if (!entry) {
+		Py_DECREF(key);
+		if (!PyErr_Occurred())
+			raise_status(IMP_ERR_BAD_ID, "id");
+		return NULL;
+	}
+	PyObject *fresh = PyTuple_Pack(2, PyTuple_GET_ITEM(entry, 0), args[1]);
+	if (!fresh) {
+		Py_DECREF(key);
+		return NULL;
+	}
+	// The old user object goes now (its finalizer may run).
+	int rc = PyDict_SetItem(self->bodies, key, fresh);
+	Py_DECREF(fresh);
+	Py_DECREF(key);
+	if (rc < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_get_aabb(WorldObject *self, PyObject *arg)
+{
+	imp_body_id id;
+	if (world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	if (self->dim == 2) {
+		imp_aabb2 b;
+		imp_status st = imp_body_get_aabb2(w, id, &b);
+		if (st != IMP_OK)
+			return raise_status(st, "id");
+		return Py_BuildValue("(NN)", vec_array(&b.lo.x, 2), vec_array(&b.hi.x, 2));
+	}
+	imp_aabb3 b;
+	imp_status st = imp_body_get_aabb3(w, id, &b);
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	return Py_BuildValue("(NN)", vec_array(&b.lo.x, 3), vec_array(&b.hi.x, 3));
+}
+
+static PyObject *World_body_type(WorldObject *self, PyObject *arg)
+{
+	imp_body_id id;
+	if (world_id_arg(self, arg, &id, "id") < 0)
+		return NULL;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	imp_body_type t;
+	imp_status st = imp_body_get_type(w, id, &t);
+	if (st != IMP_OK)
+		return raise_status(st, "id");
+	return PyUnicode_FromString(t == IMP_BODY_STATIC ? "static" : t == IMP_BODY_KINEMATIC ? "kinematic" : "dynamic");
+}
+
+static int World_contains(WorldObject *self, PyObject *o)
+{
+	if (PyBool_Check(o) || !PyIndex_Check(o))
+		return 0;
+	PyObject *n = PyNumber_Index(o);
+	if (!n)
+		return -1;
+	unsigned long long v = PyLong_AsUnsignedLongLong(n);
+	Py_DECREF(n);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+		if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+			return -1;
+		PyErr_Clear();
+		return 0;
+	}
+	imp_world *w = world_live(self);
+	if (!w)
+		return -1;
+	return imp_body_is_valid(w, id_unpack(self, (uint64_t)v));
+}
+
+// A dict from named int fields (the statistics).
+static PyObject *stats_dict(const char *const *names, const long long *values, int n)
+{
+	PyObject *d = PyDict_New();
+	if (!d)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		PyObject *v = PyLong_FromLongLong(values[i]);
+		if (!v || PyDict_SetItemString(d, names[i], v) < 0) {
+			Py_XDECREF(v);
+			Py_DECREF(d);
+			return NULL;
+		}
+		Py_DECREF(v);
+	}
+	return d;
+}
+
+static PyObject *World_stats(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	imp_world_stats s = imp_world_get_stats(w);
+	static const char *const names[] = {"bodies",	 "moved",	"broad_moves",	 "candidates", "box_tests",
+					    "narrow_calls", "touching",	"begin_count",	 "end_count",  "broad_swaps",
+					    "broad_cells",  "broad_tests", "settled"};
+	const long long values[] = {s.bodies,	 s.moved,     s.broad_moves, s.candidates,  s.box_tests,
+				    s.narrow_calls, s.touching,    s.begin_count, s.end_count,   s.broad_swaps,
+				    s.broad_cells,  s.broad_tests, s.settled};
+	_Static_assert(sizeof names / sizeof names[0] == sizeof values / sizeof values[0], "one name per field");
+	return stats_dict(names, values, (int)(sizeof values / sizeof values[0]));
+}
+
+static PyObject *World_step_stats(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_live(self);
+	if (!w)
+		return NULL;
+	imp_step_stats s = imp_world_get_step_stats(w);
+	static const char *const names[] = {"moving",	  "candidates",	 "queued",  "queue_peak",
+					    "narrow_calls", "heap_ops",	 "events",  "rescheduled",
+					    "capped_pairs", "most_pair_calls", "broad_moves", "sweeps"};
+	const long long values[] = {s.moving,	    s.candidates,	s.queued,      s.queue_peak,
+				    s.narrow_calls, (long long)s.heap_ops, s.events,      s.rescheduled,
+				    s.capped_pairs, s.most_pair_calls,	s.broad_moves, s.sweeps};
+	_Static_assert(sizeof names / sizeof names[0] == sizeof values / sizeof values[0], "one name per field");
+	PyObject *d = stats_dict(names, values, (int)(sizeof values / sizeof values[0]));
+	if (!d)
+		return NULL;
+	PyObject *state = PyUnicode_FromString(s.state == IMP_STEP_COMPLETE ? "complete" : "pair capped");
+	if (!state || PyDict_SetItemString(d, "state", state) < 0) {
+		Py_XDECREF(state);
+		Py_DECREF(d);
+		return NULL;
+	}
+	Py_DECREF(state);
+	return d;
+}
+
+static PyObject *World_state_hash(WorldObject *self, PyObject *unused)
+{
+	(void)unused;
+	imp_world *w = world_live(self);
+	return w ? PyLong_FromUnsignedLongLong(imp_world_state_hash(w)) : NULL;
+}
+
 #undef FILTER_NAMES
 #undef FILTER_FORMAT
 #undef FILTER_VARS
@@ -2796,6 +3903,40 @@ static PyMethodDef World_methods[] = {
 	 "Returns bool: True exactly when cast_shape() would be 'free'."},
 	{"ray_cast", WFAST(World_ray_cast), METH_VARARGS | METH_KEYWORDS,
 	 "ray_cast($self, /, start, end, *, " FILTER_SIG ")\n--\n\nReturns RayHit: the first body the segment meets."},
+	{"query_distance", WFAST(World_query_distance), METH_VARARGS | METH_KEYWORDS,
+	 "query_distance($self, /, shape, pose, max_distance, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns a list of QueryResult: every body within max_distance (finite; negative: overlapping by at least\n"
+	 "its magnitude) of the shape at the pose, nearest first (ties: slot order). GIL released."},
+	{"clearance", (PyCFunction)World_clearance, METH_O,
+	 "clearance($self, margin, /)\n--\n\n"
+	 "Returns (pairs, distances, points_a, points_b, normals) arrays: every pair of bodies that may pair (filters,\n"
+	 "not both static) at a signed distance <= margin, each once (a's slot below b's), ordered by a then b;\n"
+	 "pairs is (M, 2) uint64. GIL released."},
+	{"ray_cast_all", WFAST(World_ray_cast_all), METH_VARARGS | METH_KEYWORDS,
+	 "ray_cast_all($self, /, start, end, *, " FILTER_SIG ")\n--\n\n"
+	 "Returns a list of RayHit: every body the segment meets, in order of t (ties: slot order)."},
+	{"set_target_pose", WFAST(World_set_target_pose), METH_FASTCALL,
+	 "set_target_pose($self, id, pose, /)\n--\n\nThe pose a kinematic or dynamic body reaches at the end of the next "
+	 "step() (its motion over the step: the velocity that gets it there)."},
+	{"get_filter", (PyCFunction)World_get_filter, METH_O,
+	 "get_filter($self, id, /)\n--\n\nReturns (category, mask, group)."},
+	{"set_filter", WFAST(World_set_filter), METH_VARARGS | METH_KEYWORDS,
+	 "set_filter($self, /, id, *, category=None, mask=None, group=None)\n--\n\n"
+	 "Changes the body's filter; the fields not given keep their values. Pairs follow at the next update."},
+	{"set_user", WFAST(World_set_user), METH_FASTCALL,
+	 "set_user($self, id, user, /)\n--\n\nReplaces the body's user object (the old one is released)."},
+	{"get_aabb", (PyCFunction)World_get_aabb, METH_O,
+	 "get_aabb($self, id, /)\n--\n\nReturns (lo, hi): the body's exact bounding box at its pose."},
+	{"body_type", (PyCFunction)World_body_type, METH_O,
+	 "body_type($self, id, /)\n--\n\nReturns 'static', 'kinematic' or 'dynamic'."},
+	{"stats", (PyCFunction)World_stats, METH_NOARGS,
+	 "stats($self, /)\n--\n\nReturns a dict: what the last update did (imp_world_stats)."},
+	{"step_stats", (PyCFunction)World_step_stats, METH_NOARGS,
+	 "step_stats($self, /)\n--\n\nReturns a dict: what the last step did (imp_step_stats; 'state': "
+	 "'complete' or 'pair capped')."},
+	{"state_hash", (PyCFunction)World_state_hash, METH_NOARGS,
+	 "state_hash($self, /)\n--\n\nReturns a 64-bit hash of the world's state (bodies, clock, touching pairs); "
+	 "equal scenes hash equal across runs."},
 	{"overlap_any_batch", WFAST(World_overlap_any_batch), METH_VARARGS | METH_KEYWORDS,
 	 "overlap_any_batch($self, /, shape, poses, *, " FILTER_SIG ")\n--\n\n"
 	 "Returns a bool array: overlap_any() over an (N, 3) / (N, 7) stack of poses. GIL released."},
@@ -2817,6 +3958,10 @@ static PyGetSetDef World_getset[] = {
 	{NULL, NULL, NULL, NULL, NULL},
 };
 
+static PySequenceMethods World_as_sequence = {
+	.sq_contains = (objobjproc)World_contains,
+};
+
 static PyTypeObject World_Type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "impact_collision.World",
@@ -2830,6 +3975,7 @@ static PyTypeObject World_Type = {
 	.tp_clear = (inquiry)World_clear,
 	.tp_methods = World_methods,
 	.tp_getset = World_getset,
+	.tp_as_sequence = &World_as_sequence,
 	.tp_new = World_new,
 };
 
@@ -2982,6 +4128,24 @@ static PyMethodDef module_methods[] = {
 	 "cone($module, /, half_height, base_radius, radius=0.0)\n--\n\nReturns Shape. A cone about z: base disc at z = -half_height, apex at +half_height."},
 	{"ellipsoid", KWCALL(make_ellipsoid), METH_VARARGS | METH_KEYWORDS,
 	 "ellipsoid($module, /, rx, ry, rz, radius=0.0)\n--\n\nReturns Shape. An ellipsoid with semi-axes rx, ry, rz, rounded by radius."},
+	{"compound2", KWCALL(make_compound2), METH_VARARGS | METH_KEYWORDS,
+	 "compound2($module, /, children, poses)\n--\n\nReturns Shape. A non-convex 2D shape: convex 2D shapes (a sequence), "
+	 "each at its pose (an (N, 3) array).\nThe compound holds its children while it exists."},
+	{"compound3", KWCALL(make_compound3), METH_VARARGS | METH_KEYWORDS,
+	 "compound3($module, /, children, poses)\n--\n\nReturns Shape. A non-convex 3D shape: convex 3D shapes (a sequence), "
+	 "each at its pose (an (N, 7) array).\nThe compound holds its children while it exists."},
+	{"mesh", KWCALL(make_mesh), METH_VARARGS | METH_KEYWORDS,
+	 "mesh($module, /, vertices, triangles, radius=0.0)\n--\n\nReturns Shape. A triangle mesh (a surface): (V, 3) "
+	 "vertices, (T, 3) integer vertex indices, rounded by radius."},
+	{"heightfield", KWCALL(make_heightfield), METH_VARARGS | METH_KEYWORDS,
+	 "heightfield($module, /, heights, dx, dy, base_z, radius=0.0)\n--\n\nReturns Shape. A (rows, cols) grid of "
+	 "heights, heights[r, c] at (c dx, r dy), solid down to base_z."},
+	{"chain", KWCALL(make_chain), METH_VARARGS | METH_KEYWORDS,
+	 "chain($module, /, points, loop=False, radius=0.0)\n--\n\nReturns Shape. A 2D polyline through (N, 2) points "
+	 "(closed when loop), rounded by radius."},
+	{"mesh_from_file", KWCALL(make_mesh_from_file), METH_VARARGS | METH_KEYWORDS,
+	 "mesh_from_file($module, /, path, radius=0.0)\n--\n\nReturns Shape. A mesh read from an OBJ (by the name), binary "
+	 "or ASCII STL file; a parse error's Error has .line."},
 	{"overlap", FASTCALL(py_overlap), METH_FASTCALL,
 	 "overlap($module, a, pose_a, b, pose_b, /)\n--\n\nReturns bool. Do the two rounded shapes overlap (touching counts)?"},
 	{"distance", FASTCALL(py_distance), METH_FASTCALL,
@@ -2998,6 +4162,10 @@ static PyMethodDef module_methods[] = {
 	{"distance_batch", FASTCALL(py_distance_batch), METH_FASTCALL,
 	 "distance_batch($module, a, poses_a, b, poses_b, /)\n--\n\nReturns numpy.ndarray[float64]. "
 	 "distance() over stacks of poses ((N, 3) or (N, 7)); a single pose is used for every row. GIL released."},
+	{"closest_batch", FASTCALL(py_closest_batch), METH_FASTCALL,
+	 "closest_batch($module, a, poses_a, b, poses_b, /)\n--\n\nReturns ClosestBatchResult (distance, point_a, point_b, "
+	 "normal; child_a, child_b by name).\nclosest() over stacks of poses ((N, 3) or (N, 7)); a single pose is used for "
+	 "every row. GIL released."},
 	{"_c_loop_time", (PyCFunction)py_c_loop_time, METH_VARARGS,
 	 "_c_loop_time($module, op, a, poses_a, b, poses_b, repeat, convert=False, /)\n--\n\nReturns (seconds, checksum). The plain C loop over\n"
 	 "ready imp_pose2/3 structs (convert: over the rows, made into poses in the loop), for benchmarks."},
@@ -3046,6 +4214,7 @@ PyMODINIT_FUNC PyInit__impact(void)
 		return NULL;
 	if (PyStructSequence_InitType2(&ClosestResult_Type, &closest_desc) < 0 ||
 	    PyStructSequence_InitType2(&TimeOfImpactResult_Type, &toi_desc) < 0 ||
+	    PyStructSequence_InitType2(&ClosestBatchResult_Type, &closest_batch_desc) < 0 ||
 	    PyStructSequence_InitType2(&QueryResult_Type, &query_result_desc) < 0 ||
 	    PyStructSequence_InitType2(&CastHit_Type, &cast_hit_desc) < 0 ||
 	    PyStructSequence_InitType2(&RayHit_Type, &ray_hit_desc) < 0 ||
@@ -3058,7 +4227,8 @@ PyMODINIT_FUNC PyInit__impact(void)
 	Error = PyErr_NewExceptionWithDoc(
 		"impact_collision.Error",
 		"An imp_status error of the C library. Attributes: status (int), status_name (e.g. 'IMP_ERR_NOT_FINITE'), "
-		"status_text (imp_status_string), row (the row of a batch or of World.set_poses the error is about, else None).",
+		"status_text (imp_status_string), row (the row of a batch or of World.set_poses the error is about, else None), "
+		"line (the line of a mesh file that did not parse, else None).",
 		PyExc_ValueError, NULL);
 	if (!Error)
 		goto fail;
@@ -3080,6 +4250,11 @@ PyMODINIT_FUNC PyInit__impact(void)
 	Py_INCREF(&TimeOfImpactResult_Type);
 	if (PyModule_AddObject(m, "TimeOfImpactResult", (PyObject *)&TimeOfImpactResult_Type) < 0) {
 		Py_DECREF(&TimeOfImpactResult_Type);
+		goto fail;
+	}
+	Py_INCREF(&ClosestBatchResult_Type);
+	if (PyModule_AddObject(m, "ClosestBatchResult", (PyObject *)&ClosestBatchResult_Type) < 0) {
+		Py_DECREF(&ClosestBatchResult_Type);
 		goto fail;
 	}
 	static const struct {
