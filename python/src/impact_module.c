@@ -462,11 +462,18 @@ static int read_doubles(PyObject *o, int n, double *out, const char *what, const
 			}
 			out[i] = PyFloat_AsDouble(item);
 			if (out[i] == -1.0 && PyErr_Occurred()) {
-				// PyNumber_Check passed but __float__ failed: a numpy
-				// complex scalar, say.
-				PyErr_Clear();
-				PyErr_Format(PyExc_TypeError, "%s: expected %s, item %d (a %s) is not a real number", what,
-					     form, i, Py_TYPE(item)->tp_name);
+				// PyNumber_Check passed but __float__ failed: an int
+				// beyond float64's range (an OverflowError, as float()
+				// raises), or a numpy complex scalar, say.
+				if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+					PyErr_Clear();
+					PyErr_Format(PyExc_OverflowError, "%s: expected %s, item %d (a %s) is beyond float64's range",
+						     what, form, i, Py_TYPE(item)->tp_name);
+				} else {
+					PyErr_Clear();
+					PyErr_Format(PyExc_TypeError, "%s: expected %s, item %d (a %s) is not a real number",
+						     what, form, i, Py_TYPE(item)->tp_name);
+				}
 				Py_DECREF(item);
 				Py_DECREF(t);
 				return -1;
@@ -595,6 +602,13 @@ static PyArrayObject *read_pose_stack(PyObject *o, int dim, npy_intp *count, con
 	if (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 1) == n) {
 		*count = PyArray_DIM(a, 0);
 		return a;
+	}
+	if (PyArray_NDIM(a) == 1 && PyArray_DIM(a, 0) == 0) {
+		// An empty sequence ([] or ()): the empty stack, shape (0, n).
+		Py_DECREF(a);
+		npy_intp dims[2] = {0, n};
+		*count = 0;
+		return (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
 	}
 	PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
 	PyErr_Format(PyExc_ValueError, "%s: expected %s of shape (%d,) or a stack of shape (N, %d), got shape %R", what,
@@ -2805,7 +2819,7 @@ static PyObject *World_set_velocity(WorldObject *self, PyObject *const *args, Py
 	if (self->dim == 2) {
 		if (read_vec2(args[1], &v2, "linear") < 0)
 			return NULL;
-		if (PyBool_Check(args[2]) || !PyNumber_Check(args[2])) {
+		if (!PyNumber_Check(args[2])) {
 			PyErr_Format(PyExc_TypeError, "angular: expected a number (2D), got %s", Py_TYPE(args[2])->tp_name);
 			return NULL;
 		}
@@ -3507,7 +3521,7 @@ static PyObject *result_arrays(const result_buffer *b, int cols, int dim)
 
 static PyObject *World_clearance(WorldObject *self, PyObject *arg)
 {
-	if (PyBool_Check(arg) || !PyNumber_Check(arg)) {
+	if (!PyNumber_Check(arg)) {
 		PyErr_Format(PyExc_TypeError, "margin: expected a number, got %s", Py_TYPE(arg)->tp_name);
 		return NULL;
 	}

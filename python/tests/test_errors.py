@@ -99,3 +99,31 @@ def test_error_is_a_value_error_with_fields():
     assert err.status_text == "not finite"
     assert str(err) == "IMP_ERR_NOT_FINITE: not finite (pose_a)"
     assert ic.STATUS_NAMES[0] == "IMP_OK" and len(ic.STATUS_NAMES) == ic.IMP_ERR_BAD_BODY_TYPE + 1
+
+
+def test_input_rules_empty_huge_bool_object():
+    """The conversion rules docs/python.md states: an empty sequence is the
+    empty stack; an int beyond float64's range is an OverflowError, as for
+    float(); a bool is a number where a float is wanted (float(True) is
+    1.0) and refused where an id or bits are; object arrays are refused."""
+    w = ic.World(2)
+    b = w.add_body(ic.circle(1.0), (0.0, 0.0, 0.0))
+    w.set_poses([], [])
+    w.set_poses((), np.zeros((0, 3)))
+    out = ic.distance_batch(ic.circle(1.0), (0.0, 0.0, 0.0), ic.circle(1.0), [])
+    assert out.shape == (0,)
+    assert w.overlap_any_batch(ic.circle(1.0), []).shape == (0,)
+    with pytest.raises(OverflowError, match="beyond float64"):
+        ic.distance(ic.circle(1.0), (10**400, 0, 0), ic.circle(1.0), (0, 0, 0))
+    with pytest.raises(OverflowError):
+        w.set_velocity(b, (10**400, 0.0), 0.0)
+    assert ic.distance(ic.circle(1.0), (True, 0, 0), ic.circle(1.0), (4.0, 0, 0)) == 1.0
+    w.set_velocity(b, (1.0, 0.0), True)
+    assert w.get_velocity(b)[1] == 1.0
+    assert len(w.clearance(False)[0]) == 0
+    with pytest.raises(TypeError):
+        w.get_pose(True)
+    with pytest.raises(TypeError):
+        w.set_filter(b, mask=True)
+    with pytest.raises(TypeError, match="float64"):
+        ic.polygon(np.array([[0, 0], [1, 0], [0, 1]], dtype=object))
