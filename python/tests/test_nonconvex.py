@@ -8,7 +8,6 @@ closest_batch equals a loop of closest() bit for bit. Bad input raises,
 never crashes; a compound keeps its children alive."""
 import gc
 import os
-import pathlib
 import struct
 import sys
 import threading

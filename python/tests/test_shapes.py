@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Every constructor, the attributes read back, constructor errors."""
+import math
+
 import numpy as np
 import pytest
 
@@ -166,3 +168,40 @@ def test_keywords():
     assert ic.cylinder(half_height=1, cylinder_radius=0.5, radius=0.1).radius == 0.1
     assert ic.cone(half_height=1, base_radius=0.5, radius=0.1).radius == 0.1
     assert ic.ellipsoid(rx=1, ry=2, rz=3, radius=0.1).radius == 0.1
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ic.circle(0.7),
+    lambda: ic.capsule2((-1.0, 0.2), (1.5, -0.3), 0.4),
+    lambda: ic.box2(1.0, 0.5, 0.2),
+    lambda: ic.polygon([[0, 0], [2, 0], [2.5, 1], [0.5, 1.5]], 0.3),
+    lambda: ic.polygon([[0, 0], [2, 0], [2.5, 1], [0.5, 1.5]]),
+])
+def test_outline_points_on_the_boundary(make):
+    """outline() for drawing: every point on the shape's boundary (its
+    distance to the shape, by the library, is 0), counter-clockwise, and
+    the polygon's area close to the shape's (analytic for the circle)."""
+    shape = make()
+    pose = (0.3, -1.2, 0.8)
+    pts = ic.outline(shape, pose, arc_points=64)
+    point = ic.polygon([[0.0, 0.0]])  # a point
+    for p in pts:
+        assert ic.distance(shape, pose, point, (p[0], p[1], 0.0)) < 1e-9
+        # just inside, the point overlaps
+        centre = np.mean(pts, axis=0)
+        q = p + 1e-6 * (centre - p) / np.linalg.norm(centre - p)
+        assert ic.overlap(shape, pose, point, (q[0], q[1], 0.0))
+    x, y = pts[:, 0], pts[:, 1]
+    area = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    assert area > 0  # counter-clockwise
+    if shape.vertex_count == 1:
+        assert area == pytest.approx(math.pi * 0.7**2, rel=2e-3)
+
+
+def test_outline_refuses_what_it_cannot_draw():
+    with pytest.raises(TypeError):
+        ic.outline(ic.sphere(1.0), (0, 0, 0))
+    with pytest.raises(TypeError):
+        ic.outline("circle", (0, 0, 0))
+    with pytest.raises(ValueError):
+        ic.outline(ic.circle(1.0), (0, 0, 0), arc_points=1)
