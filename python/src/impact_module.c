@@ -2091,14 +2091,24 @@ static int read_world_pose(WorldObject *self, PyObject *o, imp_pose2 *p2, imp_po
 	return self->dim == 2 ? read_pose2(o, p2, what) : read_pose3(o, p3, what);
 }
 
-static PyObject *pose_object(int dim, imp_pose2 p2, imp_pose3 p3)
+// A pose as its row of numbers: (x, y, angle) or (x, y, z, qx, qy, qz, qw).
+static void pose_row(int dim, imp_pose2 p2, imp_pose3 p3, double *v)
 {
 	if (dim == 2) {
-		double v[3] = {p2.p.x, p2.p.y, atan2(p2.q.s, p2.q.c)};
-		return vec_array(v, 3);
+		v[0] = p2.p.x;
+		v[1] = p2.p.y;
+		v[2] = atan2(p2.q.s, p2.q.c);
+		return;
 	}
-	double v[7] = {p3.p.x, p3.p.y, p3.p.z, p3.q.x, p3.q.y, p3.q.z, p3.q.w};
-	return vec_array(v, 7);
+	const double row[7] = {p3.p.x, p3.p.y, p3.p.z, p3.q.x, p3.q.y, p3.q.z, p3.q.w};
+	memcpy(v, row, sizeof row);
+}
+
+static PyObject *pose_object(int dim, imp_pose2 p2, imp_pose3 p3)
+{
+	double v[7];
+	pose_row(dim, p2, p3, v);
+	return vec_array(v, dim == 2 ? 3 : 7);
 }
 
 // ---- growable id buffer, filled by the C callbacks
@@ -2681,6 +2691,175 @@ static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ss
 		return raise_status_row(st, ctx, (Py_ssize_t)i);
 	}
 	Py_RETURN_NONE;
+}
+
+// The ids' error: Error naming ids[i] (.row i).
+static PyObject *raise_id_row(imp_status st, npy_intp i)
+{
+	char ctx[64];
+	snprintf(ctx, sizeof ctx, "ids[%zd]", (Py_ssize_t)i);
+	return raise_status_row(st, ctx, (Py_ssize_t)i);
+}
+
+static PyObject *World_get_poses(WorldObject *self, PyObject *arg)
+{
+	PyArrayObject *ids = read_id_array(arg, "ids");
+	if (!ids)
+		return NULL;
+	npy_intp n = PyArray_DIM(ids, 0);
+	int cols = self->dim == 2 ? 3 : 7;
+	npy_intp dims[2] = {n, cols};
+	PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+	imp_world *w = out ? world_live(self) : NULL; // after the conversions, which may close it
+	if (!w) {
+		Py_DECREF(ids);
+		Py_XDECREF(out);
+		return NULL;
+	}
+	const uint64_t *iv = (const uint64_t *)PyArray_DATA(ids);
+	double *o = (double *)PyArray_DATA(out);
+	for (npy_intp i = 0; i < n; i++) {
+		imp_body_id id = id_unpack(self, iv[i]);
+		imp_pose2 p2 = imp_pose2_identity();
+		imp_pose3 p3 = identity3;
+		imp_status st = self->dim == 2 ? imp_body_get_pose2(w, id, &p2) : imp_body_get_pose3(w, id, &p3);
+		if (st != IMP_OK) {
+			Py_DECREF(ids);
+			Py_DECREF(out);
+			return raise_id_row(st, i);
+		}
+		pose_row(self->dim, p2, p3, o + i * cols);
+	}
+	Py_DECREF(ids);
+	return (PyObject *)out;
+}
+
+// An (N, cols) float64 array (cols 1: an (N,) array), a new reference;
+// NULL with the exception set.
+static PyArrayObject *read_rows(PyObject *o, npy_intp n, int cols, const char *what)
+{
+	PyArrayObject *a = (PyArrayObject *)PyArray_FROM_OTF(o, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
+	if (!a) {
+		PyObject *type, *value, *tb;
+		PyErr_Fetch(&type, &value, &tb);
+		PyErr_Format(PyExc_TypeError, "%s: expected float64 numbers (or a dtype numpy casts safely): %S", what,
+			     value ? value : Py_None);
+		Py_XDECREF(type);
+		Py_XDECREF(value);
+		Py_XDECREF(tb);
+		return NULL;
+	}
+	bool ok = cols == 1 ? PyArray_NDIM(a) == 1 && PyArray_DIM(a, 0) == n
+			    : (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 0) == n && PyArray_DIM(a, 1) == cols) ||
+				      (n == 0 && PyArray_SIZE(a) == 0);
+	if (!ok) {
+		PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+		if (cols == 1)
+			PyErr_Format(PyExc_ValueError, "%s: expected shape (%zd,), got %R", what, (Py_ssize_t)n,
+				     shape ? shape : Py_None);
+		else
+			PyErr_Format(PyExc_ValueError, "%s: expected shape (%zd, %d), got %R", what, (Py_ssize_t)n, cols,
+				     shape ? shape : Py_None);
+		Py_XDECREF(shape);
+		Py_DECREF(a);
+		return NULL;
+	}
+	return a;
+}
+
+static PyObject *World_set_velocities(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 3) {
+		PyErr_Format(PyExc_TypeError, "set_velocities() takes 3 positional arguments (ids, linear, angular), got %zd",
+			     nargs);
+		return NULL;
+	}
+	PyArrayObject *ids = read_id_array(args[0], "ids");
+	if (!ids)
+		return NULL;
+	npy_intp n = PyArray_DIM(ids, 0);
+	int dim = self->dim;
+	PyArrayObject *lin = read_rows(args[1], n, dim, "linear");
+	PyArrayObject *ang = lin ? read_rows(args[2], n, dim == 2 ? 1 : 3, "angular") : NULL;
+	imp_world *w = ang ? world_mutable(self, "set_velocities") : NULL; // the world last
+	if (!w) {
+		Py_DECREF(ids);
+		Py_XDECREF(lin);
+		Py_XDECREF(ang);
+		return NULL;
+	}
+	const uint64_t *iv = (const uint64_t *)PyArray_DATA(ids);
+	const double *lv = (const double *)PyArray_DATA(lin), *av = (const double *)PyArray_DATA(ang);
+	imp_status st = IMP_OK;
+	npy_intp i = 0;
+	for (; i < n && st == IMP_OK; i++) {
+		imp_body_id id = id_unpack(self, iv[i]);
+		if (dim == 2) {
+			imp_vec2 v = {lv[2 * i], lv[2 * i + 1]};
+			st = imp_body_set_velocity2(w, id, v, av[i]);
+		} else {
+			imp_vec3 v = {lv[3 * i], lv[3 * i + 1], lv[3 * i + 2]};
+			imp_vec3 a = {av[3 * i], av[3 * i + 1], av[3 * i + 2]};
+			st = imp_body_set_velocity3(w, id, v, a);
+		}
+	}
+	Py_DECREF(ids);
+	Py_DECREF(lin);
+	Py_DECREF(ang);
+	if (st != IMP_OK) {
+		// Rows before i - 1 were applied; that row and those after were not.
+		i--;
+		if (st == IMP_ERR_BAD_ID || st == IMP_ERR_STATIC_BODY)
+			return raise_id_row(st, i);
+		char ctx[64];
+		snprintf(ctx, sizeof ctx, "linear[%zd], angular[%zd]", (Py_ssize_t)i, (Py_ssize_t)i);
+		return raise_status_row(st, ctx, (Py_ssize_t)i);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *World_get_velocities(WorldObject *self, PyObject *arg)
+{
+	PyArrayObject *ids = read_id_array(arg, "ids");
+	if (!ids)
+		return NULL;
+	npy_intp n = PyArray_DIM(ids, 0);
+	int dim = self->dim;
+	npy_intp dl[2] = {n, dim}, da[2] = {n, 3};
+	PyArrayObject *lin = (PyArrayObject *)PyArray_SimpleNew(2, dl, NPY_DOUBLE);
+	PyArrayObject *ang = lin ? (PyArrayObject *)PyArray_SimpleNew(dim == 2 ? 1 : 2, da, NPY_DOUBLE) : NULL;
+	imp_world *w = ang ? world_live(self) : NULL; // after the conversions, which may close it
+	if (!w) {
+		Py_DECREF(ids);
+		Py_XDECREF(lin);
+		Py_XDECREF(ang);
+		return NULL;
+	}
+	const uint64_t *iv = (const uint64_t *)PyArray_DATA(ids);
+	double *lv = (double *)PyArray_DATA(lin), *av = (double *)PyArray_DATA(ang);
+	for (npy_intp i = 0; i < n; i++) {
+		imp_body_id id = id_unpack(self, iv[i]);
+		imp_status st;
+		if (dim == 2) {
+			imp_vec2 v;
+			st = imp_body_get_velocity2(w, id, &v, &av[i]);
+			lv[2 * i] = v.x;
+			lv[2 * i + 1] = v.y;
+		} else {
+			imp_vec3 v, a;
+			st = imp_body_get_velocity3(w, id, &v, &a);
+			memcpy(lv + 3 * i, &v, sizeof v);
+			memcpy(av + 3 * i, &a, sizeof a);
+		}
+		if (st != IMP_OK) {
+			Py_DECREF(ids);
+			Py_DECREF(lin);
+			Py_DECREF(ang);
+			return raise_id_row(st, i);
+		}
+	}
+	Py_DECREF(ids);
+	return Py_BuildValue("(NN)", lin, ang);
 }
 
 // The (shape, user) entry of a live body (borrowed), or NULL with Error.
@@ -3875,6 +4054,15 @@ static PyMethodDef World_methods[] = {
 	{"set_poses", WFAST(World_set_poses), METH_FASTCALL,
 	 "set_poses($self, ids, poses, /)\n--\n\nset_pose() over a 1-D sequence of ids and an (N, 3) / (N, 7) stack, in order.\n"
 	 "On the first row refused, raises Error naming it (.row): the rows before it were applied, it and the rest not."},
+	{"get_poses", (PyCFunction)World_get_poses, METH_O,
+	 "get_poses($self, ids, /)\n--\n\nReturns the bodies' poses as an (N, 3) / (N, 7) array, in the order of ids.\n"
+	 "A stale id raises Error naming it (.row)."},
+	{"set_velocities", WFAST(World_set_velocities), METH_FASTCALL,
+	 "set_velocities($self, ids, linear, angular, /)\n--\n\nset_velocity() over N ids: linear (N, dim), angular (N,) in 2D\n"
+	 "or (N, 3) in 3D, in order. On the first row refused, raises Error naming it (.row): the rows before it were\n"
+	 "applied, it and the rest not."},
+	{"get_velocities", (PyCFunction)World_get_velocities, METH_O,
+	 "get_velocities($self, ids, /)\n--\n\nReturns (linear, angular) arrays: (N, dim), and (N,) in 2D or (N, 3) in 3D."},
 	{"user", (PyCFunction)World_user, METH_O, "user($self, id, /)\n--\n\nReturns the body's user object."},
 	{"shape", (PyCFunction)World_shape, METH_O, "shape($self, id, /)\n--\n\nReturns the body's Shape."},
 	{"update", (PyCFunction)World_update, METH_NOARGS,

@@ -311,3 +311,45 @@ def test_inside_step_callback():
     w.step(1.0, on_contact)
     assert seen and all(s == ic.IMP_ERR_BUSY for s in seen)
     assert w.user(a) == "hit"
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_stacked_poses_and_velocities_equal_single_calls(dim):
+    rng = np.random.default_rng(21)
+    w, ids, centers, radii = ball_world(dim, 40, 9, static_every=7)
+    moving = np.array([i for k, i in enumerate(ids) if k % 7 != 0], dtype=np.uint64)
+    poses = w.get_poses(ids)
+    assert poses.shape == (40, 3 if dim == 2 else 7)
+    for i, p in zip(ids, poses):
+        assert np.array_equal(p, w.get_pose(int(i)))
+    lin = rng.normal(size=(len(moving), dim))
+    ang = rng.normal(size=len(moving)) if dim == 2 else rng.normal(size=(len(moving), 3))
+    w.set_velocities(moving, lin, ang)
+    got_lin, got_ang = w.get_velocities(moving)
+    assert np.array_equal(got_lin, lin) and np.array_equal(got_ang, ang)
+    for k, i in enumerate(moving):
+        v, a = w.get_velocity(int(i))
+        assert np.array_equal(v, lin[k]) and np.array_equal(np.asarray(a), ang[k])
+    # a static body in the middle: the rows before it applied, it and after not
+    mixed = np.array([moving[0], ids[0], moving[1]], dtype=np.uint64)
+    zero_lin = np.zeros((3, dim))
+    zero_ang = np.zeros(3) if dim == 2 else np.zeros((3, 3))
+    with pytest.raises(ic.Error) as e:
+        w.set_velocities(mixed, zero_lin, zero_ang)
+    assert e.value.status == ic.IMP_ERR_STATIC_BODY and e.value.row == 1
+    assert not w.get_velocities([moving[0]])[0].any()
+    assert np.array_equal(w.get_velocities([moving[1]])[0][0], lin[1])
+    with pytest.raises(ValueError):
+        w.set_velocities(moving, lin[:-1], ang)
+    with pytest.raises(ic.Error) as e:
+        w.set_velocities(moving[:2], np.full((2, dim), np.nan), ang[:2])
+    assert e.value.row == 0
+    w.remove_body(int(ids[3]))
+    with pytest.raises(ic.Error) as e:
+        w.get_poses(ids)
+    assert e.value.status == ic.IMP_ERR_BAD_ID and e.value.row == 3
+    with pytest.raises(ic.Error) as e:
+        w.get_velocities([ids[3]])
+    assert e.value.row == 0
+    assert w.get_poses([]).shape == (0, 3 if dim == 2 else 7)
+    w.set_velocities([], [], [])
