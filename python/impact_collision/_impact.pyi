@@ -3,7 +3,7 @@
 import math
 import os
 from types import TracebackType
-from typing import Any, Callable, Final, Literal, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Callable, Final, Iterator, Literal, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -79,7 +79,12 @@ class Shape:
     @property
     def child_poses(self) -> npt.NDArray[np.float64] | None: ...
 
-class ClosestResult(Tuple[object, ...]):
+class ClosestResult:
+    # Read lazily: each field becomes a Python object when first read. Indexes
+    # and unpacks as the tuple of its fields (not a tuple subclass).
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> object: ...
+    def __iter__(self) -> Iterator[object]: ...
     @property
     def distance(self) -> float: ...
     @property
@@ -183,7 +188,12 @@ def _c_loop_time(
 ) -> Tuple[float, float]: ...
 
 # The world
-class QueryResult(Tuple[object, ...]):
+class QueryResult:
+    # Read lazily: each field becomes a Python object when first read. Indexes
+    # and unpacks as the tuple of its fields (not a tuple subclass).
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> object: ...
+    def __iter__(self) -> Iterator[object]: ...
     @property
     def id(self) -> Optional[BodyId]: ...
     @property

@@ -353,3 +353,47 @@ def test_stacked_poses_and_velocities_equal_single_calls(dim):
     assert e.value.row == 0
     assert w.get_poses([]).shape == (0, 3 if dim == 2 else 7)
     w.set_velocities([], [], [])
+
+
+def test_lazy_results_read_every_way_alike():
+    """ClosestResult and QueryResult make their fields when read: attribute,
+    index (negative too), unpacking and repr agree, a field read twice is
+    the same object, and reading every field many times leaks nothing."""
+    import sys
+    import tracemalloc
+
+    a = ic.polygon([[0, 0], [1, 0], [0, 1]])
+    r = ic.closest(a, (0, 0, 0), ic.circle(0.5), (3.0, 0.5, 0.0))
+    names = ["distance", "point_a", "point_b", "normal", "feature_a", "feature_b", "state", "iterations",
+             "epa_iterations", "child_a", "child_b"]
+    assert len(r) == len(names) and not isinstance(r, tuple)
+    unpacked = list(r)
+    for i, n in enumerate(names):
+        v = getattr(r, n)
+        assert v is r[i] is r[i - len(names)] is unpacked[i]
+    assert r.distance == ic.distance(a, (0, 0, 0), ic.circle(0.5), (3.0, 0.5, 0.0))
+    assert "ClosestResult(distance=" in repr(r) and "child_b=-1" in repr(r)
+    with pytest.raises(IndexError):
+        r[len(names)]
+    w = ic.World(2)
+    b = w.add_body(ic.circle(1.0), (4.0, 0.0, 0.0))
+    q = w.nearest(ic.circle(1.0), (0.0, 0.0, 0.0))
+    i, d, p, bp, n = q
+    assert i == b == q.id and d == q.distance == 2.0 and p is q.point and n is q[-1]
+    assert np.array_equal(bp, [3.0, 0.0]) and np.array_equal(n, [1.0, 0.0])
+    assert repr(q).startswith("QueryResult(id=")
+    with pytest.raises(AttributeError):
+        q.distance = 1.0
+    before = sys.getrefcount(b)
+    tracemalloc.start()
+    for k in range(2000):
+        q = w.nearest(ic.circle(1.0), (0.0, 0.0, 0.0))
+        tuple(q), q.point
+        r = ic.closest(a, (0, 0, 0), ic.circle(0.5), (3.0, 0.5, 0.0))
+        tuple(r), r.feature_a
+        if k == 200:
+            snap = tracemalloc.get_traced_memory()[0]
+    grown = tracemalloc.get_traced_memory()[0] - snap
+    tracemalloc.stop()
+    assert grown < 64 * 1024, grown
+    assert sys.getrefcount(b) == before
