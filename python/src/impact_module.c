@@ -2278,6 +2278,22 @@ static imp_world *world_mutable(WorldObject *self, const char *what)
 	return w;
 }
 
+// Before a query that releases the GIL: not closed, and no step() whose
+// contact callback runs Python code (the callback may let this thread run
+// while the C step is paused in it; the step would go on under a query
+// running without the GIL, where the library's own BUSY answer is read
+// unsynchronised). Queries that keep the GIL answer IMP_ERR_BUSY from the
+// library there; these answer it here.
+static imp_world *world_query_nogil(WorldObject *self, const char *what)
+{
+	imp_world *w = world_live(self);
+	if (w && self->in_step > 0) {
+		raise_status(IMP_ERR_BUSY, what);
+		return NULL;
+	}
+	return w;
+}
+
 static int read_query_filter(WorldObject *self, PyObject *ignore, PyObject *category, PyObject *mask, int group,
 			     imp_query_filter *qf)
 {
@@ -3632,7 +3648,7 @@ static PyObject *World_overlap_any_batch(WorldObject *self, PyObject *args, PyOb
 		PyMem_RawFree(poses);
 		return NULL;
 	}
-	imp_world *w = world_live(self); // after the conversions, which may close it
+	imp_world *w = world_query_nogil(self, "overlap_any_batch"); // after the conversions, which may close it
 	if (!w) {
 		Py_DECREF(out);
 		PyMem_RawFree(poses);
@@ -3692,7 +3708,7 @@ static PyObject *World_nearest_batch(WorldObject *self, PyObject *args, PyObject
 			PyErr_NoMemory();
 		goto fail;
 	}
-	imp_world *w = world_live(self); // after the conversions, which may close it
+	imp_world *w = world_query_nogil(self, "nearest_batch"); // after the conversions, which may close it
 	if (!w)
 		goto fail;
 	imp_status st;
@@ -3817,7 +3833,7 @@ static PyObject *World_query_distance(WorldObject *self, PyObject *args, PyObjec
 	imp_pose2 p2;
 	imp_pose3 p3;
 	imp_world *w = shape_query_args(self, so, po, ignore_o, category_o, mask_o, group, &s, &qf, &p2, &p3);
-	if (w == NULL)
+	if (w == NULL || world_query_nogil(self, "query_distance") == NULL)
 		return NULL;
 	result_buffer b = {0};
 	// The library's callback only records (no Python code runs in it), so
@@ -3895,7 +3911,7 @@ static PyObject *World_clearance(WorldObject *self, PyObject *arg)
 	double margin = PyFloat_AsDouble(arg);
 	if (margin == -1.0 && PyErr_Occurred())
 		return NULL;
-	imp_world *w = world_live(self); // after the conversion, which may close it
+	imp_world *w = world_query_nogil(self, "clearance"); // after the conversion, which may close it
 	if (!w)
 		return NULL;
 	result_buffer b = {0};
@@ -4370,7 +4386,7 @@ static PyTypeObject World_Type = {
 };
 
 // ---------------------------------------------------------------------------
-// The C side of bench/python_quick.py: times the plain C loop over the same
+// The C side of bench/python/bench_python.py's pairwise rows: times the plain C loop over the same
 // shapes and poses (poses made into imp_pose2/3 before the clock starts),
 // for the overhead of the Python calls. Not part of the API.
 

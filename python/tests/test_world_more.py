@@ -397,3 +397,47 @@ def test_lazy_results_read_every_way_alike():
     tracemalloc.stop()
     assert grown < 64 * 1024, grown
     assert sys.getrefcount(b) == before
+
+
+def test_queries_from_another_thread_inside_the_step_callback_are_busy():
+    """While step()'s callback runs Python code, another thread may run: the
+    queries that release the GIL refuse with IMP_ERR_BUSY (the C step is
+    paused in the callback and goes on after it), the others get the
+    library's own BUSY; nothing runs under the step."""
+    import threading
+
+    w = ic.World(2)
+    a = w.add_body(ic.circle(0.5), (0, 0, 0))
+    w.add_body(ic.circle(0.5), (3, 0, 0), "static")
+    w.set_velocity(a, (10.0, 0.0), 0.0)
+    calls = {
+        "query_distance": lambda: w.query_distance(ic.circle(1.0), (1.0, 1.0, 0.0), 2.0),
+        "clearance": lambda: w.clearance(0.5),
+        "overlap_any_batch": lambda: w.overlap_any_batch(ic.circle(1.0), np.zeros((4, 3))),
+        "nearest_batch": lambda: w.nearest_batch(ic.circle(1.0), np.zeros((4, 3))),
+        "overlap_any": lambda: w.overlap_any(ic.circle(1.0), (0.0, 0.0, 0.0)),
+    }
+    seen = {}
+
+    def other_thread():
+        for name, call in calls.items():
+            try:
+                call()
+                seen[name] = "answered"
+            except ic.Error as e:
+                seen[name] = e.status
+
+    def on_contact(c):
+        if not seen:
+            t = threading.Thread(target=other_thread)
+            t.start()
+            t.join()
+
+    w.step(1.0, on_contact)
+    assert seen == {name: ic.IMP_ERR_BUSY for name in calls}
+    # after the step, the same calls answer
+    other_thread_seen = dict(seen)
+    seen.clear()
+    other_thread()
+    assert all(v == "answered" for v in seen.values()), seen
+    assert other_thread_seen
