@@ -625,14 +625,23 @@ static void batch_range(int start, int end, int worker, void *context)
 {
 	(void)worker;
 	batch_task *t = context;
-	int32_t hint = -1;
+	// The nearest query starts from the body the pose before found only
+	// when the same body answered the two poses before (poses along a
+	// path): on scattered poses the hint is another body's exact distance
+	// to compute, one more narrow-phase query a pose for nothing.
+	int32_t hint = -1, found = -1, found_before = -1;
 	for (int i = start; i < end; i++) {
 		const imp_pose2 *p2 = t->p2 != NULL ? &t->p2[i] : NULL;
 		const imp_pose3 *p3 = t->p3 != NULL ? &t->p3[i] : NULL;
-		imp_status st = t->any_out != NULL
-					? overlap_any(t->w, t->dim, t->shape, p2, p3, t->filter, &t->any_out[i], &hint)
-					: nearest(t->w, t->dim, t->shape, p2, p3, t->max_distance, t->filter,
-						  &t->near_out[i], &hint);
+		imp_status st;
+		if (t->any_out != NULL) {
+			st = overlap_any(t->w, t->dim, t->shape, p2, p3, t->filter, &t->any_out[i], &hint);
+		} else {
+			hint = found >= 0 && found == found_before ? found : -1;
+			st = nearest(t->w, t->dim, t->shape, p2, p3, t->max_distance, t->filter, &t->near_out[i], &hint);
+			found_before = found;
+			found = hint;
+		}
 		if (st == IMP_OK)
 			continue;
 		// Kept when it is the lowest failing index so far (ranges run
