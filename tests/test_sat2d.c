@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// Level 1 of small sharp polygons, which imp_overlap2 answers by the
+// separating-axis test (no cache, default options, both cores with area,
+// 16 vertices or fewer together): the same answers as the oracle's
+// signed distance and as GJK (imp_overlap2_ex with options equal to the
+// defaults but not the defaults' own record, which keeps GJK), on random
+// pairs apart, overlapping and 1e-9 of the scene from touching, on exact
+// contacts, on hulls of degenerate point sets, at scales from 1e-25 to
+// 1e25, and on the pairs the test must leave to GJK (points, segments,
+// rounded polygons, too many vertices, a cache).
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oracle2d.h"
+
+#define V(x, y) imp_vec2_make((x), (y))
+
+static imp_shape *polygon(const imp_vec2 *pts, int n, double radius)
+{
+	imp_shape *s = NULL;
+	assert_int_equal(imp_shape_polygon(pts, n, radius, &s), IMP_OK);
+	return s;
+}
+
+/// The shape's core vertices in the world at pose.
+static int world_vertices(const imp_shape *s, imp_pose2 pose, imp_vec2 *out)
+{
+	imp_vec2 local[64];
+	int n = imp_shape_vertices2(s, local, 64);
+	assert_true(n >= 1 && n <= 64);
+	orc_transform(pose, local, n, out);
+	return n;
+}
+
+/// The oracle's signed distance of a and b at their poses.
+static double oracle_sd(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb)
+{
+	imp_vec2 wa[64], wb[64];
+	int na = world_vertices(a, pa, wa), nb = world_vertices(b, pb, wb);
+	return orc_signed_distance(wa, na, imp_shape_radius(a), wb, nb, imp_shape_radius(b));
+}
+
+/// GJK's Level 1: options equal to the defaults in another record.
+static bool gjk_overlap(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb)
+{
+	imp_query_options o = imp_default_query_options();
+	return imp_overlap2_ex(a, pa, b, pb, NULL, &o);
+}
+
+/// A random convex polygon of n points on an ellipse about the origin
+/// (scale s), hulled by the library.
+static imp_shape *random_polygon(orc_rng *r, int n, double s)
+{
+	imp_vec2 p[16];
+	double rx = orc_range(r, 0.3, 1.5) * s, ry = orc_range(r, 0.3, 1.5) * s;
+	for (int i = 0; i < n; i++) {
+		double t = orc_range(r, 0.0, 6.283185307179586);
+		p[i] = V(rx * cos(t), ry * sin(t));
+	}
+	return polygon(p, n, 0.0);
+}
+
+static imp_pose2 random_pose(orc_rng *r, double spread)
+{
+	imp_vec2 c = orc_vec(r, -spread, spread, -spread, spread);
+	return imp_pose2_make(c.x, c.y, orc_range(r, -3.2, 3.2));
+}
+
+/// Moves pb along the closest normal so that the signed distance becomes
+/// `target` (GJK's Level 3 gives the normal and the distance).
+static imp_pose2 placed_at(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, double target)
+{
+	imp_closest2_result c;
+	assert_int_equal(imp_closest2(a, pa, b, pb, NULL, &c), IMP_OK);
+	pb.p = imp_vec2_add(pb.p, imp_vec2_scale(target - c.distance, c.normal));
+	return pb;
+}
+
+static int checked, undecided;
+
+/// SAT (imp_overlap2 with no cache and no options), GJK and the oracle
+/// agree wherever the oracle's distance is beyond rounding of the scene.
+static void check_pair(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, double scene)
+{
+	double sd = oracle_sd(a, pa, b, pb);
+	bool sat = imp_overlap2(a, pa, b, pb, NULL);
+	bool gjk = gjk_overlap(a, pa, b, pb);
+	if (fabs(sd) <= 1e-12 * scene) {
+		undecided++;
+		return;
+	}
+	checked++;
+	if (sat != (sd <= 0.0) || gjk != (sd <= 0.0))
+		fail_msg("sd %.17g (scene %g): SAT says %d, GJK %d", sd, scene, sat, gjk);
+}
+
+static void test_random_pairs_agree(void **state)
+{
+	(void)state;
+	orc_rng r = {0x5a72d};
+	checked = undecided = 0;
+	for (int k = 0; k < 20000; k++) {
+		int na = 3 + orc_int(&r, 6), nb = 3 + orc_int(&r, 6);
+		imp_shape *a = random_polygon(&r, na, 1.0), *b = random_polygon(&r, nb, 1.0);
+		imp_pose2 pa = random_pose(&r, 1.0), pb = random_pose(&r, 3.0);
+		check_pair(a, pa, b, pb, 5.0);
+		// Near contact, both ways, 1e-9 of the scene.
+		check_pair(a, pa, b, placed_at(a, pa, b, pb, 1e-9), 5.0);
+		check_pair(a, pa, b, placed_at(a, pa, b, pb, -1e-9), 5.0);
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	assert_true(checked > 55000);
+	assert_true(undecided < 100);
+}
+
+static void test_scales(void **state)
+{
+	(void)state;
+	orc_rng r = {0x5ca1e};
+	// 1e-25 .. 1e25 go by the SAT; 1e-40 and 1e40 by GJK's scaled loops.
+	const double scales[] = {1e-40, 1e-25, 1e-8, 1.0, 1e8, 1e25, 1e40};
+	for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++) {
+		double L = scales[s];
+		for (int k = 0; k < 500; k++) {
+			imp_shape *a = random_polygon(&r, 3 + orc_int(&r, 6), L);
+			imp_shape *b = random_polygon(&r, 3 + orc_int(&r, 6), L);
+			imp_pose2 pa = random_pose(&r, L), pb = random_pose(&r, 3.0 * L);
+			check_pair(a, pa, b, pb, 5.0 * L);
+			check_pair(a, pa, b, placed_at(a, pa, b, pb, 1e-9 * L), 5.0 * L);
+			check_pair(a, pa, b, placed_at(a, pa, b, pb, -1e-9 * L), 5.0 * L);
+			imp_shape_destroy(a);
+			imp_shape_destroy(b);
+		}
+	}
+}
+
+// Exact contacts on integer coordinates: an edge on an edge, a corner on a
+// corner, a corner on an edge: touching overlaps (Level 1 counts touching),
+// and the smallest gap of a double does not.
+static void test_exact_contacts(void **state)
+{
+	(void)state;
+	imp_shape *box = NULL, *tri = NULL;
+	assert_int_equal(imp_shape_box2(1.0, 1.0, 0.0, &box), IMP_OK);
+	imp_vec2 t[] = {V(0, 0), V(2, 0), V(1, 2)};
+	tri = polygon(t, 3, 0.0);
+	imp_pose2 o = imp_pose2_identity();
+	struct {
+		imp_pose2 pb;
+		const imp_shape *b;
+		bool overlap;
+	} cases[] = {
+		{imp_pose2_make(2.0, 0.0, 0.0), box, true},           // edge on edge
+		{imp_pose2_make(2.0, 2.0, 0.0), box, true},           // corner on corner
+		{imp_pose2_make(2.0, 0.5, 0.0), box, true},           // edge on edge, shifted
+		{imp_pose2_make(nextafter(2.0, 3.0), 0.0, 0.0), box, false},
+		{imp_pose2_make(2.0, nextafter(2.0, 3.0), 0.0), box, false},
+		{imp_pose2_make(-1.0, 1.0, 0.0), tri, true},          // its base on the box's top edge
+		{imp_pose2_make(-1.0, nextafter(1.0, 2.0), 0.0), tri, false},
+		{imp_pose2_make(0.0, 0.0, 0.0), box, true},           // coincident
+		{imp_pose2_make(-2.0, -3.0, 0.0), tri, true},         // apex on the corner (-1, -1)
+		{imp_pose2_make(-2.0, nextafter(-3.0, -4.0), 0.0), tri, false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool sat = imp_overlap2(box, o, cases[i].b, cases[i].pb, NULL);
+		bool gjk = gjk_overlap(box, o, cases[i].b, cases[i].pb);
+		if (sat != cases[i].overlap || gjk != cases[i].overlap)
+			fail_msg("case %zu: SAT %d, GJK %d, expected %d", i, sat, gjk, cases[i].overlap);
+		// Either order.
+		assert_true(imp_overlap2(cases[i].b, cases[i].pb, box, o, NULL) == cases[i].overlap);
+	}
+	imp_shape_destroy(box);
+	imp_shape_destroy(tri);
+}
+
+// Point sets with duplicates and collinear points hull to proper polygons
+// (the SAT's) or to a segment or a point (GJK's): each answer still the
+// oracle's.
+static void test_degenerate_inputs(void **state)
+{
+	(void)state;
+	imp_vec2 dup[] = {V(0, 0), V(1, 0), V(1, 0), V(0, 1), V(0, 0), V(0.5, 0)};
+	imp_vec2 seg[] = {V(0, 0), V(1, 0), V(0.5, 0), V(1, 0)};
+	imp_vec2 pt[] = {V(0.25, 0.25), V(0.25, 0.25)};
+	imp_shape *d = polygon(dup, 6, 0.0), *s = polygon(seg, 4, 0.0), *p = polygon(pt, 2, 0.0);
+	// Two collinear segments apart along their line: no edge normal of
+	// either separates them; the SAT must not be asked.
+	imp_pose2 o = imp_pose2_identity();
+	assert_false(imp_overlap2(s, o, s, imp_pose2_make(1.5, 0.0, 0.0), NULL));
+	assert_true(imp_overlap2(s, o, s, imp_pose2_make(0.5, 0.0, 0.0), NULL));
+	// Two points: no axis at all.
+	assert_false(imp_overlap2(p, o, p, imp_pose2_make(1e-9, 0.0, 0.0), NULL));
+	assert_true(imp_overlap2(p, o, p, o, NULL));
+	orc_rng r = {0xd0d0};
+	for (int k = 0; k < 3000; k++) {
+		const imp_shape *x[] = {d, s, p};
+		const imp_shape *a = x[orc_int(&r, 3)], *b = x[orc_int(&r, 3)];
+		imp_pose2 pa = random_pose(&r, 0.5), pb = random_pose(&r, 1.5);
+		check_pair(a, pa, b, pb, 3.0);
+	}
+	imp_shape_destroy(d);
+	imp_shape_destroy(s);
+	imp_shape_destroy(p);
+}
+
+// What the SAT does not answer: rounded polygons (the rounding needs
+// vertex axes), more than 16 vertices together, a cache to keep, options
+// of the caller's. Each is GJK's answer, the oracle's.
+static void test_left_to_gjk(void **state)
+{
+	(void)state;
+	orc_rng r = {0x6a6a};
+	for (int k = 0; k < 3000; k++) {
+		int na = 3 + orc_int(&r, 14), nb = 3 + orc_int(&r, 14);
+		imp_vec2 pts[16];
+		for (int i = 0; i < na; i++)
+			pts[i] = orc_vec(&r, -1, 1, -1, 1);
+		imp_shape *a = polygon(pts, na, k % 3 == 0 ? 0.1 : 0.0);
+		imp_shape *b = random_polygon(&r, nb, 1.0);
+		imp_pose2 pa = random_pose(&r, 1.0), pb = random_pose(&r, 3.0);
+		check_pair(a, pa, b, pb, 5.0);
+		imp_pose2 near = placed_at(a, pa, b, pb, 1e-9);
+		check_pair(a, pa, b, near, 5.0);
+		// With a cache (GJK, warm-started the second time): the same answer.
+		imp_simplex_cache cache;
+		memset(&cache, 0, sizeof cache);
+		bool first = imp_overlap2(a, pa, b, near, &cache);
+		bool again = imp_overlap2(a, pa, b, near, &cache);
+		assert_true(first == again && first == imp_overlap2(a, pa, b, near, NULL));
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_pairs_agree), cmocka_unit_test(test_scales),
+		cmocka_unit_test(test_exact_contacts),	   cmocka_unit_test(test_degenerate_inputs),
+		cmocka_unit_test(test_left_to_gjk),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
