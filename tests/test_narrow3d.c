@@ -1474,6 +1474,56 @@ static void test_tiny_points(void **state)
 /// so the limit's path is also taken by a ball at the centre of an ellipsoid
 /// (depth: its least semi-axis plus the ball's radius, to 1e-7: the ball is
 /// 0.012 off the centre along the longest), which has no kink.
+// Level 1's bounding-sphere exit: shapes whose bounding spheres only just
+// touch may themselves touch there. Two octahedra (bound radius 1, the
+// reach of their vertices) vertex to vertex at exactly 2 along each axis
+// touch and overlap; one ulp farther they do not; and a turn of b (any
+// rotation keeps its bound) never makes a pair beyond 2 overlap.
+static void test_bounding_sphere_exit(void **state)
+{
+	(void)state;
+	const imp_vec3 oct[] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+	imp_shape *a = NULL;
+	assert_int_equal(imp_shape_polytope(oct, 6, 0.0, &a), IMP_OK);
+	imp_pose3 o = imp_pose3_identity();
+	for (int axis = 0; axis < 3; axis++) {
+		for (int sign = -1; sign <= 1; sign += 2) {
+			imp_vec3 at = {0, 0, 0}, past = {0, 0, 0};
+			double *c = axis == 0 ? &at.x : axis == 1 ? &at.y : &at.z;
+			double *d = axis == 0 ? &past.x : axis == 1 ? &past.y : &past.z;
+			*c = 2.0 * sign;
+			*d = nextafter(2.0, 3.0) * sign;
+			imp_pose3 touch = {at, {0, 0, 0, 1}}, apart = {past, {0, 0, 0, 1}};
+			assert_true(imp_overlap3(a, o, a, touch, NULL));
+			assert_false(imp_overlap3(a, o, a, apart, NULL));
+			assert_true(imp_distance3(a, o, a, touch, NULL) == 0.0);
+		}
+	}
+	// Random turns of b at distances just past the sum of the bounds: never
+	// overlapping; just inside it: the answer of GJK's own distance.
+	uint64_t seed = 0x5ea;
+	for (int k = 0; k < 2000; k++) {
+		double u[7];
+		for (int i = 0; i < 7; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			u[i] = (double)(seed >> 11) * 0x1p-53 * 2.0 - 1.0;
+		}
+		double qn = sqrt(u[3] * u[3] + u[4] * u[4] + u[5] * u[5] + u[6] * u[6]);
+		double dn = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+		if (qn < 1e-3 || dn < 1e-3)
+			continue;
+		double r = k % 2 == 0 ? 2.0 * (1.0 + 1e-12) : 2.0 * (1.0 - 1e-3);
+		imp_pose3 pb = {{r * u[0] / dn, r * u[1] / dn, r * u[2] / dn},
+				{u[3] / qn, u[4] / qn, u[5] / qn, u[6] / qn}};
+		bool hit = imp_overlap3(a, o, a, pb, NULL);
+		if (k % 2 == 0)
+			assert_false(hit);
+		else
+			assert_true(hit == (imp_distance3(a, o, a, pb, NULL) == 0.0));
+	}
+	imp_shape_destroy(a);
+}
+
 static void test_epa_limit_state(void **state)
 {
 	(void)state;
@@ -1947,6 +1997,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_core_capsule),
 		cmocka_unit_test(test_tiny_points),
 		cmocka_unit_test(test_epa_limit_state),
+		cmocka_unit_test(test_bounding_sphere_exit),
 	};
 	// IMPACT_TEST_FILTER: run only the tests whose names match (cmocka's
 	// pattern), to iterate on one.
