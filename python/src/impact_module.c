@@ -1561,6 +1561,8 @@ static PyObject *toi_object(imp_toi_state state, double t, double distance, cons
 // ---------------------------------------------------------------------------
 // Pairwise queries
 
+static const imp_pose3 identity3 = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}};
+
 // The checks behind a false overlap: a pose the queries refuse (they answer
 // false for it). Inline, and stricter than the library's own tests (half
 // their rotation tolerances: imp_pose2_is_valid, imp_pose3_is_valid, and
@@ -1699,8 +1701,10 @@ static PyObject *py_overlap(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 {
 	(void)mod;
 	ShapeObject *a, *b;
-	imp_pose2 pa2, pb2;
-	imp_pose3 pa3, pb3;
+	// Initialised: only the dimension's pair is written, which -O3's
+	// flow analysis cannot see (-Werror=maybe-uninitialized).
+	imp_pose2 pa2 = imp_pose2_identity(), pb2 = imp_pose2_identity();
+	imp_pose3 pa3 = identity3, pb3 = identity3;
 	int dim = pair_args(args, nargs, "overlap", &a, &b, &pa2, &pb2, &pa3, &pb3);
 	if (!dim)
 		return NULL;
@@ -1717,8 +1721,10 @@ static PyObject *py_distance(PyObject *mod, PyObject *const *args, Py_ssize_t na
 {
 	(void)mod;
 	ShapeObject *a, *b;
-	imp_pose2 pa2, pb2;
-	imp_pose3 pa3, pb3;
+	// Initialised: only the dimension's pair is written, which -O3's
+	// flow analysis cannot see (-Werror=maybe-uninitialized).
+	imp_pose2 pa2 = imp_pose2_identity(), pb2 = imp_pose2_identity();
+	imp_pose3 pa3 = identity3, pb3 = identity3;
 	int dim = pair_args(args, nargs, "distance", &a, &b, &pa2, &pb2, &pa3, &pb3);
 	if (!dim)
 		return NULL;
@@ -1734,8 +1740,10 @@ static PyObject *py_closest(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 {
 	(void)mod;
 	ShapeObject *a, *b;
-	imp_pose2 pa2, pb2;
-	imp_pose3 pa3, pb3;
+	// Initialised: only the dimension's pair is written, which -O3's
+	// flow analysis cannot see (-Werror=maybe-uninitialized).
+	imp_pose2 pa2 = imp_pose2_identity(), pb2 = imp_pose2_identity();
+	imp_pose3 pa3 = identity3, pb3 = identity3;
 	int dim = pair_args(args, nargs, "closest", &a, &b, &pa2, &pb2, &pa3, &pb3);
 	if (!dim)
 		return NULL;
@@ -1890,7 +1898,6 @@ static inline imp_pose2 row_pose2(const double *d, npy_intp count, npy_intp i)
 	return imp_pose2_make(r[0], r[1], r[2]);
 }
 
-static const imp_pose3 identity3 = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 1.0}};
 
 static inline imp_pose3 row_pose3(const double *d, npy_intp count, npy_intp i)
 {
