@@ -2376,14 +2376,6 @@ IMP_NOINLINE static bool overlap3_general(const imp_shape *a, const imp_pose3 *p
 	imp_gjk3_ctx c;
 	if (setup(&c, a, *pa, b, *pb, options, true) != IMP_OK)
 		return false;
-	// Bounding spheres apart by more than rounding (a margin of 2^-30 of
-	// their radii, far above it): no overlap, for one comparison. Distant
-	// pairs (a world's candidates whose boxes only just overlap, the
-	// benchmark's distant cells) end here; the cache is left as it was. Not
-	// for reaches whose square would lose its digits (below 2^-300).
-	double reach = c.a.s->bound_radius + c.b.s->bound_radius;
-	if (reach > 0x1p-300 && norm2(c.p) > reach * reach * (1.0 + 0x1p-30))
-		return false;
 	gjk3_out g;
 	double R = overlap_radius(&c);
 	if (R == 0.0 && c.a.s->kind == IMP_SHAPE_BOX3 && c.b.s->kind == IMP_SHAPE_BOX3 && c.a.s->hull_dim == 3 &&
@@ -2402,11 +2394,31 @@ IMP_NOINLINE static bool overlap3_general(const imp_shape *a, const imp_pose3 *p
 	return g.state == IMP_STATE_OVERLAPPING;
 }
 
+/// True when the bounding spheres of two convex 3D shapes are apart by more
+/// than rounding (a margin of 2^-30 of their radii, far above it): the
+/// shapes do not overlap. One comparison before any setup: distant pairs (a
+/// world's candidates whose boxes only just overlap) end here. A rotation
+/// keeps lengths, so only the origins' distance counts. Anything not a
+/// valid pair of 3D shapes is left to the full checks; a pose that is not
+/// finite or out of range either fails the comparison (NaN) and goes on to
+/// them, or ends here with false, which is Level 1's answer for it anyway.
+/// Not for reaches whose square would lose its digits (below 2^-300).
+IMP_ALWAYS_INLINE bool spheres_apart3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb)
+{
+	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 3 ||
+	    b->dim != 3)
+		return false;
+	double reach = imp_shape3_of(a)->bound_radius + imp_shape3_of(b)->bound_radius;
+	return reach > 0x1p-300 && norm2(imp_vec3_sub(pb.p, pa.p)) > reach * reach * (1.0 + 0x1p-30);
+}
+
 bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache,
 		     const imp_query_options *options)
 {
 	if (imp_pair_has_composite(a, b))
 		return imp_composite_overlap3(a, pa, b, pb, cache, options);
+	if (spheres_apart3(a, pa, b, pb))
+		return false;
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;
