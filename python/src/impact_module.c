@@ -187,6 +187,13 @@ static PyObject *shape_wrap(imp_shape *shape)
 	return (PyObject *)self;
 }
 
+// A constructor's end: the new shape wrapped, or its status raised (the
+// status read first: s is written by the constructor's call).
+static PyObject *shape_made(imp_status st, imp_shape *s, const char *what)
+{
+	return st == IMP_OK ? shape_wrap(s) : raise_status(st, what);
+}
+
 static inline int kind_is_nonconvex(int kind)
 {
 	return kind >= IMP_SHAPE_COMPOUND2 && kind <= IMP_SHAPE_CHAIN;
@@ -697,9 +704,7 @@ static PyObject *make_circle(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_circle(c, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "circle");
-	return shape_wrap(s);
+	return shape_made(st, s, "circle");
 }
 
 static PyObject *make_sphere(PyObject *mod, PyObject *args, PyObject *kw)
@@ -715,9 +720,7 @@ static PyObject *make_sphere(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_sphere(c, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "sphere");
-	return shape_wrap(s);
+	return shape_made(st, s, "sphere");
 }
 
 static PyObject *make_capsule2(PyObject *mod, PyObject *args, PyObject *kw)
@@ -733,9 +736,7 @@ static PyObject *make_capsule2(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_capsule2(p0, p1, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "capsule2");
-	return shape_wrap(s);
+	return shape_made(st, s, "capsule2");
 }
 
 static PyObject *make_segment2(PyObject *mod, PyObject *args, PyObject *kw)
@@ -750,9 +751,7 @@ static PyObject *make_segment2(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_segment2(p0, p1, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "segment2");
-	return shape_wrap(s);
+	return shape_made(st, s, "segment2");
 }
 
 static PyObject *make_capsule3(PyObject *mod, PyObject *args, PyObject *kw)
@@ -768,9 +767,7 @@ static PyObject *make_capsule3(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_capsule3(p0, p1, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "capsule3");
-	return shape_wrap(s);
+	return shape_made(st, s, "capsule3");
 }
 
 static PyObject *make_box2(PyObject *mod, PyObject *args, PyObject *kw)
@@ -782,9 +779,7 @@ static PyObject *make_box2(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_box2(hx, hy, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "box2");
-	return shape_wrap(s);
+	return shape_made(st, s, "box2");
 }
 
 static PyObject *make_box3(PyObject *mod, PyObject *args, PyObject *kw)
@@ -796,9 +791,7 @@ static PyObject *make_box3(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_box3(hx, hy, hz, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "box3");
-	return shape_wrap(s);
+	return shape_made(st, s, "box3");
 }
 
 static PyObject *make_cylinder(PyObject *mod, PyObject *args, PyObject *kw)
@@ -810,9 +803,7 @@ static PyObject *make_cylinder(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_cylinder(h, r, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "cylinder");
-	return shape_wrap(s);
+	return shape_made(st, s, "cylinder");
 }
 
 static PyObject *make_cone(PyObject *mod, PyObject *args, PyObject *kw)
@@ -824,9 +815,7 @@ static PyObject *make_cone(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_cone(h, r, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "cone");
-	return shape_wrap(s);
+	return shape_made(st, s, "cone");
 }
 
 static PyObject *make_ellipsoid(PyObject *mod, PyObject *args, PyObject *kw)
@@ -838,9 +827,7 @@ static PyObject *make_ellipsoid(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	imp_shape *s = NULL;
 	imp_status st = imp_shape_ellipsoid(rx, ry, rz, radius, &s);
-	if (st != IMP_OK)
-		return raise_status(st, "ellipsoid");
-	return shape_wrap(s);
+	return shape_made(st, s, "ellipsoid");
 }
 
 // ---------------------------------------------------------------------------

@@ -1541,11 +1541,12 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp
 	// frames want), default options (the others are GJK's own knobs), and
 	// coordinates in the lean loop's range, where products of two stay far
 	// from overflow and underflow.
-	if (R == 0.0 && cache == NULL && options == &imp_default_options && a->count >= 3 && b->count >= 3 &&
-	    a->count + b->count <= SAT2_MAX_VERTICES && lean_ok(a, b, p, options))
+	bool lean = lean_ok(a, b, p, options);
+	if (lean && R == 0.0 && cache == NULL && options == &imp_default_options && a->count >= 3 && b->count >= 3 &&
+	    a->count + b->count <= SAT2_MAX_VERTICES)
 		return sat2_overlap(a, b, q, p);
 	lean_out l;
-	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, false, true, R, &l)) {
+	if (lean && lean_gjk(a, b, q, p, options, cache, false, true, R, &l)) {
 		lean_write_cache(cache, &l);
 		return l.hit;
 	}

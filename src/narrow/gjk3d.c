@@ -466,6 +466,13 @@ static imp_status check_query(const imp_shape *a, imp_pose3 pa, const imp_shape 
 	return st;
 }
 
+/// Both shapes are live 3D shapes (not freed, not 2D).
+IMP_ALWAYS_INLINE bool shapes3_ok(const imp_shape *a, const imp_shape *b)
+{
+	return a != NULL && b != NULL && a->magic == IMP_SHAPE_MAGIC && b->magic == IMP_SHAPE_MAGIC && a->dim == 3 &&
+	       b->dim == 3;
+}
+
 /// The quick test of a query's arguments, stricter than check_query: one
 /// sum for the translations (it carries every NaN and infinity) and two
 /// norm tests (false for any NaN). *na, *nb: the quaternions' |q|^2.
@@ -475,8 +482,7 @@ IMP_ALWAYS_INLINE bool quick_args(const imp_shape *a, imp_pose3 pa, const imp_sh
 	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pa.p.z) + fabs(pb.p.x) + fabs(pb.p.y) + fabs(pb.p.z);
 	*na = pa.q.x * pa.q.x + pa.q.y * pa.q.y + pa.q.z * pa.q.z + pa.q.w * pa.q.w;
 	*nb = pb.q.x * pb.q.x + pb.q.y * pb.q.y + pb.q.z * pb.q.z + pb.q.w * pb.q.w;
-	return a != NULL && b != NULL && a->magic == IMP_SHAPE_MAGIC && b->magic == IMP_SHAPE_MAGIC && a->dim == 3 &&
-	       b->dim == 3 && reach <= IMP_MAX_COORDINATE && fabs(*na - 1.0) <= 1e-6 && fabs(*nb - 1.0) <= 1e-6 &&
+	return shapes3_ok(a, b) && reach <= IMP_MAX_COORDINATE && fabs(*na - 1.0) <= 1e-6 && fabs(*nb - 1.0) <= 1e-6 &&
 	       (o == &imp_default_options || imp_options_valid(o));
 }
 
@@ -2405,8 +2411,7 @@ IMP_NOINLINE static bool overlap3_general(const imp_shape *a, const imp_pose3 *p
 /// Not for reaches whose square would lose its digits (below 2^-300).
 IMP_ALWAYS_INLINE bool spheres_apart3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb)
 {
-	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 3 ||
-	    b->dim != 3)
+	if (!shapes3_ok(a, b))
 		return false;
 	double reach = imp_shape3_of(a)->bound_radius + imp_shape3_of(b)->bound_radius;
 	return reach > 0x1p-300 && norm2(imp_vec3_sub(pb.p, pa.p)) > reach * reach * (1.0 + 0x1p-30);
