@@ -130,6 +130,8 @@ typedef struct imp_run {
 	const sb_scene *scene;
 	imp_world *world;
 	imp_body_id *ids;
+	imp_pose2 *p2;    ///< the frame's poses, for imp_world_set_poses2/3
+	imp_pose3 *p3;
 	int *box_of_slot; ///< body id index - 1 -> box
 	int slots;
 	bool failed;      ///< a call returned an error
@@ -171,6 +173,8 @@ static void imp_run_destroy(imp_run *r)
 		return;
 	imp_world_destroy(r->world);
 	free(r->ids);
+	free(r->p2);
+	free(r->p3);
 	free(r->box_of_slot);
 	free(r);
 }
@@ -196,7 +200,9 @@ static imp_run *imp_run_create(const sb_scene *s, imp_shape *const *shapes, cons
 		return NULL;
 	r->scene = s;
 	r->ids = calloc((size_t)s->count, sizeof *r->ids);
-	if (!r->ids) {
+	r->p2 = calloc((size_t)s->count + 1, sizeof *r->p2);
+	r->p3 = calloc((size_t)s->count + 1, sizeof *r->p3);
+	if (!r->ids || !r->p2 || !r->p3) {
 		imp_run_destroy(r);
 		return NULL;
 	}
@@ -240,15 +246,39 @@ static imp_run *imp_run_create(const sb_scene *s, imp_shape *const *shapes, cons
 	return r;
 }
 
+/// --single-poses: one imp_body_set_pose2/3 call per body instead of the
+/// frame's one imp_world_set_poses2/3.
+static bool g_single_poses = false;
+
+/// Every body's pose: the scene's centres written as poses (the user's own
+/// array), then given in one call.
+static imp_status set_all_poses(imp_run *r)
+{
+	int n = r->scene->count;
+	if (g_single_poses) {
+		imp_status bad = IMP_OK;
+		for (int i = 0; i < n; ++i) {
+			imp_status st = set_pose(r, i);
+			if (st != IMP_OK)
+				bad = st;
+		}
+		return bad;
+	}
+	const double *c = r->scene->center;
+	if (r->scene->dim == 2) {
+		for (int i = 0; i < n; ++i)
+			r->p2[i] = (imp_pose2){{c[3 * i], c[3 * i + 1]}, {1.0, 0.0}};
+		return imp_world_set_poses2(r->world, r->ids, r->p2, n);
+	}
+	for (int i = 0; i < n; ++i)
+		r->p3[i] = (imp_pose3){{c[3 * i], c[3 * i + 1], c[3 * i + 2]}, {0.0, 0.0, 0.0, 1.0}};
+	return imp_world_set_poses3(r->world, r->ids, r->p3, n);
+}
+
 /// One frame: every body's pose, the update, a walk counting the pairs.
 static long imp_run_frame(imp_run *r)
 {
-	imp_status bad = IMP_OK;
-	for (int i = 0; i < r->scene->count; ++i) {
-		imp_status st = set_pose(r, i);
-		if (st != IMP_OK)
-			bad = st;
-	}
+	imp_status bad = set_all_poses(r);
 	imp_status st = imp_world_update(r->world);
 	if (st != IMP_OK)
 		bad = st;
@@ -712,12 +742,14 @@ static void print_header(FILE *f, const run_info *ri, const options *o)
 		   "every frame; jump = the uniform scene with 1%% of the boxes jumping to a random place every "
 		   "frame; density calibrated to about 3 overlaps per box; seed 0x%" PRIx64 "%s\n",
 		o->seed, o->smoke ? " (--smoke: the numbers are not measurements)" : "");
-	fprintf(f, "- a frame: every box moves; the method is given every pose (impact: imp_body_set_pose, "
+	fprintf(f, "- a frame: every box moves; the method is given every pose (impact: %s, "
 		   "peers: their box or transform), updates, and walks all its pairs; ms/frame: median over "
 		   "the timed frames (after %d warm-up frames; setup = making the structure, adding the boxes "
 		   "and the first frame); pairs/frame: mean over the timed frames; check: every frame's count "
 		   "against a sort-and-sweep count of the exact boxes; vs best peer: ms/frame over the fastest "
 		   "peer's in the scene\n",
+		g_single_poses ? "imp_body_set_pose2/3 once per box (--single-poses)"
+			       : "one imp_world_set_poses2/3 call with every box's pose",
 		o->warmup);
 }
 
@@ -948,7 +980,9 @@ static void usage(FILE *f)
 		"                 Bullet btAxisSweep3 above %d: its set-up takes minutes at 100,000)\n"
 		"  --no-first     no first-update rows (3D uniform, 100,000 and 1,000,000 boxes added at once,\n"
 		"                 then the world's first update; 100,000 only with --smoke; --only 3d-first:\n"
-		"                 those rows alone)\n",
+		"                 those rows alone)\n"
+		"  --single-poses impact's frames give each pose with its own imp_body_set_pose2/3 call\n"
+		"                 (default: one imp_world_set_poses2/3 call per frame)\n",
 		SMOKE_COUNT, SMOKE_WARMUP, SMOKE_FRAMES, DEFAULT_REPS, DEFAULT_SEED, NAIVE_MAX, SAP_MAX);
 }
 
@@ -972,6 +1006,8 @@ int main(int argc, char **argv)
 			o.no_limits = true;
 		} else if (!strcmp(a, "--no-first")) {
 			o.no_first = true;
+		} else if (!strcmp(a, "--single-poses")) {
+			g_single_poses = true;
 		} else if (!strcmp(a, "--n") && v && bench_parse_int(v, 2, 10000000, &n) && o.count_n < 8) {
 			o.counts[o.count_n++] = n;
 			++i;

@@ -207,6 +207,22 @@ IMP_API bool imp_body_is_valid(const imp_world *world, imp_body_id id);
 IMP_API imp_status imp_body_set_pose2(imp_world *world, imp_body_id id, imp_pose2 pose);
 IMP_API imp_status imp_body_set_pose3(imp_world *world, imp_body_id id, imp_pose3 pose);
 
+/// Moves many bodies at once: body ids[i] to poses[i] for i in 0 ..
+/// count - 1, as many imp_body_set_pose2/3 calls in that order (a body
+/// named twice takes its last pose), or none of them. For a frame that
+/// moves many bodies: the world's checks are made once, and a body that
+/// keeps its rotation does not compute its box again. Errors (the world
+/// unchanged: every entry is checked before any is stored):
+/// IMP_ERR_NULL_ARGUMENT (world, or ids or poses when count > 0),
+/// IMP_ERR_BUSY (as imp_world_add_body), IMP_ERR_DIMENSION_MISMATCH (a
+/// world of the other dimension), IMP_ERR_BAD_COUNT (count < 0),
+/// IMP_ERR_BAD_ID (any entry's), the poses' (IMP_ERR_NOT_FINITE,
+/// IMP_ERR_BAD_ROTATION, IMP_ERR_OUT_OF_RANGE), the boxes' (as
+/// imp_world_add_body), IMP_ERR_OUT_OF_MEMORY. The error is the first
+/// entry's that fails.
+IMP_API imp_status imp_world_set_poses2(imp_world *world, const imp_body_id *ids, const imp_pose2 *poses, int count);
+IMP_API imp_status imp_world_set_poses3(imp_world *world, const imp_body_id *ids, const imp_pose3 *poses, int count);
+
 /// The body's pose; inside the contact callback of imp_world_step, its pose
 /// at the contact's time. Errors: IMP_ERR_NULL_ARGUMENT, IMP_ERR_BAD_ID,
 /// IMP_ERR_DIMENSION_MISMATCH (a world of the other dimension).

@@ -213,6 +213,45 @@ imp_status imp_world_remove_body(imp_world *w, imp_body_id id)
 	return IMP_OK;
 }
 
+/// A pose for slot s checked and its relative and tight boxes made from
+/// the body's state now (the relative box computed only when the rotation
+/// changes: *turned); nothing is stored.
+IMP_ALWAYS_INLINE imp_status pose_boxes(const imp_world *w, const body *b, const imp_pose2 *p2, const imp_pose3 *p3,
+					imp_box *rel, imp_box *tight, bool *turned)
+{
+	imp_status st = p2 != NULL ? imp_pose2_status(*p2) : imp_pose3_status(*p3);
+	if (st != IMP_OK)
+		return st;
+	// A body that only translates keeps its relative box: no rotation to
+	// compute.
+	*turned = !same_rotation(w, b, p2, p3);
+	if (*turned) {
+		st = imp_world_shape_rel_box(w, b->shape, p2, p3, rel);
+		if (st != IMP_OK)
+			return st;
+	} else {
+		*rel = b->rel;
+	}
+	return place_box(w, rel, p2, p3, tight);
+}
+
+/// Stores a checked pose of slot s and its boxes; room in the moved list
+/// reserved.
+IMP_ALWAYS_INLINE void pose_store(imp_world *w, int32_t s, const imp_pose2 *p2, const imp_pose3 *p3, const imp_box *rel,
+				  const imp_box *tight)
+{
+	body *b = &w->bodies[s];
+	if (p2 != NULL)
+		b->pose2 = *p2;
+	else
+		b->pose3 = *p3;
+	set_tight(w, s, tight);
+	b->rel = *rel;
+	b->inside = box_contains_all(&b->fat, tight);
+	w->motions[s].serial++;
+	imp_world_mark_changed(w, s);
+}
+
 IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_pose2 *p2, const imp_pose3 *p3)
 {
 	if (w == NULL)
@@ -224,33 +263,99 @@ IMP_ALWAYS_INLINE imp_status set_pose(imp_world *w, imp_body_id id, const imp_po
 	int32_t s = imp_world_slot_of(w, id);
 	if (s < 0)
 		return IMP_ERR_BAD_ID;
-	imp_status st = p2 != NULL ? imp_pose2_status(*p2) : imp_pose3_status(*p3);
-	if (st != IMP_OK)
-		return st;
 	body *b = &w->bodies[s];
-	// A body that only translates keeps its relative box: no rotation to
-	// compute.
-	imp_box rel = b->rel, tight;
-	if (!same_rotation(w, b, p2, p3)) {
-		st = imp_world_shape_rel_box(w, b->shape, p2, p3, &rel);
-		if (st != IMP_OK)
-			return st;
-	}
-	st = place_box(w, &rel, p2, p3, &tight);
+	imp_box rel, tight;
+	bool turned;
+	imp_status st = pose_boxes(w, b, p2, p3, &rel, &tight, &turned);
 	if (st != IMP_OK)
 		return st;
 	if (!b->moved && w->moved_count >= w->moved_cap && !reserve_moved(w))
 		return IMP_ERR_OUT_OF_MEMORY;
-	if (p2 != NULL)
-		b->pose2 = *p2;
-	else
-		b->pose3 = *p3;
-	set_tight(w, s, &tight);
-	b->rel = rel;
-	b->inside = box_contains_all(&b->fat, &tight);
-	w->motions[s].serial++;
-	imp_world_mark_changed(w, s);
+	pose_store(w, s, p2, p3, &rel, &tight);
 	return IMP_OK;
+}
+
+/// Pass 1 of set_poses failed at entry `upto`: the marks of the entries
+/// before it cleared.
+static void unmark_batch(imp_world *w, const imp_body_id *ids, int upto)
+{
+	for (int i = 0; i < upto; i++)
+		w->bodies[imp_world_slot_of(w, ids[i])].batch_mark = 0;
+}
+
+/// Poses for many bodies, as set_pose one after the other, or none of them.
+/// Pass 1 checks every entry and keeps, in the world's scratch, the
+/// relative boxes that pass 2 could not take from the body: those of a new
+/// rotation, and every one of a body named again (the boxes pass 1 sees are
+/// the ones before the call); pass 2 stores. A body named twice is marked
+/// (batch_mark) between the passes.
+IMP_ALWAYS_INLINE imp_status set_poses(imp_world *w, int dim, const imp_body_id *ids, const imp_pose2 *p2,
+				       const imp_pose3 *p3, int count)
+{
+	if (w == NULL)
+		return IMP_ERR_NULL_ARGUMENT;
+	if (imp_world_busy(w))
+		return IMP_ERR_BUSY;
+	if (dim != w->dim)
+		return IMP_ERR_DIMENSION_MISMATCH;
+	if (count < 0)
+		return IMP_ERR_BAD_COUNT;
+	if (count == 0)
+		return IMP_OK;
+	if (ids == NULL || (p2 == NULL && p3 == NULL))
+		return IMP_ERR_NULL_ARGUMENT;
+	// Room for every slot not yet listed (a slot is listed once).
+	int32_t room = w->moved_count + (count < w->body_high ? count : w->body_high);
+	if (room > w->moved_cap &&
+	    !imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, room, sizeof *w->moved))
+		return IMP_ERR_OUT_OF_MEMORY;
+	int32_t kept = 0;
+	for (int i = 0; i < count; i++) {
+		int32_t s = imp_world_slot_of(w, ids[i]);
+		imp_status st = IMP_ERR_BAD_ID;
+		imp_box rel, tight;
+		bool turned = false;
+		if (s >= 0)
+			st = pose_boxes(w, &w->bodies[s], p2 != NULL ? &p2[i] : NULL, p3 != NULL ? &p3[i] : NULL, &rel,
+					&tight, &turned);
+		if (st == IMP_OK && (turned || w->bodies[s].batch_mark)) {
+			if (kept == w->batch_cap &&
+			    !imp_grow(&w->alloc, (void **)&w->batch, &w->batch_cap, kept + 1, sizeof *w->batch))
+				st = IMP_ERR_OUT_OF_MEMORY;
+			else
+				w->batch[kept++] = (batch_rel){rel, i};
+		}
+		if (st != IMP_OK) {
+			unmark_batch(w, ids, i);
+			return st;
+		}
+		w->bodies[s].batch_mark = 1;
+	}
+	int32_t k = 0;
+	for (int i = 0; i < count; i++) {
+		int32_t s = (int32_t)ids[i].index - 1; // checked by pass 1
+		body *b = &w->bodies[s];
+		b->batch_mark = 0;
+		const imp_pose2 *q2 = p2 != NULL ? &p2[i] : NULL;
+		const imp_pose3 *q3 = p3 != NULL ? &p3[i] : NULL;
+		imp_box rel = k < kept && w->batch[k].entry == i ? w->batch[k++].rel : b->rel, tight;
+		imp_status st = place_box(w, &rel, q2, q3, &tight);
+		assert(st == IMP_OK); // as in pass 1: the same sums
+		(void)st;
+		pose_store(w, s, q2, q3, &rel, &tight);
+	}
+	assert(k == kept);
+	return IMP_OK;
+}
+
+imp_status imp_world_set_poses2(imp_world *w, const imp_body_id *ids, const imp_pose2 *poses, int count)
+{
+	return set_poses(w, 2, ids, poses, NULL, count);
+}
+
+imp_status imp_world_set_poses3(imp_world *w, const imp_body_id *ids, const imp_pose3 *poses, int count)
+{
+	return set_poses(w, 3, ids, NULL, poses, count);
 }
 
 imp_status imp_body_set_pose2(imp_world *w, imp_body_id id, imp_pose2 pose)

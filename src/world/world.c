@@ -114,6 +114,7 @@ static void free_arrays(imp_world *w)
 	const imp_allocator *a = &w->alloc;
 	imp_free(a, w->bodies, (size_t)w->body_cap * sizeof *w->bodies);
 	imp_free(a, w->moved, (size_t)w->moved_cap * sizeof *w->moved);
+	imp_free(a, w->batch, (size_t)w->batch_cap * sizeof *w->batch);
 	imp_free(a, w->begin.items, (size_t)w->begin.cap * sizeof *w->begin.items);
 	imp_free(a, w->end.items, (size_t)w->end.cap * sizeof *w->end.items);
 	imp_free(a, w->pending_end.items, (size_t)w->pending_end.cap * sizeof *w->pending_end.items);

@@ -114,7 +114,7 @@ typedef struct body {
 	uint8_t inside;          ///< tight lies in fat (set by set_pose and pass 1)
 	uint8_t inserting;       ///< pass 1 of an update: to be inserted
 	uint8_t type;
-	uint8_t reserved;
+	uint8_t batch_mark;      ///< named by an entry of the imp_world_set_poses call in progress
 	uint32_t generation;
 	int32_t next_free;
 	const imp_shape *shape;
@@ -136,6 +136,13 @@ typedef struct pair_block {
 	pair_hot hot[PAIR_BLOCK]; ///< hot[i] is items[i]'s
 	pair items[PAIR_BLOCK];
 } pair_block;
+
+/// A relative box imp_world_set_poses2/3 computed in its first pass for
+/// its second: that of entry `entry`.
+typedef struct batch_rel {
+	imp_box rel;
+	int32_t entry;
+} batch_rel;
 
 /// A touching pair in the walk's array: its slots (the key) and their
 /// generations when it began, so that a walk reads nothing else.
@@ -179,6 +186,8 @@ struct imp_world {
 
 	int32_t *moved;
 	int32_t moved_count, moved_cap;
+	batch_rel *batch;        ///< imp_world_set_poses2/3's scratch
+	int32_t batch_cap;
 
 	pair_slot *table;        ///< table_cap slots, a power of 2 (NULL: none yet)
 	uint32_t table_cap;

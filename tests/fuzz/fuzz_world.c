@@ -40,7 +40,7 @@ typedef struct run {
 static const char *const op_names[] = {
 	"add", "remove", "set_pose", "set_velocity", "set_target", "set_filter", "update", "step",
 	"overlap_shape", "overlap_any", "nearest", "query_distance", "distance", "clearance", "cast_shape",
-	"ray_cast", "for_each_pair",
+	"ray_cast", "for_each_pair", "set_poses",
 };
 #define N_OPS ((int)(sizeof op_names / sizeof op_names[0]))
 
@@ -975,6 +975,37 @@ static imp_status operate(run *r, int op)
 	}
 	case 16:
 		return imp_world_for_each_pair(r->w, pair_fn, r);
+	case 17: {
+		// A batch of poses: a body may come twice, any entry may be bad,
+		// and sometimes the count or an array is.
+		enum { BATCH = 12 };
+		imp_body_id ids[BATCH];
+		imp_pose2 p2[BATCH];
+		imp_pose3 p3[BATCH];
+		int slots[BATCH];
+		int count = fz_int(f, BATCH + 1);
+		for (int k = 0; k < count; ++k) {
+			ids[k] = pick_id(r, &slots[k]);
+			pick_pose(r, &p2[k], &p3[k]);
+		}
+		uint8_t sel = fz_u8(f);
+		int n = sel == 255 ? -1 - fz_int(f, 3) : count;
+		const imp_body_id *pi = sel == 254 ? NULL : ids;
+		bool as2 = (r->dim == 2) != (sel == 253);
+		imp_status st = as2 ? imp_world_set_poses2(r->w, pi, sel == 252 ? NULL : p2, n)
+				    : imp_world_set_poses3(r->w, pi, sel == 252 ? NULL : p3, n);
+		if (st != IMP_OK)
+			return st;
+		for (int k = 0; k < n; ++k) {
+			if (slots[k] < 0) {
+				fz_finding("world.set_poses", "a batch with an id that names no body was taken");
+				continue;
+			}
+			r->body[slots[k]].pose2 = p2[k];
+			r->body[slots[k]].pose3 = p3[k];
+		}
+		return st;
+	}
 	default:
 		return query(r, op);
 	}
