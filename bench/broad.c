@@ -193,6 +193,46 @@ static imp_status set_pose(imp_run *r, int i)
 /// --fat: impact's fat_ratio, or negative for the default.
 static double g_fat_ratio = -1.0;
 
+/// The bytes an impact world holds: live now and at most, counted by its
+/// allocator (the sizes the library gives; malloc's own headers not
+/// counted).
+typedef struct byte_count {
+	size_t live, peak;
+} byte_count;
+
+static void count_bytes(byte_count *c, size_t add, size_t sub)
+{
+	c->live = c->live + add - sub;
+	if (c->live > c->peak)
+		c->peak = c->live;
+}
+
+static void *counted_alloc(size_t size, void *user)
+{
+	void *p = malloc(size);
+	if (p != NULL)
+		count_bytes(user, size, 0);
+	return p;
+}
+
+static void *counted_realloc(void *ptr, size_t old_size, size_t new_size, void *user)
+{
+	void *p = realloc(ptr, new_size);
+	if (p != NULL)
+		count_bytes(user, new_size, old_size);
+	return p;
+}
+
+static void counted_free(void *ptr, size_t size, void *user)
+{
+	if (ptr != NULL)
+		count_bytes(user, 0, size);
+	free(ptr);
+}
+
+/// When set, the worlds imp_run_create makes count their bytes here.
+static byte_count *g_bytes = NULL;
+
 static imp_run *imp_run_create(const sb_scene *s, imp_shape *const *shapes, const method_info *mi)
 {
 	imp_run *r = calloc(1, sizeof *r);
@@ -212,6 +252,8 @@ static imp_run *imp_run_create(const sb_scene *s, imp_shape *const *shapes, cons
 	def.narrow_phase = mi->narrow;
 	if (g_fat_ratio >= 0.0)
 		def.fat_ratio = g_fat_ratio;
+	if (g_bytes != NULL)
+		def.allocator = (imp_allocator){counted_alloc, counted_realloc, counted_free, g_bytes};
 	imp_status st = imp_world_create(&def, &r->world);
 	if (st != IMP_OK) {
 		fprintf(stderr, "broad: imp_world_create: %s\n", imp_status_string(st));
@@ -311,6 +353,7 @@ static double cpu_now_ns(void)
 typedef struct first_result {
 	bool ran, failed;
 	double add_ms, update_ms, update_cpu_ms; ///< medians over the repetitions
+	size_t bytes, peak_bytes; ///< the world's, after its first update and at most until then
 	long pairs;                               ///< after the first update
 	bool ok;                                  ///< pairs equal the reference
 } first_result;
@@ -323,8 +366,11 @@ static void run_first(first_result *fr, const sb_scene *s, imp_shape *const *sha
 	fr->ran = true;
 	fr->ok = true;
 	for (int rep = 0; rep < reps && rep < 16; ++rep) {
+		byte_count bytes = {0, 0};
+		g_bytes = &bytes;
 		double t0 = bench_now_ns();
 		imp_run *r = imp_run_create(s, shapes, &k_methods[m]);
+		g_bytes = NULL;
 		if (r == NULL) {
 			fr->failed = true;
 			return;
@@ -332,6 +378,8 @@ static void run_first(first_result *fr, const sb_scene *s, imp_shape *const *sha
 		double t1 = bench_now_ns(), c1 = cpu_now_ns();
 		imp_status st = imp_world_update(r->world);
 		double t2 = bench_now_ns(), c2 = cpu_now_ns();
+		fr->bytes = bytes.live;
+		fr->peak_bytes = bytes.peak;
 		long count = 0;
 		if (st == IMP_OK)
 			st = imp_world_for_each_pair(r->world, count_pair, &count);
@@ -922,10 +970,13 @@ static int run_first_rows(FILE *f, FILE *out, const options *o, const bool *want
 		fprintf(g, "N boxes of the 3D uniform scene added to an empty world (add ms: making the world and "
 			   "adding them), then its first imp_world_update, in which the broad phase takes them all in "
 			   "(update ms: wall time; cpu: the process's CPU time); median of %d repetition%s; check: the "
-			   "pairs after it against the scene's sort-and-sweep count.%s\n\n",
+			   "pairs after it against the scene's sort-and-sweep count; bytes per body: what the world "
+			   "holds after the update over N, counted by its allocator (the sizes impact asks for; the "
+			   "shapes, which the user makes and may share, are not the world's), and in brackets the "
+			   "most it held until then.%s\n\n",
 			reps, reps == 1 ? "" : "s", o->smoke ? " --smoke: 100,000 only." : "");
-		fprintf(g, "| method | N | add ms | update ms | update cpu ms | pairs | check |\n");
-		fprintf(g, "|---|---:|---:|---:|---:|---:|---|\n");
+		fprintf(g, "| method | N | add ms | update ms | update cpu ms | pairs | check | bytes per body (peak) |\n");
+		fprintf(g, "|---|---:|---:|---:|---:|---:|---|---:|\n");
 		for (int k = 0; k < 2; ++k)
 			for (int c = 0; c < nf; ++c) {
 				const first_result *r = &fr[k][c];
@@ -933,13 +984,15 @@ static int run_first_rows(FILE *f, FILE *out, const options *o, const bool *want
 					continue;
 				fprintf(g, "| %s | %d |", k_methods[ms[k]].name, k_first_counts[c]);
 				if (r->failed) {
-					fprintf(g, " failed | - | - | - | - |\n");
+					fprintf(g, " failed | - | - | - | - | - |\n");
 					continue;
 				}
 				put_ms(g, r->add_ms);
 				put_ms(g, r->update_ms);
 				put_ms(g, r->update_cpu_ms);
-				fprintf(g, " %ld | %s |\n", r->pairs, r->ok ? "ok" : "**off**");
+				int nb = k_first_counts[c];
+				fprintf(g, " %ld | %s | %.0f (%.0f) |\n", r->pairs, r->ok ? "ok" : "**off**",
+					(double)r->bytes / nb, (double)r->peak_bytes / nb);
 			}
 		if (nf == 2) {
 			fprintf(g, "\nGrowth from %d to %d boxes (x%d):", k_first_counts[0], k_first_counts[1],
