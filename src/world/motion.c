@@ -78,7 +78,7 @@ static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
 	// The same velocity again (a simulator that sets every body's each
 	// frame): nothing changes, and the pairs keep their bounds.
 	if (!m->has_target && vec3_equal(m->v, v) && vec3_equal(m->w, av) &&
-	    (!in_step(w, s) || (vec3_equal(m->sv, v) && vec3_equal(m->sw, av))))
+	    (!in_step(w, s) || (vec3_equal(imp_world_smotion(w, s)->sv, v) && vec3_equal(imp_world_smotion(w, s)->sw, av))))
 		return IMP_OK;
 	if (w->in_step) {
 		// Inside the step's callback: the new motion starts at the
@@ -95,17 +95,18 @@ static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
 			m->started = 1;
 			w->step_bodies[w->step_body_count++] = s;
 		}
-		if (m->set_in != w->step_stamp) { // the motion before the step, for step_undo
-			m->set_in = w->step_stamp;
-			m->saved_v = m->v;
-			m->saved_w = m->w;
-			m->saved_target = m->has_target;
+		step_motion *sm = imp_world_smotion(w, s);
+		if (sm->set_in != w->step_stamp) { // the motion before the step, for step_undo
+			sm->set_in = w->step_stamp;
+			sm->saved_v = m->v;
+			sm->saved_w = m->w;
+			sm->saved_target = m->has_target;
 		}
-		m->t0 = now;
-		m->base2 = p2;
-		m->base3 = p3;
-		m->sv = v;
-		m->sw = av;
+		sm->t0 = now;
+		sm->base2 = p2;
+		sm->base3 = p3;
+		sm->sv = v;
+		sm->sw = av;
 		if (!m->changed) {
 			m->changed = 1;
 			w->changed[w->changed_count++] = s;
@@ -150,8 +151,8 @@ static void velocity_of(const imp_world *w, int32_t s, imp_vec3 *v, imp_vec3 *av
 {
 	const motion *m = &w->motions[s];
 	if (in_step(w, s)) {
-		*v = m->sv;
-		*av = m->sw;
+		*v = imp_world_smotion(w, s)->sv;
+		*av = imp_world_smotion(w, s)->sw;
 	} else {
 		*v = m->v;
 		*av = m->w;

@@ -31,17 +31,50 @@
 
 /* ---- pairs ---- */
 
+/// Gives a block its step records, zeroed; false when out of memory.
+static bool block_steps(imp_world *w, pair_block *blk)
+{
+	if (blk->steps != NULL)
+		return true;
+	blk->steps = imp_alloc(&w->alloc, PAIR_BLOCK * sizeof *blk->steps);
+	if (blk->steps == NULL)
+		return false;
+	memset(blk->steps, 0, PAIR_BLOCK * sizeof *blk->steps);
+	for (int i = 0; i < PAIR_BLOCK; i++)
+		blk->items[i].st = &blk->steps[i];
+	return true;
+}
+
+bool imp_world_pair_steps_reserve(imp_world *w)
+{
+	if (w->pair_steps)
+		return true;
+	for (pair_block *blk = w->blocks; blk != NULL; blk = blk->next)
+		if (!block_steps(w, blk))
+			return false;
+	w->pair_steps = true;
+	return true;
+}
+
 bool imp_world_pair_block_add(imp_world *w)
 {
 	pair_block *blk = imp_alloc(&w->alloc, sizeof *blk);
 	if (blk == NULL)
 		return false;
+	blk->steps = NULL;
+	for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
+		blk->hot[i] = (pair_hot){0};
+		blk->items[i].hot = &blk->hot[i];
+		blk->items[i].st = NULL;
+	}
+	if (w->pair_steps && !block_steps(w, blk)) {
+		imp_free(&w->alloc, blk, sizeof *blk);
+		return false;
+	}
 	blk->next = w->blocks;
 	w->blocks = blk;
 	w->block_count++;
 	for (int i = PAIR_BLOCK - 1; i >= 0; i--) {
-		blk->hot[i] = (pair_hot){0};
-		blk->items[i].hot = &blk->hot[i];
 		blk->items[i].next[0] = w->free_pairs;
 		w->free_pairs = &blk->items[i];
 	}
@@ -320,9 +353,13 @@ void imp_world_on_broad_pair(void *ctx, int32_t p, int32_t q, bool added)
 		return;
 	}
 	pair_hot *hot = pr->hot;
+	pair_step *st = pr->st;
 	memset(pr, 0, sizeof *pr);
 	memset(hot, 0, sizeof *hot);
+	if (st != NULL)
+		memset(st, 0, sizeof *st);
 	pr->hot = hot;
+	pr->st = st;
 	pr->key = key;
 	hot->key = key;
 	pair_slot *slot = &w->table[pair_table_slot(w, key)];

@@ -88,9 +88,8 @@ static double sweep_grow(const imp_world *w, const step_ctx *c, int32_t s)
 static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, const imp_box *rel, double grow)
 {
 	const body *b = &w->bodies[s];
-	const motion *m = &w->motions[s];
 	imp_box box;
-	if (vec3_is_zero(m->sw)) {
+	if (vec3_is_zero(imp_world_smotion(w, s)->sw)) {
 		// The pose of the other dimension is not written.
 		imp_pose2 a2 = imp_pose2_identity(), b2 = a2;
 		imp_pose3 a3 = imp_pose3_identity(), b3 = a3;
@@ -113,7 +112,7 @@ static imp_box swept_box(const imp_world *w, int32_t s, double ta, double tb, co
 	}
 	// The origin moves on a segment: its ends need no rotation.
 	imp_vec3 pa = imp_world_position_at(w, s, ta), pb = imp_world_position_at(w, s, tb);
-	double e = m->reach + 0.5 * w->def.margin + grow;
+	double e = w->motions[s].reach + 0.5 * w->def.margin + grow;
 	box = (imp_box){{imp_min(pa.x, pb.x) - e, imp_min(pa.y, pb.y) - e, imp_min(pa.z, pb.z) - e},
 			{imp_max(pa.x, pb.x) + e, imp_max(pa.y, pb.y) + e, imp_max(pa.z, pb.z) + e}};
 	if (w->dim == 2)
@@ -184,10 +183,10 @@ static void charge(imp_world *w, pair *pr, int n)
 {
 	if (n <= 0)
 		return;
-	pr->calls = (uint32_t)n <= UINT32_MAX - pr->calls ? pr->calls + (uint32_t)n : UINT32_MAX;
+	pr->st->calls = (uint32_t)n <= UINT32_MAX - pr->st->calls ? pr->st->calls + (uint32_t)n : UINT32_MAX;
 	w->step_stats.narrow_calls = n <= INT_MAX - w->step_stats.narrow_calls ? w->step_stats.narrow_calls + n : INT_MAX;
-	if (pr->calls > (uint32_t)w->step_stats.most_pair_calls)
-		w->step_stats.most_pair_calls = pr->calls <= INT_MAX ? (int)pr->calls : INT_MAX;
+	if (pr->st->calls > (uint32_t)w->step_stats.most_pair_calls)
+		w->step_stats.most_pair_calls = pr->st->calls <= INT_MAX ? (int)pr->st->calls : INT_MAX;
 }
 
 /// The narrow phase on a pair at step time t (Level 3, with the pair's
@@ -239,17 +238,17 @@ static bool probe_pair(imp_world *w, pair *pr, double t, double tol, probe *out)
 /// Puts a pair in the heap at step time t (or moves it there if queued).
 static void heap_at(imp_world *w, pair *pr, double t)
 {
-	if (pr->queued) {
-		imp_heap_update(&w->queue, pr->handle, t);
+	if (pr->st->queued) {
+		imp_heap_update(&w->queue, pr->st->handle, t);
 		return;
 	}
 	// Room was reserved for every pair of the world; new pairs made by a
 	// callback's motion reserve theirs in reschedule(). Equal times come
 	// out in the order of the pairs' body slots, whatever the broad phase.
-	imp_status st = imp_heap_push(&w->queue, t, pr->key, pr->slot, &pr->handle);
+	imp_status st = imp_heap_push(&w->queue, t, pr->key, pr->st->slot, &pr->st->handle);
 	assert(st == IMP_OK);
 	(void)st;
-	pr->queued = 1;
+	pr->st->queued = 1;
 	if (imp_heap_count(&w->queue) > w->step_stats.queue_peak)
 		w->step_stats.queue_peak = imp_heap_count(&w->queue);
 }
@@ -263,31 +262,31 @@ static void heap_at(imp_world *w, pair *pr, double t)
 static void queue_at(imp_world *w, pair *pr, double t)
 {
 	if (t <= w->queue_now) {
-		if (pr->queued && imp_heap_key(&w->queue, pr->handle) <= t)
+		if (pr->st->queued && imp_heap_key(&w->queue, pr->st->handle) <= t)
 			return; // due in this sweep
-		if (pr->queued) {
-			imp_heap_remove(&w->queue, pr->handle);
-			pr->queued = 0;
+		if (pr->st->queued) {
+			imp_heap_remove(&w->queue, pr->st->handle);
+			pr->st->queued = 0;
 		}
-		if (pr->deferred == 0)
+		if (pr->st->deferred == 0)
 			w->deferred[w->deferred_count++] = pr;
-		pr->deferred = 1;
+		pr->st->deferred = 1;
 		return;
 	}
-	if (pr->deferred == 1)
-		pr->deferred = 2;
+	if (pr->st->deferred == 1)
+		pr->st->deferred = 2;
 	heap_at(w, pr, t);
 }
 
 /// Takes a pair out of the queue and the next sweep.
 static void unqueue(imp_world *w, pair *pr)
 {
-	if (pr->queued) {
-		imp_heap_remove(&w->queue, pr->handle);
-		pr->queued = 0;
+	if (pr->st->queued) {
+		imp_heap_remove(&w->queue, pr->st->handle);
+		pr->st->queued = 0;
 	}
-	if (pr->deferred == 1)
-		pr->deferred = 2;
+	if (pr->st->deferred == 1)
+		pr->st->deferred = 2;
 }
 
 /// The next sweep at queue_now: the deferred pairs into the heap there.
@@ -296,11 +295,11 @@ static void next_sweep(imp_world *w)
 	bool any = false;
 	for (int32_t i = 0; i < w->deferred_count; i++) {
 		pair *pr = w->deferred[i];
-		if (pr->deferred == 1) {
+		if (pr->st->deferred == 1) {
 			heap_at(w, pr, w->queue_now);
 			any = true;
 		}
-		pr->deferred = 0;
+		pr->st->deferred = 0;
 	}
 	w->deferred_count = 0;
 	w->step_stats.sweeps += any;
@@ -310,11 +309,11 @@ static void next_sweep(imp_world *w)
 /// while the two bodies' motions hold. Returns t.
 static double record_bound(imp_world *w, pair *pr, double t, double tol)
 {
-	pr->toi = w->time + t;
-	pr->toi_tol = tol;
-	pr->toi_ok = 1;
-	pr->toi_serial[0] = w->motions[key_lo(pr->key)].serial;
-	pr->toi_serial[1] = w->motions[key_hi(pr->key)].serial;
+	pr->st->toi = w->time + t;
+	pr->st->toi_tol = tol;
+	pr->st->toi_ok = 1;
+	pr->st->toi_serial[0] = w->motions[key_lo(pr->key)].serial;
+	pr->st->toi_serial[1] = w->motions[key_hi(pr->key)].serial;
 	return t;
 }
 
@@ -402,7 +401,7 @@ static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, d
 {
 	// The pair was just taken from the queue: it is in neither the heap
 	// nor the next sweep.
-	pr->toi_ok = 0; // looked at afresh in the next step
+	pr->st->toi_ok = 0; // looked at afresh in the next step
 	if (pair_is_composite(w, pr)) {
 		// Each pair of children by the rule below for a pair in contact,
 		// and one farther than the tolerance by schedule_advance's (a new
@@ -418,7 +417,7 @@ static void schedule_contact(imp_world *w, pair *pr, const probe *p, double t, d
 	}
 	double rate = p->approach + p->spin, next = INFINITY;
 	if (p->distance < -tol && approach && rate > 0.0)
-		next = t + imp_max(p->distance - pr->rep_distance + 0.5 * tol, 0.5 * tol) / rate;
+		next = t + imp_max(p->distance - pr->st->rep_distance + 0.5 * tol, 0.5 * tol) / rate;
 	else if (p->distance >= -tol && rate > 0.0)
 		next = t + imp_max(p->distance + 0.5 * tol, 0.5 * tol) / rate;
 	else if (p->distance >= -tol && rate < 0.0)
@@ -445,15 +444,15 @@ static void schedule_advance(imp_world *w, pair *pr, const probe *p, double t, d
 /// is reported once a step): true if so.
 static bool enlist(imp_world *w, pair *pr)
 {
-	bool was_contact = pr->contact;
-	pr->contact = 0;
-	pr->step = w->step_stamp;
-	pr->calls = 0;
-	pr->queued = 0;
-	pr->deferred = 0;
-	pr->capped = 0;
-	pr->rep_approach = 0;
-	pr->slot = w->queued_count;
+	bool was_contact = pr->st->contact;
+	pr->st->contact = 0;
+	pr->st->step = w->step_stamp;
+	pr->st->calls = 0;
+	pr->st->queued = 0;
+	pr->st->deferred = 0;
+	pr->st->capped = 0;
+	pr->st->rep_approach = 0;
+	pr->st->slot = w->queued_count;
 	w->queued[w->queued_count++] = pr;
 	return was_contact;
 }
@@ -469,7 +468,7 @@ static bool same_motions(const imp_world *w, const pair *pr, const uint32_t seri
 /// motions the bodies have now, for a tolerance no smaller.
 static bool bound_holds(const imp_world *w, const pair *pr, double tol)
 {
-	return pr->toi_ok && tol <= pr->toi_tol && same_motions(w, pr, pr->toi_serial);
+	return pr->st->toi_ok && tol <= pr->st->toi_tol && same_motions(w, pr, pr->st->toi_serial);
 }
 
 /// After the callback: each body whose motion it changed gets its box swept
@@ -505,9 +504,9 @@ static imp_status reschedule(imp_world *w, const step_ctx *c, double t)
 		    imp_heap_reserve(&w->queue, w->pair_count) != IMP_OK)
 			return IMP_ERR_OUT_OF_MEMORY;
 		for (pair *pr = b->pairs; pr != NULL; pr = list_next(pr, s)) {
-			if (pr->step != w->step_stamp)
+			if (pr->st->step != w->step_stamp)
 				enlist(w, pr);
-			if (pr->capped)
+			if (pr->st->capped)
 				continue; // left for the step, reported at its end
 			double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
 			rekey(w, pr, ball_bound(w, pr, t, tol), tol);
@@ -578,17 +577,17 @@ static verdict judge(const imp_world *w, const step_ctx *c, const pair *pr, cons
 	// In a step of no time (an Impulse pass without motion) every approach.
 	*approach = (c->resting > 0.0 && vn < -c->resting) ||
 		    (vn < 0.0 && (c->dt == 0.0 || p->distance + vn * (c->dt - t) < -tol));
-	if (!pr->contact)
+	if (!pr->st->contact)
 		return REPORT;
 	if (!*approach)
 		return WATCH;
 	// A non-convex pair's contact with other children than its last
 	// report's is another contact (as another pair of bodies would be).
-	if (p->child[0] != pr->rep_child[0] || p->child[1] != pr->rep_child[1])
+	if (p->child[0] != pr->st->rep_child[0] || p->child[1] != pr->st->rep_child[1])
 		return REPORT;
-	if (pr->rep_approach && same_motions(w, pr, pr->rep_serial))
+	if (pr->st->rep_approach && same_motions(w, pr, pr->st->rep_serial))
 		return DECLINED;
-	return p->distance >= -tol || p->distance < pr->rep_distance - 0.5 * tol ? REPORT : WATCH;
+	return p->distance >= -tol || p->distance < pr->st->rep_distance - 0.5 * tol ? REPORT : WATCH;
 }
 
 /// The most contacts one look reports on a pair with a non-convex body.
@@ -605,19 +604,19 @@ static verdict judge(const imp_world *w, const step_ctx *c, const pair *pr, cons
 /// tolerance; this, none).
 static imp_status composite_reports(imp_world *w, const step_ctx *c, pair *pr, double t, double tol)
 {
-	for (int k = 1; k < COMPOSITE_REPORTS && !same_motions(w, pr, pr->rep_serial); ++k) {
+	for (int k = 1; k < COMPOSITE_REPORTS && !same_motions(w, pr, pr->st->rep_serial); ++k) {
 		probe p;
-		pr->calls++;
+		pr->st->calls++;
 		if (!probe_pair(w, pr, t, tol, &p) || p.distance > tol)
 			return IMP_OK;
 		bool approach;
 		if (judge(w, c, pr, &p, t, tol, &approach) != REPORT || !approach)
 			return IMP_OK;
-		pr->rep_distance = p.distance;
-		pr->rep_child[0] = p.child[0];
-		pr->rep_child[1] = p.child[1];
-		pr->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
-		pr->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
+		pr->st->rep_distance = p.distance;
+		pr->st->rep_child[0] = p.child[0];
+		pr->st->rep_child[1] = p.child[1];
+		pr->st->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
+		pr->st->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
 		schedule_contact(w, pr, &p, t, tol, approach);
 		imp_status st = report(w, c, pr, &p, t, false);
 		if (st != IMP_OK)
@@ -630,44 +629,44 @@ static imp_status composite_reports(imp_world *w, const step_ctx *c, pair *pr, d
 /// queued again.
 static imp_status look(imp_world *w, const step_ctx *c, pair *pr, double t)
 {
-	pr->calls++;
-	if ((int)pr->calls > w->step_stats.most_pair_calls)
-		w->step_stats.most_pair_calls = (int)pr->calls;
+	pr->st->calls++;
+	if ((int)pr->st->calls > w->step_stats.most_pair_calls)
+		w->step_stats.most_pair_calls = (int)pr->st->calls;
 	probe p;
 	double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
 	if (!probe_pair(w, pr, t, tol, &p)) {
-		pr->toi_ok = 0; // a user support failed: looked at again next step
+		pr->st->toi_ok = 0; // a user support failed: looked at again next step
 		return IMP_OK;
 	}
 	if (p.distance > tol) {
-		pr->contact = 0;
+		pr->st->contact = 0;
 		schedule_advance(w, pr, &p, t, tol);
 		return IMP_OK;
 	}
 	bool approach;
 	verdict v = judge(w, c, pr, &p, t, tol, &approach);
 	if (v == DECLINED) {
-		pr->toi_ok = 0; // out of the queue since it was taken, until a motion changes
+		pr->st->toi_ok = 0; // out of the queue since it was taken, until a motion changes
 		return IMP_OK;
 	}
-	pr->contact = 1;
+	pr->st->contact = 1;
 	if (v == REPORT) {
-		pr->rep_distance = p.distance;
-		pr->rep_child[0] = p.child[0];
-		pr->rep_child[1] = p.child[1];
+		pr->st->rep_distance = p.distance;
+		pr->st->rep_child[0] = p.child[0];
+		pr->st->rep_child[1] = p.child[1];
 	}
 	schedule_contact(w, pr, &p, t, tol, approach);
 	if (v != REPORT)
 		return IMP_OK;
-	pr->rep_approach = approach;
-	pr->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
-	pr->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
+	pr->st->rep_approach = approach;
+	pr->st->rep_serial[0] = w->motions[key_lo(pr->key)].serial;
+	pr->st->rep_serial[1] = w->motions[key_hi(pr->key)].serial;
 	imp_status st = report(w, c, pr, &p, t, false);
-	if (approach && same_motions(w, pr, pr->rep_serial)) {
+	if (approach && same_motions(w, pr, pr->st->rep_serial)) {
 		// The callback left the approach as it was: declined now rather
 		// than at the next look.
 		unqueue(w, pr);
-		pr->toi_ok = 0;
+		pr->st->toi_ok = 0;
 	}
 	if (st == IMP_OK && approach && pair_is_composite(w, pr))
 		st = composite_reports(w, c, pr, t, tol);
@@ -690,13 +689,13 @@ static imp_status run_queue(imp_world *w, const step_ctx *c)
 			return IMP_OK;
 		imp_heap_pop(&w->queue, &e);
 		pair *pr = w->queued[e.value];
-		pr->queued = 0;
+		pr->st->queued = 0;
 		w->queue_now = e.key;
-		if (pr->calls >= (uint32_t)c->max_calls) {
-			if (!pr->capped)
+		if (pr->st->calls >= (uint32_t)c->max_calls) {
+			if (!pr->st->capped)
 				w->step_stats.capped_pairs++;
-			pr->capped = 1;
-			pr->toi_ok = 0;
+			pr->st->capped = 1;
+			pr->st->toi_ok = 0;
 			continue;
 		}
 		imp_status st = look(w, c, pr, e.key);
@@ -725,7 +724,7 @@ static imp_status report_capped(imp_world *w, const step_ctx *c)
 		if (!imp_grow(&w->alloc, (void **)&w->capped, &w->capped_cap, w->queued_count, sizeof *w->capped))
 			return IMP_ERR_OUT_OF_MEMORY;
 		for (int32_t i = 0; i < w->queued_count; i++)
-			if (w->queued[i]->capped == 1)
+			if (w->queued[i]->st->capped == 1)
 				w->capped[n++] = w->queued[i];
 		if (n == 0)
 			return IMP_OK;
@@ -733,7 +732,7 @@ static imp_status report_capped(imp_world *w, const step_ctx *c)
 		w->queue_now = c->dt;
 		for (int32_t i = 0; i < n; i++) {
 			pair *pr = w->capped[i];
-			pr->capped = 2;
+			pr->st->capped = 2;
 			probe p;
 			if (!probe_pair(w, pr, c->dt, pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key)), &p))
 				continue;
@@ -752,7 +751,13 @@ static imp_status report_capped(imp_world *w, const step_ctx *c)
 static bool step_reserve(imp_world *w)
 {
 	int32_t n = w->body_high;
-	return imp_grow(&w->alloc, (void **)&w->step_bodies, &w->step_body_cap, n, sizeof *w->step_bodies) &&
+	int32_t had = w->smotion_cap;
+	if (!imp_grow(&w->alloc, (void **)&w->smotions, &w->smotion_cap, n, sizeof *w->smotions))
+		return false;
+	if (w->smotion_cap > had) // set_in 0 is no step's stamp
+		memset(w->smotions + had, 0, (size_t)(w->smotion_cap - had) * sizeof *w->smotions);
+	return imp_world_pair_steps_reserve(w) &&
+	       imp_grow(&w->alloc, (void **)&w->step_bodies, &w->step_body_cap, n, sizeof *w->step_bodies) &&
 	       imp_grow(&w->alloc, (void **)&w->changed, &w->changed_cap, n, sizeof *w->changed) &&
 	       imp_grow(&w->alloc, (void **)&w->movers, &w->mover_cap, n, sizeof *w->movers) &&
 	       imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, w->moved_count + n, sizeof *w->moved) &&
@@ -807,18 +812,19 @@ static void step_begin(imp_world *w, const step_ctx *c)
 		body *b = &w->bodies[s];
 		if (m->has_target && c->dt == 0.0)
 			continue; // a target waits for a step that has time
+		step_motion *sm = imp_world_smotion(w, s);
 		m->step = w->step_stamp;
 		m->started = 0;
 		m->changed = 0;
-		m->t0 = 0.0;
-		m->base2 = b->pose2;
-		m->base3 = b->pose3;
+		sm->t0 = 0.0;
+		sm->base2 = b->pose2;
+		sm->base3 = b->pose3;
 		if (m->has_target) {
-			imp_world_target_velocity(w, s, c->dt, &m->sv, &m->sw);
+			imp_world_target_velocity(w, s, c->dt, &sm->sv, &sm->sw);
 			m->serial++; // a new velocity each step
 		} else {
-			m->sv = m->v;
-			m->sw = m->w;
+			sm->sv = m->v;
+			sm->sw = m->w;
 		}
 		w->step_bodies[w->step_body_count++] = s;
 		imp_box swept = swept_box(w, s, 0.0, c->dt, &b->rel, sweep_grow(w, c, s));
@@ -837,11 +843,12 @@ static void step_undo(imp_world *w)
 		int32_t s = w->step_bodies[i];
 		body *b = &w->bodies[s];
 		motion *m = &w->motions[s];
-		if (m->set_in == w->step_stamp) {
-			m->v = m->saved_v;
-			m->w = m->saved_w;
-			m->has_target = m->saved_target;
-			m->set_in = 0;
+		step_motion *sm = imp_world_smotion(w, s);
+		if (sm->set_in == w->step_stamp) {
+			m->v = sm->saved_v;
+			m->w = sm->saved_w;
+			m->has_target = sm->saved_target;
+			sm->set_in = 0;
 		}
 		imp_box placed;
 		place_box(w, &b->rel, &b->pose2, &b->pose3, &placed);
@@ -928,7 +935,7 @@ static void step_candidates(imp_world *w, const step_ctx *c)
 		pair *next;
 		for (pair *pr = w->bodies[s].pairs; pr != NULL; pr = next) {
 			next = list_next(pr, s);
-			if (pr->step == w->step_stamp)
+			if (pr->st->step == w->step_stamp)
 				continue;
 			if (pr->hot->doomed) {
 				// Gone from the broad phase: deleted here unless the next
@@ -947,7 +954,7 @@ static void step_candidates(imp_world *w, const step_ctx *c)
 			// balls (kept for the steps to come when it is past this one).
 			double tol = pair_tolerance(w, c, key_lo(pr->key), key_hi(pr->key));
 			double t = !was_contact && bound_holds(w, pr, tol)
-					   ? imp_max(pr->toi - w->time, 0.0)
+					   ? imp_max(pr->st->toi - w->time, 0.0)
 					   : record_bound(w, pr, ball_bound(w, pr, 0.0, tol), tol);
 			if (t > c->dt)
 				continue;
@@ -1008,7 +1015,7 @@ imp_status imp_world_step(imp_world *w, double dt, const imp_step_opts *opts)
 	w->step_stats.heap_ops = (int64_t)(w->queue.ops - ops0);
 	imp_heap_empty(&w->queue);
 	for (int32_t i = 0; i < w->queued_count; i++)
-		w->queued[i]->queued = w->queued[i]->deferred = 0;
+		w->queued[i]->st->queued = w->queued[i]->st->deferred = 0;
 	w->deferred_count = 0;
 	if (st != IMP_OK) {
 		step_undo(w);

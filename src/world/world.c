@@ -122,6 +122,7 @@ static void free_arrays(imp_world *w)
 	imp_free(a, w->touch_new, (size_t)w->touch_new_cap * sizeof *w->touch_new);
 	imp_free(a, w->touch_extra, (size_t)w->touch_extra_cap * sizeof *w->touch_extra);
 	imp_free(a, w->motions, (size_t)w->motion_cap * sizeof *w->motions);
+	imp_free(a, w->smotions, (size_t)w->smotion_cap * sizeof *w->smotions);
 	imp_free(a, w->odo, (size_t)w->odo_cap * sizeof *w->odo);
 	imp_free(a, w->movers, (size_t)w->mover_cap * sizeof *w->movers);
 	imp_free(a, w->step_bodies, (size_t)w->step_body_cap * sizeof *w->step_bodies);
@@ -137,6 +138,7 @@ static void free_arrays(imp_world *w)
 	imp_heap_clear(&w->queue);
 	for (pair_block *b = w->blocks; b != NULL;) {
 		pair_block *n = b->next;
+		imp_free(a, b->steps, PAIR_BLOCK * sizeof *b->steps);
 		imp_free(a, b, sizeof *b);
 		b = n;
 	}

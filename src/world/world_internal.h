@@ -34,13 +34,9 @@ typedef struct pair_hot {
 	uint8_t reserved;
 } pair_hot;
 
-typedef struct pair {
-	uint64_t key;            ///< lower slot << 32 | higher slot (also in hot)
-	pair_hot *hot;
-	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
-	struct pair *prev[2];
-	imp_simplex_cache cache;
-	// The time-of-impact step (imp_world_step):
+/// What the time-of-impact step (imp_world_step) keeps of a pair: in an
+/// array beside its block's pairs that only a world that steps allocates.
+typedef struct pair_step {
 	double toi;              ///< world time before which the pair cannot come within toi_tol
 	uint32_t toi_serial[2];  ///< the lower and higher body's motion serials toi was found with
 	uint32_t step;           ///< the step that last queued it
@@ -57,6 +53,15 @@ typedef struct pair {
 	uint8_t queued;          ///< in the queue now
 	uint8_t deferred;        ///< 1: waits for the next sweep at the current time; 2: listed, no longer
 	uint8_t capped;          ///< reached max_pair_calls in this step: 1, then 2 once reported at its end
+} pair_step;
+
+typedef struct pair {
+	uint64_t key;            ///< lower slot << 32 | higher slot (also in hot)
+	pair_hot *hot;
+	struct pair *next[2];    ///< next pair in the list of the lower [0] / higher [1] slot's body
+	struct pair *prev[2];
+	pair_step *st;           ///< its step record (NULL until the world steps)
+	imp_simplex_cache cache;
 } pair;
 
 /// A slot of the pair table: open addressing, linear probing, at most half
@@ -87,8 +92,13 @@ typedef struct motion {
 	uint8_t listed;          ///< in the movers list
 	uint8_t changed;         ///< in the step's list of motions changed by the callback
 	uint8_t started;         ///< began moving inside the step's callback
-	// The step in progress (when step is the world's step stamp):
-	uint32_t step;
+	uint32_t step;           ///< the step stamp of the step it moves in (its step_motion holds how)
+} motion;
+
+/// A body's motion in the step in progress (when its motion's step is the
+/// world's step stamp), per slot in an array of its own that only a world
+/// that steps allocates (imp_world_step reserves it).
+typedef struct step_motion {
 	double t0;               ///< the step time of the base pose
 	imp_pose2 base2;
 	imp_pose3 base3;
@@ -98,7 +108,7 @@ typedef struct motion {
 	uint32_t set_in;
 	uint8_t saved_target;
 	imp_vec3 saved_v, saved_w;
-} motion;
+} step_motion;
 
 typedef struct body {
 	// First, in 64 bytes (one cache line for a body that starts on one:
@@ -133,6 +143,7 @@ _Static_assert(offsetof(body, shape) == 64, "the flags and the tight box fill th
 
 typedef struct pair_block {
 	struct pair_block *next;
+	pair_step *steps;         ///< PAIR_BLOCK step records, items[i].st = &steps[i] (NULL until the world steps)
 	pair_hot hot[PAIR_BLOCK]; ///< hot[i] is items[i]'s
 	pair items[PAIR_BLOCK];
 } pair_block;
@@ -192,6 +203,7 @@ struct imp_world {
 	pair_slot *table;        ///< table_cap slots, a power of 2 (NULL: none yet)
 	uint32_t table_cap;
 	pair_block *blocks;
+	bool pair_steps;         ///< every block has its step records (the world has stepped)
 	pair *free_pairs;
 	int32_t pair_count;
 	int32_t touching;
@@ -217,6 +229,8 @@ struct imp_world {
 	// Motion and the time-of-impact step.
 	motion *motions;         ///< per slot, room for body_cap
 	int32_t motion_cap;
+	step_motion *smotions;   ///< per slot, room for body_high once the world steps (zeroed when grown)
+	int32_t smotion_cap;
 	/// Per slot, room for body_cap: a bound on how far any coordinate of
 	/// the body's tight box has moved in all, rounded up (never decreases).
 	double *odo;
@@ -522,18 +536,24 @@ static inline bool in_step(const imp_world *w, int32_t s)
 	return w->motions[s].step == w->step_stamp && w->step_stamp != 0;
 }
 
+/// Slot s's step motion (a slot that moves in the step in progress).
+static inline step_motion *imp_world_smotion(const imp_world *w, int32_t s)
+{
+	return &w->smotions[s];
+}
+
 /// The body's pose at step time t: its base pose moved by the step's
 /// velocity over t - t0 (imp_motion2/3_at), or its pose when it does not
 /// move in this step.
 static inline void imp_world_pose_at(const imp_world *w, int32_t s, double t, imp_pose2 *p2, imp_pose3 *p3)
 {
 	const body *b = &w->bodies[s];
-	const motion *m = &w->motions[s];
 	if (!in_step(w, s)) {
 		*p2 = b->pose2;
 		*p3 = b->pose3;
 		return;
 	}
+	const step_motion *m = imp_world_smotion(w, s);
 	if (w->dim == 2) {
 		imp_motion2 mo = {m->base2, imp_vec2_make(m->sv.x, m->sv.y), m->sw.z};
 		*p2 = imp_motion2_at(mo, t - m->t0);
@@ -547,9 +567,9 @@ static inline void imp_world_pose_at(const imp_world *w, int32_t s, double t, im
 static inline imp_vec3 imp_world_position_at(const imp_world *w, int32_t s, double t)
 {
 	const body *b = &w->bodies[s];
-	const motion *m = &w->motions[s];
 	if (!in_step(w, s))
 		return w->dim == 2 ? imp_vec3_make(b->pose2.p.x, b->pose2.p.y, 0.0) : b->pose3.p;
+	const step_motion *m = imp_world_smotion(w, s);
 	imp_vec3 o = w->dim == 2 ? imp_vec3_make(m->base2.p.x, m->base2.p.y, 0.0) : m->base3.p;
 	return imp_vec3_add(o, imp_vec3_scale(t - m->t0, m->sv));
 }
@@ -571,10 +591,9 @@ static inline bool imp_world_path_in_range(imp_vec3 p, imp_vec3 v, double span)
 /// that does not move in it (at rest, or with a target and a step of dt 0).
 static inline void imp_world_step_velocity(const imp_world *w, int32_t s, imp_vec3 *v, imp_vec3 *av)
 {
-	const motion *m = &w->motions[s];
 	bool moving = in_step(w, s);
-	*v = moving ? m->sv : imp_vec3_make(0.0, 0.0, 0.0);
-	*av = moving ? m->sw : imp_vec3_make(0.0, 0.0, 0.0);
+	*v = moving ? imp_world_smotion(w, s)->sv : imp_vec3_make(0.0, 0.0, 0.0);
+	*av = moving ? imp_world_smotion(w, s)->sw : imp_vec3_make(0.0, 0.0, 0.0);
 }
 
 // pairs.c.
@@ -597,6 +616,11 @@ void imp_world_on_broad_pair(void *ctx, int32_t p, int32_t q, bool added);
 /// A new block of free pairs, each tied to its hot record; false when out
 /// of memory. Used by pair_alloc and by imp_world_create for pair_capacity.
 bool imp_world_pair_block_add(imp_world *w);
+
+/// Step records for every block of pairs that has none (and for the blocks
+/// made from now on); false when out of memory (the blocks given theirs
+/// keep them).
+bool imp_world_pair_steps_reserve(imp_world *w);
 
 /// Room in the table for `need` pairs (at most half full); false when out
 /// of memory, the table as it was. The copy reads only the old slots.
