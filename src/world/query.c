@@ -28,6 +28,7 @@
 #include "core/alloc.h"
 #include "core/sort.h"
 #include "narrow/toi_internal.h"
+#include "shape/composite.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 #include "world/world_internal.h"
@@ -51,6 +52,12 @@ typedef struct qshape {
 	imp_filter filter;
 	int32_t ignore;       ///< a slot, or -1
 	int32_t pair_slot;    ///< clearance: the body whose pairs are looked for, or -1
+	/// A 3D box (box_verdict): its rotation (of the unit quaternion), half
+	/// sizes and rounding radius. False for every other shape.
+	bool obb;
+	imp_mat3 rot;
+	imp_vec3 half;
+	double round;
 } qshape;
 
 /* ---- checks ---- */
@@ -158,6 +165,14 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 		return st;
 	q->reach = imp_shape_reach(shape);
 	q->slack = box_slack(&q->box);
+	q->obb = dim == 3 && !imp_shape_is_composite(shape) && shape->kind == IMP_SHAPE_BOX3;
+	if (q->obb) {
+		const imp_shape3 *s3 = imp_shape3_of(shape);
+		imp_quat r = p3->q;
+		q->rot = imp_mat3_from_quat_scaled(r, 2.0 / (r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w));
+		q->half = s3->size;
+		q->round = s3->radius;
+	}
 	return check_filter(w, filter, q);
 }
 
@@ -323,9 +338,66 @@ static imp_vec3 v3(imp_vec2 v)
 	return imp_vec3_make(v.x, v.y, 0.0);
 }
 
+/// The radius of a ball about the origin of a convex 3D shape that lies in
+/// it: a sphere about its origin, a box, a capsule whose segment the
+/// origin halves; -inf for every other shape (none known).
+static double inner_radius(const imp_shape3 *s)
+{
+	if (s->kind == IMP_SHAPE_BOX3)
+		return imp_min(imp_min(s->size.x, s->size.y), s->size.z) + s->radius;
+	if (s->v == NULL)
+		return -INFINITY;
+	imp_vec3 a = s->v[0], b = s->v[s->count - 1];
+	if ((s->count == 1 || s->count == 2) && a.x == -b.x && a.y == -b.y && a.z == -b.z)
+		return s->radius;
+	return -INFINITY;
+}
+
+/// A 3D box query against body s from the body's origin alone, before
+/// the narrow phase: the distance e from that origin to the query's core
+/// box, in the box's frame, against the radii of two balls about the
+/// origin, one holding the body (its reach) and one inside it
+/// (inner_radius): apart when e passes the outer ball's radius plus the
+/// query's rounding, overlapping when e stays inside the inner one's. A
+/// sphere about its origin is both balls: decided but for touching. Each
+/// comparison keeps a band of the query's slack and 2^-30 of the sizes
+/// (far above the rounding of e): what falls in it goes to the narrow
+/// phase. 1: overlap, 0: apart, -1: not decided. Not for sizes whose
+/// squares would lose their digits (below 2^-300).
+static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
+{
+	const body *b = &w->bodies[s];
+	if (imp_shape_is_composite(b->shape))
+		return -1;
+	const imp_shape3 *sh = imp_shape3_of(b->shape);
+	double outer = w->motions[s].reach, inner = inner_radius(sh);
+	if (sh->count == 1 && inner >= 0.0)
+		outer = inner; // a sphere about its origin
+	if (!(outer > 0x1p-300))
+		return -1;
+	imp_vec3 d = imp_vec3_sub(b->pose3.p, q->p3.p);
+	const double(*m)[3] = q->rot.m;
+	double cx = m[0][0] * d.x + m[1][0] * d.y + m[2][0] * d.z;
+	double cy = m[0][1] * d.x + m[1][1] * d.y + m[2][1] * d.z;
+	double cz = m[0][2] * d.x + m[1][2] * d.y + m[2][2] * d.z;
+	double ex = imp_max(fabs(cx) - q->half.x, 0.0), ey = imp_max(fabs(cy) - q->half.y, 0.0),
+	       ez = imp_max(fabs(cz) - q->half.z, 0.0);
+	double e = sqrt(ex * ex + ey * ey + ez * ez);
+	double band = q->slack + 0x1p-30 * (fabs(d.x) + fabs(d.y) + fabs(d.z) + outer + q->reach);
+	if (e > outer + q->round + band)
+		return 0;
+	return e < inner + q->round - band ? 1 : -1;
+}
+
 static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
 {
 	const body *b = &w->bodies[s];
+	if (q->obb) {
+		int v = box_verdict(w, q, s);
+		if (v >= 0)
+			return v;
+		return imp_overlap3(q->shape, q->p3, b->shape, b->pose3, NULL);
+	}
 	// Boxes that meet hold shapes whose balls of reach may not: those are
 	// apart, for the price of a square root instead of GJK's set-up and
 	// first support. (The bound widened: touching counts as overlap.)
