@@ -89,12 +89,15 @@ static imp_status check_world(const imp_world *w)
 
 static imp_status check_filter(const imp_world *w, const imp_query_filter *f, qshape *q)
 {
-	imp_query_filter d = f != NULL ? *f : imp_default_query_filter();
-	q->filter = d.filter;
 	q->ignore = -1;
 	q->pair_slot = -1;
-	if (d.ignore.index != 0 || d.ignore.generation != 0 || d.ignore.world != 0) {
-		q->ignore = imp_world_slot_of(w, d.ignore);
+	if (f == NULL) {
+		q->filter = imp_default_filter();
+		return IMP_OK;
+	}
+	q->filter = f->filter;
+	if (f->ignore.index != 0 || f->ignore.generation != 0 || f->ignore.world != 0) {
+		q->ignore = imp_world_slot_of(w, f->ignore);
 		if (q->ignore < 0)
 			return IMP_ERR_BAD_ID;
 	}
@@ -127,8 +130,8 @@ static double reach_bound(const imp_world *w, const qshape *q, int32_t s)
 static double box_slack(const imp_box *b)
 {
 	double m = 0.0;
-	for (int k = 0; k < 3; k++)
-		m = fmax(m, fmax(fabs(b->lo[k]), fabs(b->hi[k])));
+	for (int k = 0; k < 3; k++) // finite boxes: imp_max is fmax, without its call
+		m = imp_max(m, imp_max(fabs(b->lo[k]), fabs(b->hi[k])));
 	return 64.0 * DBL_EPSILON * m;
 }
 
@@ -353,17 +356,80 @@ static double inner_radius(const imp_shape3 *s)
 	return -INFINITY;
 }
 
-/// A 3D box query against body s from the body's origin alone, before
-/// the narrow phase: the distance e from that origin to the query's core
-/// box, in the box's frame, against the radii of two balls about the
-/// origin, one holding the body (its reach) and one inside it
-/// (inner_radius): apart when e passes the outer ball's radius plus the
-/// query's rounding, overlapping when e stays inside the inner one's. A
-/// sphere about its origin is both balls: decided but for touching. Each
-/// comparison keeps a band of the query's slack and 2^-30 of the sizes
-/// (far above the rounding of e): what falls in it goes to the narrow
-/// phase. 1: overlap, 0: apart, -1: not decided. Not for sizes whose
-/// squares would lose their digits (below 2^-300).
+/// The distance from the point c to the box [-h, h] (in the box's frame),
+/// grown on each axis by g: the square root of the sum of the squared gaps.
+static double box_gap(imp_vec3 c, imp_vec3 h, imp_vec3 g)
+{
+	double ex = imp_max(fabs(c.x) - h.x - g.x, 0.0), ey = imp_max(fabs(c.y) - h.y - g.y, 0.0),
+	       ez = imp_max(fabs(c.z) - h.z - g.z, 0.0);
+	return sqrt(ex * ex + ey * ey + ez * ez);
+}
+
+/// m^T v.
+static imp_vec3 mat3_apply_t(const imp_mat3 *m, imp_vec3 v)
+{
+	const double(*a)[3] = m->m;
+	return imp_vec3_make(a[0][0] * v.x + a[1][0] * v.y + a[2][0] * v.z, a[0][1] * v.x + a[1][1] * v.y + a[2][1] * v.z,
+			     a[0][2] * v.x + a[1][2] * v.y + a[2][2] * v.z);
+}
+
+/// Whether the point x lies in the box [-h, h] rounded by r, by more than
+/// band.
+static bool box_holds(imp_vec3 x, imp_vec3 h, double r, double band)
+{
+	double deepest = imp_max(imp_max(fabs(x.x) - h.x, fabs(x.y) - h.y), fabs(x.z) - h.z);
+	return deepest < -band || box_gap(x, h, imp_vec3_make(0.0, 0.0, 0.0)) < r - band;
+}
+
+/// v clamped to the box [-h, h].
+static imp_vec3 box_clamp(imp_vec3 v, imp_vec3 h)
+{
+	return imp_vec3_make(imp_max(-h.x, imp_min(v.x, h.x)), imp_max(-h.y, imp_min(v.y, h.y)),
+			     imp_max(-h.z, imp_min(v.z, h.z)));
+}
+
+/// a^T b.
+static imp_mat3 mat3_mul_t(const imp_mat3 *a, const imp_mat3 *b)
+{
+	imp_mat3 o;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			o.m[i][j] = a->m[0][i] * b->m[0][j] + a->m[1][i] * b->m[1][j] + a->m[2][i] * b->m[2][j];
+	return o;
+}
+
+/// |m| v and |m|^T v: the half sizes along one frame's axes of a box of
+/// half sizes v in the other's.
+static imp_vec3 mat3_abs_apply(const imp_mat3 *m, imp_vec3 v)
+{
+	const double(*a)[3] = m->m;
+	return imp_vec3_make(fabs(a[0][0]) * v.x + fabs(a[0][1]) * v.y + fabs(a[0][2]) * v.z,
+			     fabs(a[1][0]) * v.x + fabs(a[1][1]) * v.y + fabs(a[1][2]) * v.z,
+			     fabs(a[2][0]) * v.x + fabs(a[2][1]) * v.y + fabs(a[2][2]) * v.z);
+}
+
+static imp_vec3 mat3_abs_apply_t(const imp_mat3 *m, imp_vec3 v)
+{
+	const double(*a)[3] = m->m;
+	return imp_vec3_make(fabs(a[0][0]) * v.x + fabs(a[1][0]) * v.y + fabs(a[2][0]) * v.z,
+			     fabs(a[0][1]) * v.x + fabs(a[1][1]) * v.y + fabs(a[2][1]) * v.z,
+			     fabs(a[0][2]) * v.x + fabs(a[1][2]) * v.y + fabs(a[2][2]) * v.z);
+}
+
+/// A 3D box query against body s, before the narrow phase. First from the
+/// body's origin alone: the distance e from it to the query's core box, in
+/// the box's frame, against the radii of two balls about the origin, one
+/// holding the body (its reach) and one inside it (inner_radius): apart
+/// when e passes the outer ball's radius plus the query's rounding,
+/// overlapping when e stays inside the inner one's. A sphere about its
+/// origin is both balls: decided but for touching. Then, for a box or a
+/// capsule the origin halves, from the body's turn: the gaps between the
+/// two as boxes along the query's axes (a capsule: its segment's box) and,
+/// for a box, along its own, and the capsule's ends, or the query's
+/// origin in the box. Each comparison keeps a band of the query's slack
+/// and 2^-30 of the sizes (far above the rounding): what falls in it goes
+/// to the narrow phase. 1: overlap, 0: apart, -1: not decided. Not for
+/// sizes whose squares would lose their digits (below 2^-300).
 static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
 {
 	const body *b = &w->bodies[s];
@@ -376,17 +442,41 @@ static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
 	if (!(outer > 0x1p-300))
 		return -1;
 	imp_vec3 d = imp_vec3_sub(b->pose3.p, q->p3.p);
-	const double(*m)[3] = q->rot.m;
-	double cx = m[0][0] * d.x + m[1][0] * d.y + m[2][0] * d.z;
-	double cy = m[0][1] * d.x + m[1][1] * d.y + m[2][1] * d.z;
-	double cz = m[0][2] * d.x + m[1][2] * d.y + m[2][2] * d.z;
-	double ex = imp_max(fabs(cx) - q->half.x, 0.0), ey = imp_max(fabs(cy) - q->half.y, 0.0),
-	       ez = imp_max(fabs(cz) - q->half.z, 0.0);
-	double e = sqrt(ex * ex + ey * ey + ez * ez);
+	imp_vec3 c = mat3_apply_t(&q->rot, d), zero = imp_vec3_make(0.0, 0.0, 0.0);
+	double e = box_gap(c, q->half, zero);
 	double band = q->slack + 0x1p-30 * (fabs(d.x) + fabs(d.y) + fabs(d.z) + outer + q->reach);
 	if (e > outer + q->round + band)
 		return 0;
-	return e < inner + q->round - band ? 1 : -1;
+	if (e < inner + q->round - band)
+		return 1;
+	bool box = sh->kind == IMP_SHAPE_BOX3;
+	if (!box && !(sh->count == 2 && inner >= 0.0))
+		return -1;
+	// The body's turn in the query's frame.
+	imp_quat bq = b->pose3.q;
+	imp_mat3 rb = imp_mat3_from_quat_scaled(bq, 2.0 / (bq.x * bq.x + bq.y * bq.y + bq.z * bq.z + bq.w * bq.w));
+	double reach = sh->radius + q->round;
+	if (!box) {
+		imp_vec3 a = mat3_apply_t(&q->rot, imp_mat3_apply(&rb, sh->v[0]));
+		imp_vec3 ha = imp_vec3_make(fabs(a.x), fabs(a.y), fabs(a.z));
+		if (box_gap(c, q->half, ha) > reach + band)
+			return 0;
+		double e0 = box_gap(imp_vec3_add(c, a), q->half, zero), e1 = box_gap(imp_vec3_sub(c, a), q->half, zero);
+		return imp_min(e0, e1) < reach - band ? 1 : -1;
+	}
+	imp_mat3 m = mat3_mul_t(&q->rot, &rb); // body to query
+	if (box_gap(c, q->half, mat3_abs_apply(&m, sh->size)) > reach + band)
+		return 0;
+	imp_vec3 cq = imp_vec3_neg(mat3_apply_t(&m, c)); // the query's origin in the body's frame
+	if (box_gap(cq, sh->size, mat3_abs_apply_t(&m, q->half)) > reach + band)
+		return 0;
+	double in_q = imp_min(imp_min(q->half.x, q->half.y), q->half.z);
+	if (box_gap(cq, sh->size, zero) < in_q + reach - band)
+		return 1;
+	// The point of each box nearest the other's origin, in the other.
+	if (box_holds(imp_vec3_add(c, imp_mat3_apply(&m, box_clamp(cq, sh->size))), q->half, reach, band))
+		return 1;
+	return box_holds(imp_vec3_add(cq, mat3_apply_t(&m, box_clamp(c, q->half))), sh->size, reach, band) ? 1 : -1;
 }
 
 static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
