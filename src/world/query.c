@@ -163,19 +163,25 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 		q->p2 = *p2;
 	else
 		q->p3 = *p3;
-	st = imp_world_shape_box(w, shape, p2, p3, &q->box);
+	q->obb = dim == 3 && !imp_shape_is_composite(shape) && shape->kind == IMP_SHAPE_BOX3;
+	if (q->obb) {
+		// imp_world_shape_box's box (the same steps, so the same bits)
+		// from the turn the verdict keeps.
+		const imp_shape3 *s3 = imp_shape3_of(shape);
+		q->rot = imp_pose3_matrix(*p3);
+		q->half = s3->size;
+		q->round = s3->radius;
+		imp_aabb3 a;
+		(void)imp_shape3_aabb_rel_m(shape, q->rot, &a); // a box: no supports to fail
+		imp_box rel = {{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
+		st = place_grown(w, &rel, p2, p3, 0.0, &q->box);
+	} else {
+		st = imp_world_shape_box(w, shape, p2, p3, &q->box);
+	}
 	if (st != IMP_OK)
 		return st;
 	q->reach = imp_shape_reach(shape);
 	q->slack = box_slack(&q->box);
-	q->obb = dim == 3 && !imp_shape_is_composite(shape) && shape->kind == IMP_SHAPE_BOX3;
-	if (q->obb) {
-		const imp_shape3 *s3 = imp_shape3_of(shape);
-		imp_quat r = p3->q;
-		q->rot = imp_mat3_from_quat_scaled(r, 2.0 / (r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w));
-		q->half = s3->size;
-		q->round = s3->radius;
-	}
 	return check_filter(w, filter, q);
 }
 
@@ -398,16 +404,8 @@ static imp_mat3 mat3_mul_t(const imp_mat3 *a, const imp_mat3 *b)
 	return o;
 }
 
-/// |m| v and |m|^T v: the half sizes along one frame's axes of a box of
-/// half sizes v in the other's.
-static imp_vec3 mat3_abs_apply(const imp_mat3 *m, imp_vec3 v)
-{
-	const double(*a)[3] = m->m;
-	return imp_vec3_make(fabs(a[0][0]) * v.x + fabs(a[0][1]) * v.y + fabs(a[0][2]) * v.z,
-			     fabs(a[1][0]) * v.x + fabs(a[1][1]) * v.y + fabs(a[1][2]) * v.z,
-			     fabs(a[2][0]) * v.x + fabs(a[2][1]) * v.y + fabs(a[2][2]) * v.z);
-}
-
+/// |m|^T v (imp_mat3_abs_apply the other way): the half sizes along the
+/// axes of m's frame of a box of half sizes v along the turned axes.
 static imp_vec3 mat3_abs_apply_t(const imp_mat3 *m, imp_vec3 v)
 {
 	const double(*a)[3] = m->m;
@@ -453,8 +451,7 @@ static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
 	if (!box && !(sh->count == 2 && inner >= 0.0))
 		return -1;
 	// The body's turn in the query's frame.
-	imp_quat bq = b->pose3.q;
-	imp_mat3 rb = imp_mat3_from_quat_scaled(bq, 2.0 / (bq.x * bq.x + bq.y * bq.y + bq.z * bq.z + bq.w * bq.w));
+	imp_mat3 rb = imp_pose3_matrix(b->pose3);
 	double reach = sh->radius + q->round;
 	if (!box) {
 		imp_vec3 a = mat3_apply_t(&q->rot, imp_mat3_apply(&rb, sh->v[0]));
@@ -465,7 +462,7 @@ static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
 		return imp_min(e0, e1) < reach - band ? 1 : -1;
 	}
 	imp_mat3 m = mat3_mul_t(&q->rot, &rb); // body to query
-	if (box_gap(c, q->half, mat3_abs_apply(&m, sh->size)) > reach + band)
+	if (box_gap(c, q->half, imp_mat3_abs_apply(&m, sh->size)) > reach + band)
 		return 0;
 	imp_vec3 cq = imp_vec3_neg(mat3_apply_t(&m, c)); // the query's origin in the body's frame
 	if (box_gap(cq, sh->size, mat3_abs_apply_t(&m, q->half)) > reach + band)
