@@ -434,7 +434,11 @@ static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
 	if (imp_shape_is_composite(b->shape))
 		return -1;
 	const imp_shape3 *sh = imp_shape3_of(b->shape);
-	double outer = w->motions[s].reach, inner = inner_radius(sh);
+	// The body's reach (motion.reach, imp_shape_reach) from the shape in
+	// hand, its bound radius but for a user shape: one cache line fewer a
+	// candidate, which the large worlds wait for.
+	double outer = sh->kind == IMP_SHAPE_USER3 ? w->motions[s].reach : sh->bound_radius;
+	double inner = inner_radius(sh);
 	if (sh->count == 1 && inner >= 0.0)
 		outer = inner; // a sphere about its origin
 	if (!(outer > 0x1p-300))
