@@ -581,7 +581,7 @@ static bool wide_query(const imp_tree *t, const imp_box *box, imp_tree_fn *fn, v
 	fbox fb = fbox_of(box);
 	s->stack[tail++] = 0;
 	while (head < tail) {
-		if (!stack_room(s, tail + 4)) {
+		if (tail + 4 > s->stack_cap && !stack_room(s, tail + 4)) {
 			*visits += seen;
 			return false;
 		}

@@ -219,25 +219,26 @@ void imp_shape3_release(imp_shape3 *s);
 /// translation); IMP_ERR_NOT_FINITE when a support is not finite.
 imp_status imp_shape3_aabb_support(const imp_shape3 *s, const imp_mat3 *r, imp_aabb3 *core);
 
-/// The box of a checked shape rotated by q, radius included, relative to
-/// its position: the box at pose (p, q) is this plus p (the world reuses it
-/// while a body only translates). Inline: boxes as |R| h, polytopes by
-/// their vertices, the rest by supports.
-static inline imp_status imp_shape3_aabb_rel(const imp_shape *shape, imp_quat q, imp_aabb3 *rel)
+/// |m| v: the half sizes along the axes of a box of half sizes v turned by
+/// m (each row's terms made positive).
+static inline imp_vec3 imp_mat3_abs_apply(const imp_mat3 *m, imp_vec3 v)
+{
+	const double(*a)[3] = m->m;
+	return imp_vec3_make(fabs(a[0][0]) * v.x + fabs(a[0][1]) * v.y + fabs(a[0][2]) * v.z,
+			     fabs(a[1][0]) * v.x + fabs(a[1][1]) * v.y + fabs(a[1][2]) * v.z,
+			     fabs(a[2][0]) * v.x + fabs(a[2][1]) * v.y + fabs(a[2][2]) * v.z);
+}
+
+/// imp_shape3_aabb_rel from the rotation's matrix r (imp_pose3_matrix).
+static inline imp_status imp_shape3_aabb_rel_m(const imp_shape *shape, imp_mat3 r, imp_aabb3 *rel)
 {
 	const imp_shape3 *s = imp_shape3_of(shape);
-	imp_pose3 at = {{0.0, 0.0, 0.0}, q};
-	imp_mat3 r = imp_pose3_matrix(at);
 	imp_aabb3 box;
 	if (s->kind == IMP_SHAPE_BOX3) {
 		// |R| h: the corner farthest along each axis, the same sums as the
 		// vertex loop below gives (all its terms made positive), so the same
 		// bits.
-		double(*m)[3] = r.m;
-		imp_vec3 h = s->size;
-		imp_vec3 e = imp_vec3_make(fabs(m[0][0]) * h.x + fabs(m[0][1]) * h.y + fabs(m[0][2]) * h.z,
-					   fabs(m[1][0]) * h.x + fabs(m[1][1]) * h.y + fabs(m[1][2]) * h.z,
-					   fabs(m[2][0]) * h.x + fabs(m[2][1]) * h.y + fabs(m[2][2]) * h.z);
+		imp_vec3 e = imp_mat3_abs_apply(&r, s->size);
 		box.lo = imp_vec3_neg(e);
 		box.hi = e;
 	} else if (s->v != NULL) {
@@ -257,6 +258,16 @@ static inline imp_status imp_shape3_aabb_rel(const imp_shape *shape, imp_quat q,
 	rel->lo = imp_vec3_sub(box.lo, imp_vec3_make(rad, rad, rad));
 	rel->hi = imp_vec3_add(box.hi, imp_vec3_make(rad, rad, rad));
 	return IMP_OK;
+}
+
+/// The box of a checked shape rotated by q, radius included, relative to
+/// its position: the box at pose (p, q) is this plus p (the world reuses it
+/// while a body only translates). Inline: boxes as |R| h, polytopes by
+/// their vertices, the rest by supports.
+static inline imp_status imp_shape3_aabb_rel(const imp_shape *shape, imp_quat q, imp_aabb3 *rel)
+{
+	imp_pose3 at = {{0.0, 0.0, 0.0}, q};
+	return imp_shape3_aabb_rel_m(shape, imp_pose3_matrix(at), rel);
 }
 
 /// imp_shape_aabb3 for a shape and pose the caller has checked.

@@ -28,6 +28,7 @@
 #include "core/alloc.h"
 #include "core/sort.h"
 #include "narrow/toi_internal.h"
+#include "shape/composite.h"
 #include "shape/shape3_internal.h"
 #include "shape/shape_internal.h"
 #include "world/world_internal.h"
@@ -51,6 +52,12 @@ typedef struct qshape {
 	imp_filter filter;
 	int32_t ignore;       ///< a slot, or -1
 	int32_t pair_slot;    ///< clearance: the body whose pairs are looked for, or -1
+	/// A 3D box (box_verdict): its rotation (of the unit quaternion), half
+	/// sizes and rounding radius. False for every other shape.
+	bool obb;
+	imp_mat3 rot;
+	imp_vec3 half;
+	double round;
 } qshape;
 
 /* ---- checks ---- */
@@ -82,12 +89,15 @@ static imp_status check_world(const imp_world *w)
 
 static imp_status check_filter(const imp_world *w, const imp_query_filter *f, qshape *q)
 {
-	imp_query_filter d = f != NULL ? *f : imp_default_query_filter();
-	q->filter = d.filter;
 	q->ignore = -1;
 	q->pair_slot = -1;
-	if (d.ignore.index != 0 || d.ignore.generation != 0 || d.ignore.world != 0) {
-		q->ignore = imp_world_slot_of(w, d.ignore);
+	if (f == NULL) {
+		q->filter = imp_default_filter();
+		return IMP_OK;
+	}
+	q->filter = f->filter;
+	if (f->ignore.index != 0 || f->ignore.generation != 0 || f->ignore.world != 0) {
+		q->ignore = imp_world_slot_of(w, f->ignore);
 		if (q->ignore < 0)
 			return IMP_ERR_BAD_ID;
 	}
@@ -120,8 +130,8 @@ static double reach_bound(const imp_world *w, const qshape *q, int32_t s)
 static double box_slack(const imp_box *b)
 {
 	double m = 0.0;
-	for (int k = 0; k < 3; k++)
-		m = fmax(m, fmax(fabs(b->lo[k]), fabs(b->hi[k])));
+	for (int k = 0; k < 3; k++) // finite boxes: imp_max is fmax, without its call
+		m = imp_max(m, imp_max(fabs(b->lo[k]), fabs(b->hi[k])));
 	return 64.0 * DBL_EPSILON * m;
 }
 
@@ -153,7 +163,21 @@ static imp_status begin(const imp_world *w, int dim, const imp_shape *shape, con
 		q->p2 = *p2;
 	else
 		q->p3 = *p3;
-	st = imp_world_shape_box(w, shape, p2, p3, &q->box);
+	q->obb = dim == 3 && !imp_shape_is_composite(shape) && shape->kind == IMP_SHAPE_BOX3;
+	if (q->obb) {
+		// imp_world_shape_box's box (the same steps, so the same bits)
+		// from the turn the verdict keeps.
+		const imp_shape3 *s3 = imp_shape3_of(shape);
+		q->rot = imp_pose3_matrix(*p3);
+		q->half = s3->size;
+		q->round = s3->radius;
+		imp_aabb3 a;
+		(void)imp_shape3_aabb_rel_m(shape, q->rot, &a); // a box: no supports to fail
+		imp_box rel = {{a.lo.x, a.lo.y, a.lo.z}, {a.hi.x, a.hi.y, a.hi.z}};
+		st = place_grown(w, &rel, p2, p3, 0.0, &q->box);
+	} else {
+		st = imp_world_shape_box(w, shape, p2, p3, &q->box);
+	}
 	if (st != IMP_OK)
 		return st;
 	q->reach = imp_shape_reach(shape);
@@ -323,9 +347,148 @@ static imp_vec3 v3(imp_vec2 v)
 	return imp_vec3_make(v.x, v.y, 0.0);
 }
 
+/// The radius of a ball about the origin of a convex 3D shape that lies in
+/// it: a sphere about its origin, a box, a capsule whose segment the
+/// origin halves; -inf for every other shape (none known).
+static double inner_radius(const imp_shape3 *s)
+{
+	if (s->kind == IMP_SHAPE_BOX3)
+		return imp_min(imp_min(s->size.x, s->size.y), s->size.z) + s->radius;
+	if (s->v == NULL)
+		return -INFINITY;
+	imp_vec3 a = s->v[0], b = s->v[s->count - 1];
+	if ((s->count == 1 || s->count == 2) && a.x == -b.x && a.y == -b.y && a.z == -b.z)
+		return s->radius;
+	return -INFINITY;
+}
+
+/// The distance from the point c to the box [-h, h] (in the box's frame),
+/// grown on each axis by g: the square root of the sum of the squared gaps.
+static double box_gap(imp_vec3 c, imp_vec3 h, imp_vec3 g)
+{
+	double ex = imp_max(fabs(c.x) - h.x - g.x, 0.0), ey = imp_max(fabs(c.y) - h.y - g.y, 0.0),
+	       ez = imp_max(fabs(c.z) - h.z - g.z, 0.0);
+	return sqrt(ex * ex + ey * ey + ez * ez);
+}
+
+/// m^T v.
+static imp_vec3 mat3_apply_t(const imp_mat3 *m, imp_vec3 v)
+{
+	const double(*a)[3] = m->m;
+	return imp_vec3_make(a[0][0] * v.x + a[1][0] * v.y + a[2][0] * v.z, a[0][1] * v.x + a[1][1] * v.y + a[2][1] * v.z,
+			     a[0][2] * v.x + a[1][2] * v.y + a[2][2] * v.z);
+}
+
+/// Whether the point x lies in the box [-h, h] rounded by r, by more than
+/// band.
+static bool box_holds(imp_vec3 x, imp_vec3 h, double r, double band)
+{
+	double deepest = imp_max(imp_max(fabs(x.x) - h.x, fabs(x.y) - h.y), fabs(x.z) - h.z);
+	return deepest < -band || box_gap(x, h, imp_vec3_make(0.0, 0.0, 0.0)) < r - band;
+}
+
+/// v clamped to the box [-h, h].
+static imp_vec3 box_clamp(imp_vec3 v, imp_vec3 h)
+{
+	return imp_vec3_make(imp_max(-h.x, imp_min(v.x, h.x)), imp_max(-h.y, imp_min(v.y, h.y)),
+			     imp_max(-h.z, imp_min(v.z, h.z)));
+}
+
+/// a^T b.
+static imp_mat3 mat3_mul_t(const imp_mat3 *a, const imp_mat3 *b)
+{
+	imp_mat3 o;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			o.m[i][j] = a->m[0][i] * b->m[0][j] + a->m[1][i] * b->m[1][j] + a->m[2][i] * b->m[2][j];
+	return o;
+}
+
+/// |m|^T v (imp_mat3_abs_apply the other way): the half sizes along the
+/// axes of m's frame of a box of half sizes v along the turned axes.
+static imp_vec3 mat3_abs_apply_t(const imp_mat3 *m, imp_vec3 v)
+{
+	const double(*a)[3] = m->m;
+	return imp_vec3_make(fabs(a[0][0]) * v.x + fabs(a[1][0]) * v.y + fabs(a[2][0]) * v.z,
+			     fabs(a[0][1]) * v.x + fabs(a[1][1]) * v.y + fabs(a[2][1]) * v.z,
+			     fabs(a[0][2]) * v.x + fabs(a[1][2]) * v.y + fabs(a[2][2]) * v.z);
+}
+
+/// A 3D box query against body s, before the narrow phase. First from the
+/// body's origin alone: the distance e from it to the query's core box, in
+/// the box's frame, against the radii of two balls about the origin, one
+/// holding the body (its reach) and one inside it (inner_radius): apart
+/// when e passes the outer ball's radius plus the query's rounding,
+/// overlapping when e stays inside the inner one's. A sphere about its
+/// origin is both balls: decided but for touching. Then, for a box or a
+/// capsule the origin halves, from the body's turn: the gaps between the
+/// two as boxes along the query's axes (a capsule: its segment's box) and,
+/// for a box, along its own, and the capsule's ends, or the query's
+/// origin in the box. Each comparison keeps a band of the query's slack
+/// and 2^-30 of the sizes (far above the rounding): what falls in it goes
+/// to the narrow phase. 1: overlap, 0: apart, -1: not decided. Not for
+/// sizes whose squares would lose their digits (below 2^-300).
+static int box_verdict(const imp_world *w, const qshape *q, int32_t s)
+{
+	const body *b = &w->bodies[s];
+	if (imp_shape_is_composite(b->shape))
+		return -1;
+	const imp_shape3 *sh = imp_shape3_of(b->shape);
+	// The body's reach (motion.reach, imp_shape_reach) from the shape in
+	// hand, its bound radius but for a user shape: one cache line fewer a
+	// candidate, which the large worlds wait for.
+	double outer = sh->kind == IMP_SHAPE_USER3 ? w->motions[s].reach : sh->bound_radius;
+	double inner = inner_radius(sh);
+	if (sh->count == 1 && inner >= 0.0)
+		outer = inner; // a sphere about its origin
+	if (!(outer > 0x1p-300))
+		return -1;
+	imp_vec3 d = imp_vec3_sub(b->pose3.p, q->p3.p);
+	imp_vec3 c = mat3_apply_t(&q->rot, d), zero = imp_vec3_make(0.0, 0.0, 0.0);
+	double e = box_gap(c, q->half, zero);
+	double band = q->slack + 0x1p-30 * (fabs(d.x) + fabs(d.y) + fabs(d.z) + outer + q->reach);
+	if (e > outer + q->round + band)
+		return 0;
+	if (e < inner + q->round - band)
+		return 1;
+	bool box = sh->kind == IMP_SHAPE_BOX3;
+	if (!box && !(sh->count == 2 && inner >= 0.0))
+		return -1;
+	// The body's turn in the query's frame.
+	imp_mat3 rb = imp_pose3_matrix(b->pose3);
+	double reach = sh->radius + q->round;
+	if (!box) {
+		imp_vec3 a = mat3_apply_t(&q->rot, imp_mat3_apply(&rb, sh->v[0]));
+		imp_vec3 ha = imp_vec3_make(fabs(a.x), fabs(a.y), fabs(a.z));
+		if (box_gap(c, q->half, ha) > reach + band)
+			return 0;
+		double e0 = box_gap(imp_vec3_add(c, a), q->half, zero), e1 = box_gap(imp_vec3_sub(c, a), q->half, zero);
+		return imp_min(e0, e1) < reach - band ? 1 : -1;
+	}
+	imp_mat3 m = mat3_mul_t(&q->rot, &rb); // body to query
+	if (box_gap(c, q->half, imp_mat3_abs_apply(&m, sh->size)) > reach + band)
+		return 0;
+	imp_vec3 cq = imp_vec3_neg(mat3_apply_t(&m, c)); // the query's origin in the body's frame
+	if (box_gap(cq, sh->size, mat3_abs_apply_t(&m, q->half)) > reach + band)
+		return 0;
+	double in_q = imp_min(imp_min(q->half.x, q->half.y), q->half.z);
+	if (box_gap(cq, sh->size, zero) < in_q + reach - band)
+		return 1;
+	// The point of each box nearest the other's origin, in the other.
+	if (box_holds(imp_vec3_add(c, imp_mat3_apply(&m, box_clamp(cq, sh->size))), q->half, reach, band))
+		return 1;
+	return box_holds(imp_vec3_add(cq, mat3_apply_t(&m, box_clamp(c, q->half))), sh->size, reach, band) ? 1 : -1;
+}
+
 static bool overlaps(const imp_world *w, const qshape *q, int32_t s)
 {
 	const body *b = &w->bodies[s];
+	if (q->obb) {
+		int v = box_verdict(w, q, s);
+		if (v >= 0)
+			return v;
+		return imp_overlap3(q->shape, q->p3, b->shape, b->pose3, NULL);
+	}
 	// Boxes that meet hold shapes whose balls of reach may not: those are
 	// apart, for the price of a square root instead of GJK's set-up and
 	// first support. (The bound widened: touching counts as overlap.)
