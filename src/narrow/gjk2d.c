@@ -13,6 +13,7 @@
 /// Polygon pairs stop on a repeated support vertex; this relative gap only
 /// catches rounding noise on top of that.
 #define POLYGON_TOLERANCE 1e-14
+#define EXPERIMENT 0
 
 /// The relative gap below which Nesterov's momentum is switched off (see
 /// gjk3d.c).
@@ -55,16 +56,16 @@ bool imp_options_valid(const imp_query_options *o)
 }
 
 /// The status of a query whose quick check failed: which argument is bad.
-static imp_status diagnose(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-			   const imp_query_options *o)
+static IMP_NOINLINE imp_status diagnose(const imp_shape *a, const imp_pose2 *pa, const imp_shape *b,
+					const imp_pose2 *pb, const imp_query_options *o)
 {
 	imp_status st = imp_shape_check(a, 2);
 	if (st == IMP_OK)
 		st = imp_shape_check(b, 2);
 	if (st == IMP_OK)
-		st = imp_pose2_status(pa);
+		st = imp_pose2_status(*pa);
 	if (st == IMP_OK)
-		st = imp_pose2_status(pb);
+		st = imp_pose2_status(*pb);
 	if (st == IMP_OK && !imp_options_valid(o))
 		st = IMP_ERR_BAD_OPTIONS;
 	return st;
@@ -92,13 +93,13 @@ IMP_ALWAYS_INLINE void proxy_init(imp_proxy2 *x, const imp_shape *s, const imp_q
 
 /// Checks every argument of a query. The common case costs one sum (it
 /// carries every NaN and infinity) and two unit tests.
-IMP_ALWAYS_INLINE imp_status check_pair(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-					const imp_query_options *o)
+IMP_ALWAYS_INLINE imp_status check_pair(const imp_shape *a, const imp_pose2 *pa, const imp_shape *b,
+					const imp_pose2 *pb, const imp_query_options *o)
 {
 	// One sum of magnitudes checks all four translations for NaN, infinity
 	// and range at once; the unit tests fail for any bad rotation.
-	double reach = fabs(pa.p.x) + fabs(pa.p.y) + fabs(pb.p.x) + fabs(pb.p.y);
-	double ua = pa.q.c * pa.q.c + pa.q.s * pa.q.s - 1.0, ub = pb.q.c * pb.q.c + pb.q.s * pb.q.s - 1.0;
+	double reach = fabs(pa->p.x) + fabs(pa->p.y) + fabs(pb->p.x) + fabs(pb->p.y);
+	double ua = pa->q.c * pa->q.c + pa->q.s * pa->q.s - 1.0, ub = pb->q.c * pb->q.c + pb->q.s * pb->q.s - 1.0;
 	if (a == NULL || b == NULL || a->magic != IMP_SHAPE_MAGIC || b->magic != IMP_SHAPE_MAGIC || a->dim != 2 ||
 	    b->dim != 2 || !(reach <= IMP_MAX_COORDINATE) || !(fabs(ua) <= 1e-9) || !(fabs(ub) <= 1e-9) ||
 	    (o != &imp_default_options && !imp_options_valid(o))) {
@@ -1335,7 +1336,7 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 				bool boolean, double R, lean_out *out)
 {
 	bool ca = climbs(a, o), cb = climbs(b, o);
-	if (ca || cb)
+	if (ca || cb || EXPERIMENT)
 		return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, true, ca, cb);
 	if (b->count > LEAN_MAX_VERTICES)
 		return false;
@@ -1399,8 +1400,53 @@ static double distance_general(const imp_shape *a, const imp_shape *b, imp_rot2 
 			       imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
 			       imp_query_state *state);
 
+/// True when point c (in the polygon's frame) lies inside the polygon
+/// v[0..n) (counter-clockwise) with cross(c - v[i-1], c - v[i]), which is
+/// |edge| times c's distance from the edge's line, above `margin` for every
+/// edge: one product per edge, from the differences c - v[i] each used
+/// twice. False for fewer than 3 vertices (no point is left of both sides
+/// of a segment).
+IMP_ALWAYS_INLINE bool deep_inside(const imp_vec2 *v, int n, imp_vec2 c, double margin)
+{
+	imp_vec2 prev = imp_vec2_sub(c, v[n - 1]);
+	for (int i = 0; i < n; i++) {
+		imp_vec2 w = imp_vec2_sub(c, v[i]);
+		if (!(imp_vec2_cross(prev, w) > margin))
+			return false;
+		prev = w;
+	}
+	return true;
+}
+
+/// A quick proof that two polygons' cores overlap, b at (q, p) in a's
+/// frame: one point lies inside both. The point is on the segment between
+/// the two centres (each a point of its core, the mean of its vertices), at
+/// the fraction of the way from a's that a's reach is of both reaches: the
+/// midpoint for shapes of one size, near the small one's centre for a
+/// small shape on a large one. It is placed in each shape's frame by that
+/// shape's own arithmetic. With L the scene's size (b's offset plus both
+/// reaches), rounding moves the point by a few ulps of L and each cross
+/// product by a few ulps of L^2, and a rotation 2e-9 from unit (what the
+/// pose check lets through) moves it by 4e-9 L; the margin, 2^-23 L^2 on
+/// each cross product, which is at most 2L long times the point's distance
+/// from the edge, covers them 15 times over. False says nothing.
+IMP_ALWAYS_INLINE bool cores_share_point(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+{
+	const double ra = a->bound_radius, rb = b->bound_radius;
+	const double size = fabs(p.x) + fabs(p.y) + ra + rb;
+	const double margin = 0x1p-23 * size * size;
+	const double t = ra / (ra + rb);
+	imp_vec2 cb = imp_vec2_add(imp_rot2_apply(q, b->center), p); // b's centre in a's frame
+	imp_vec2 xa = imp_vec2_add(a->center, imp_vec2_scale(t, imp_vec2_sub(cb, a->center)));
+	if (!(imp_vec2_dot(xa, xa) <= ra * ra) || !deep_inside(a->v, a->count, xa, margin))
+		return false;
+	imp_vec2 ca = imp_rot2_apply_inv(q, imp_vec2_sub(a->center, p)); // a's centre in b's frame
+	imp_vec2 xb = imp_vec2_add(b->center, imp_vec2_scale(1.0 - t, imp_vec2_sub(ca, b->center)));
+	return deep_inside(b->v, b->count, xb, margin);
+}
+
 /// Level 2 body shared by imp_distance2 and imp_distance2_stats.
-IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, const imp_pose2 *pa, const imp_shape *b, const imp_pose2 *pb,
 			     imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
 			     imp_query_state *state)
 {
@@ -1408,10 +1454,21 @@ IMP_ALWAYS_INLINE double distance_query(const imp_shape *a, imp_pose2 pa, const 
 		options = &imp_default_options;
 	if (check_pair(a, pa, b, pb, options) != IMP_OK)
 		return NAN;
-	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
-	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
+	imp_rot2 q = imp_rot2_mul_inv(pa->q, pb->q);
+	imp_vec2 p = imp_pose2_apply_inv(*pa, pb->p);
 	lean_out l;
-	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, cache != NULL, false, 0.0, &l)) {
+	bool lean = lean_ok(a, b, p, options);
+	// The quick answer: not with a cache, which GJK keeps up to date, nor
+	// with options, which are GJK's knobs, nor for imp_distance2_stats,
+	// which reports GJK's iterations.
+	if (lean && cache == NULL && options == &imp_default_options && iterations == NULL &&
+	    cores_share_point(a, b, q, p))
+		return 0.0;
+	// Without a cache the lean loop is compiled apart: no warm start to
+	// try, no indexed answer to keep.
+	if (lean &&
+	    (cache == NULL ? lean_gjk(a, b, q, p, options, NULL, false, false, 0.0, &l)
+			   : lean_gjk(a, b, q, p, options, cache, true, false, 0.0, &l))) {
 		lean_write_cache(cache, &l);
 		double core = lean_overlapping(&l) ? 0.0 : l.v.h / span(l.v.d);
 		if (iterations != NULL)
@@ -1460,14 +1517,14 @@ double imp_distance2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, im
 {
 	if (imp_pair_has_composite(a, b))
 		return imp_composite_distance2(a, pa, b, pb, cache, options, NULL, NULL);
-	return distance_query(a, pa, b, pb, cache, options, NULL, NULL);
+	return distance_query(a, &pa, b, &pb, cache, options, NULL, NULL);
 }
 
 double imp_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
 {
 	if (imp_pair_has_composite(a, b))
 		return imp_composite_distance2(a, pa, b, pb, cache, NULL, NULL, NULL);
-	return distance_query(a, pa, b, pb, cache, NULL, NULL, NULL);
+	return distance_query(a, &pa, b, &pb, cache, NULL, NULL, NULL);
 }
 
 double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
@@ -1476,7 +1533,7 @@ double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 {
 	if (imp_pair_has_composite(a, b))
 		return imp_composite_distance2(a, pa, b, pb, cache, options, iterations, state);
-	return distance_query(a, pa, b, pb, cache, options, iterations, state);
+	return distance_query(a, &pa, b, &pb, cache, options, iterations, state);
 }
 
 static bool overlap_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p, imp_simplex_cache *cache,
@@ -1526,15 +1583,15 @@ static bool sat2_overlap(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp
 	return !sat2_edges_separate(a->v, na, w, nb) && !sat2_edges_separate(w, nb, a->v, na);
 }
 
-IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
+IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, const imp_pose2 *pa, const imp_shape *b, const imp_pose2 *pb,
 				     imp_simplex_cache *cache, const imp_query_options *options)
 {
 	if (options == NULL)
 		options = &imp_default_options;
 	if (check_pair(a, pa, b, pb, options) != IMP_OK)
 		return false;
-	imp_rot2 q = imp_rot2_mul_inv(pa.q, pb.q);
-	imp_vec2 p = imp_pose2_apply_inv(pa, pb.p);
+	imp_rot2 q = imp_rot2_mul_inv(pa->q, pb->q);
+	imp_vec2 p = imp_pose2_apply_inv(*pa, pb->p);
 	double R = a->radius + b->radius;
 	// The separating-axis test: small sharp polygons with area, no cache
 	// to keep up to date (GJK's warm start is what a world's coherent
@@ -1580,14 +1637,14 @@ bool imp_overlap2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_p
 {
 	if (imp_pair_has_composite(a, b))
 		return imp_composite_overlap2(a, pa, b, pb, cache, options);
-	return overlap_query(a, pa, b, pb, cache, options);
+	return overlap_query(a, &pa, b, &pb, cache, options);
 }
 
 bool imp_overlap2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb, imp_simplex_cache *cache)
 {
 	if (imp_pair_has_composite(a, b))
 		return imp_composite_overlap2(a, pa, b, pb, cache, NULL);
-	return overlap_query(a, pa, b, pb, cache, NULL);
+	return overlap_query(a, &pa, b, &pb, cache, NULL);
 }
 
 // ---------------------------------------------------------------------------
@@ -1838,7 +1895,7 @@ IMP_ALWAYS_INLINE imp_status closest_query(const imp_shape *a, imp_pose2 pa, con
 			return IMP_ERR_NULL_ARGUMENT;
 		if (options == NULL)
 			options = &imp_default_options;
-		imp_status st = check_pair(a, pa, b, pb, options);
+		imp_status st = check_pair(a, &pa, b, &pb, options);
 		if (st != IMP_OK)
 			return st;
 	}
