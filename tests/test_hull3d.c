@@ -24,14 +24,7 @@
 
 static int fails;
 
-#define EXPECT(cond, ...)                                                                                              \
-	do {                                                                                                           \
-		if (!(cond)) {                                                                                         \
-			if (fails++ < 8)                                                                               \
-				print_message("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond),                          \
-					print_message(__VA_ARGS__), print_message("\n");                               \
-		}                                                                                                      \
-	} while (0)
+#include "test_expect.h"
 
 // ---------------------------------------------------------------------------
 // Random numbers (splitmix64) and point clouds.

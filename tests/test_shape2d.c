@@ -22,14 +22,8 @@
 
 static int fails;
 
-#define EXPECT(cond, ...)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			if (fails++ < 5)                                                           \
-				print_message("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond),      \
-					print_message(__VA_ARGS__), print_message("\n");           \
-		}                                                                                  \
-	} while (0)
+#define EXPECT_SHOWN 5
+#include "test_expect.h"
 
 static bool has_point(const imp_vec2 *p, int n, imp_vec2 q)
 {

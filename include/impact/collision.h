@@ -71,7 +71,7 @@ typedef struct imp_query_options {
 	int epa_max_iterations;      ///< EPA iteration limit, >= 1 (default 64); the polygon edge walk is one pass and ignores it; in 3D on curved cores it also bounds the depth descent after EPA, and an answer it stopped is IMP_STATE_ITERATION_LIMIT
 	double tolerance;            ///< relative distance tolerance for curved (user) shapes, in (0, 0.1) (default 1e-12)
 	imp_support_mode support;    ///< default IMP_SUPPORT_AUTO
-	int hill_climb_min_vertices; ///< 2D: AUTO climbs from this many vertices, >= 3 (default 12, the crossover bench/narrow2d measured); 3D AUTO climbs from 1024 (docs/narrow3d.md)
+	int hill_climb_min_vertices; ///< 2D: AUTO climbs from this many vertices, >= 3 (default 12, the crossover bench/narrow2d measured); 3D AUTO climbs from 512 (docs/narrow3d.md)
 	imp_penetration_mode penetration; ///< default IMP_PENETRATION_AUTO
 	imp_acceleration_mode acceleration; ///< 3D queries; default IMP_ACCELERATION_AUTO
 } imp_query_options;

@@ -515,6 +515,8 @@ static void rec3_init(imp_child3 *out, double radius, int count, int hull_dim)
 	s->ne = s->nf = 0;
 	s->adj = s->adj_edge = s->edges = s->face_vertices = s->vface = NULL;
 	s->face_normal = NULL;
+	s->node = NULL;
+	s->node_more = s->start_cell = NULL;
 	for (int k = 0; k < 6; ++k)
 		s->axis_start[k] = 0;
 	imp_vec3 m = out->v[0];

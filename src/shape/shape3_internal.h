@@ -11,11 +11,40 @@
 /// Polytopes with at least this many vertices climb under the default
 /// options. bench/narrow3d, whose 1000 pairs of distinct shapes are cold
 /// in the caches on every query, measured brute force faster at 32 and 128
-/// vertices and at 512 on overlapping pairs: its scan streams, where the
-/// climb's steps miss the cache. On shapes in the cache (a planner's
-/// few shapes queried again and again) climbing takes 9 times fewer
-/// instructions at 512 vertices (docs/narrow3d.md): set the support mode.
-#define IMP_HILL_CLIMB3_MIN_VERTICES 1024
+/// vertices (its scan streams through memory), the climb over the nodes
+/// (imp_climb_node3) from the start table 2 – 3 times faster at 512, and
+/// 6 – 14 times fewer instructions (docs/narrow3d.md).
+#define IMP_HILL_CLIMB3_MIN_VERTICES 512
+
+/// Polytopes with at least this many vertices get climb nodes and a start
+/// table (imp_climb_node3).
+#define IMP_CLIMB_NODE_MIN_VERTICES 32
+
+/// Neighbours kept in a climb node; longer lists are in node_more.
+#define IMP_CLIMB_NODE_NB 19
+
+/// One vertex of a polytope for hill climbing, one cache line: its point
+/// and its neighbours, so that a step of a climb over a shape cold in the
+/// caches waits for one line per neighbour rather than for the offsets,
+/// then the list, then the points (three loads in a chain). Made for
+/// hulls of up to 65,535 vertices (uint16_t indices), with the vertices'
+/// own indices.
+typedef struct imp_climb_node3 {
+	imp_vec3 p;
+	uint16_t n; ///< neighbours
+	/// The neighbours; when n > IMP_CLIMB_NODE_NB, nb[0] | nb[1] << 16 is
+	/// where they start in node_more.
+	uint16_t nb[IMP_CLIMB_NODE_NB];
+} imp_climb_node3;
+
+_Static_assert(sizeof(imp_climb_node3) == 64, "one cache line");
+
+/// The start table's cells per cube face side: directions are binned by
+/// the face of the cube their ray crosses and a G x G grid on it (cells
+/// at most 14 degrees across at 8), each holding the support vertex along
+/// its centre's direction.
+#define IMP_CLIMB_GRID 8
+#define IMP_CLIMB_CELLS (6 * IMP_CLIMB_GRID * IMP_CLIMB_GRID)
 
 /// The cold part of a 3D shape: user shapes and custom allocators.
 typedef struct imp_shape_cold3 {
@@ -56,6 +85,9 @@ typedef struct imp_shape3 {
 	const int32_t *vface_start; ///< count + 1 offsets into vface
 	const int32_t *vface;      ///< the faces around each vertex
 	int32_t axis_start[6];     ///< support vertices along +x, -x, +y, -y, +z, -z: where climbing starts
+	const struct imp_climb_node3 *node; ///< the climb's vertex records, NULL: the climb reads v and adj
+	const uint16_t *node_more; ///< neighbour lists longer than IMP_CLIMB_NODE_NB, by node offsets
+	const uint16_t *start_cell; ///< IMP_CLIMB_CELLS start vertices by direction (with node only)
 } imp_shape3;
 
 _Static_assert(offsetof(imp_shape3, magic) == offsetof(struct imp_shape, magic), "shared header");
@@ -123,34 +155,93 @@ IMP_ALWAYS_INLINE int imp_support3_brute(const imp_vec3 *v, int n, imp_vec3 d)
 	return best;
 }
 
+/// One step of a climb from vertex i at height *best along d: the best of
+/// its n neighbours (wide's, else narrow's), points every `stride` bytes
+/// from pts, higher than *best (then raised to it), else i.
+IMP_ALWAYS_INLINE int imp_climb_step(const char *pts, size_t stride, const int32_t *wide, const uint16_t *narrow,
+				     int n, imp_vec3 d, int i, double *best)
+{
+	int next = i;
+	for (int k = 0; k < n; ++k) {
+		int j = wide != NULL ? wide[k] : narrow[k];
+		double sj = imp_vec3_dot(*(const imp_vec3 *)(const void *)(pts + (size_t)j * stride), d);
+		if (sj > *best) {
+			*best = sj;
+			next = j;
+		}
+	}
+	return next;
+}
+
 /// Index of the vertex farthest along d by hill climbing over the hull's
 /// edge graph from vertex i (docs/narrow3d.md, "Shapes"): on a convex polytope a
 /// vertex with no higher neighbour is a support vertex. Each step moves to
 /// the best neighbour, which needs fewer steps than the first better one.
+/// Over the climb nodes when the shape has them, else over v and adj.
 IMP_ALWAYS_INLINE int imp_support3_climb(const imp_shape3 *s, imp_vec3 d, int i)
 {
-	const imp_vec3 *v = s->v;
-	double best = imp_vec3_dot(v[i], d);
-	for (;;) {
-		int next = i;
-		for (int k = s->adj_start[i]; k < s->adj_start[i + 1]; ++k) {
-			int j = s->adj[k];
-			double sj = imp_vec3_dot(v[j], d);
-			if (sj > best) {
-				best = sj;
-				next = j;
-			}
+	const imp_climb_node3 *node = s->node;
+	if (node != NULL) {
+		const char *pts = (const char *)(const void *)&node[0].p;
+		double best = imp_vec3_dot(node[i].p, d);
+		for (;;) {
+			const imp_climb_node3 *x = &node[i];
+			const uint16_t *nb = x->nb;
+			if (x->n > IMP_CLIMB_NODE_NB)
+				nb = s->node_more + ((uint32_t)x->nb[0] | (uint32_t)x->nb[1] << 16);
+			int next = imp_climb_step(pts, sizeof *node, NULL, nb, x->n, d, i, &best);
+			if (next == i)
+				return i;
+			i = next;
 		}
+	}
+	const char *pts = (const char *)(const void *)s->v;
+	double best = imp_vec3_dot(s->v[i], d);
+	for (;;) {
+		int first = s->adj_start[i];
+		int next = imp_climb_step(pts, sizeof *s->v, s->adj + first, NULL, s->adj_start[i + 1] - first, d, i,
+					  &best);
 		if (next == i)
 			return i;
 		i = next;
 	}
 }
 
-/// A first vertex for climbing along d: the support vertex of the axis
-/// direction nearest to d.
+/// The start table's cell of direction d: the cube face its ray crosses
+/// (the axis of its largest component and that component's sign) and the
+/// grid square of the other two components over the largest. d = 0 or
+/// not finite gives some cell, any start being right for a climb.
+static inline int imp_climb_cell(imp_vec3 d)
+{
+	double ax = fabs(d.x), ay = fabs(d.y), az = fabs(d.z);
+	int k;
+	double m, u, w;
+	if (ax >= ay && ax >= az) {
+		k = d.x < 0.0;
+		m = ax, u = d.y, w = d.z;
+	} else if (ay >= az) {
+		k = 2 + (d.y < 0.0);
+		m = ay, u = d.z, w = d.x;
+	} else {
+		k = 4 + (d.z < 0.0);
+		m = az, u = d.x, w = d.y;
+	}
+	// u / m and w / m are in [-1, 1]; NaN (m = 0) fails both tests and
+	// takes 0, as does -inf (m subnormal, r infinite).
+	const double half = 0.5 * IMP_CLIMB_GRID;
+	double r = half / m, fu = u * r + half, fw = w * r + half;
+	int iu = fu >= 0.0 ? (fu < IMP_CLIMB_GRID ? (int)fu : IMP_CLIMB_GRID - 1) : 0;
+	int iw = fw >= 0.0 ? (fw < IMP_CLIMB_GRID ? (int)fw : IMP_CLIMB_GRID - 1) : 0;
+	return (k * IMP_CLIMB_GRID + iu) * IMP_CLIMB_GRID + iw;
+}
+
+/// A first vertex for climbing along d: the start table's (the support
+/// vertex of its cell's centre direction) when the shape has one, else
+/// the support vertex of the axis direction nearest to d.
 static inline int imp_support3_start(const imp_shape3 *s, imp_vec3 d)
 {
+	if (s->start_cell != NULL)
+		return s->start_cell[imp_climb_cell(d)];
 	double ax = fabs(d.x), ay = fabs(d.y), az = fabs(d.z);
 	int k = ax >= ay && ax >= az ? (d.x < 0.0) : (ay >= az ? 2 + (d.y < 0.0) : 4 + (d.z < 0.0));
 	return s->axis_start[k];

@@ -50,9 +50,17 @@ static size_t align_up(size_t offset, size_t align)
 
 /// The layout of a polytope's arrays after the record.
 typedef struct layout3 {
-	size_t v, adj_start, adj, adj_edge, edges, face_start, face_vertices, vface_start, vface, face_normal, cold,
-		used;
+	size_t v, adj_start, adj, adj_edge, edges, face_start, face_vertices, vface_start, vface, face_normal, node,
+		node_more, start_cell, cold, used;
+	int more; ///< neighbours in node_more
 } layout3;
+
+/// Whether a hull gets climb nodes and a start table: solid or flat, from
+/// IMP_CLIMB_NODE_MIN_VERTICES vertices, indices within uint16_t.
+static bool has_nodes(const imp_hull3 *h)
+{
+	return h->dim >= 2 && h->nv >= IMP_CLIMB_NODE_MIN_VERTICES && h->nv <= UINT16_MAX;
+}
 
 static layout3 plan_layout(const imp_hull3 *h, bool cold)
 {
@@ -78,6 +86,21 @@ static layout3 plan_layout(const imp_hull3 *h, bool cold)
 	at += (size_t)(h->nv + 1) * sizeof(int32_t);
 	l.vface = at;
 	at += (size_t)(h->nf > 0 ? h->face_start[h->nf] : 0) * sizeof(int32_t);
+	l.more = 0;
+	l.node = l.node_more = l.start_cell = at;
+	if (has_nodes(h)) {
+		// The nodes start a cache line (the record does).
+		l.node = at = align_up(at, sizeof(imp_climb_node3));
+		at += (size_t)h->nv * sizeof(imp_climb_node3);
+		for (int i = 0; i < h->nv; ++i) {
+			int n = h->adj_start[i + 1] - h->adj_start[i];
+			l.more += n > IMP_CLIMB_NODE_NB ? n : 0;
+		}
+		l.node_more = at;
+		at += (size_t)l.more * sizeof(uint16_t);
+		l.start_cell = at;
+		at += (size_t)IMP_CLIMB_CELLS * sizeof(uint16_t);
+	}
 	l.cold = at = align_up(at, alignof(imp_shape_cold3));
 	if (cold)
 		at += sizeof(imp_shape_cold3);
@@ -175,6 +198,48 @@ imp_feature imp_shape3_feature(const imp_shape3 *s, const int *idx, int k)
 	return none;
 }
 
+/// The climb nodes of a hull (has_nodes) and its start table, in the
+/// arrays planned by plan_layout; the shape's v, adj_start and adj are set.
+static void fill_nodes(imp_shape3 *s, imp_climb_node3 *node, uint16_t *more, uint16_t *start_cell)
+{
+	uint32_t at = 0;
+	for (int i = 0; i < s->count; ++i) {
+		imp_climb_node3 *x = &node[i];
+		memset(x, 0, sizeof *x);
+		x->p = s->v[i];
+		int n = s->adj_start[i + 1] - s->adj_start[i];
+		x->n = (uint16_t)n;
+		uint16_t *nb = x->nb;
+		if (n > IMP_CLIMB_NODE_NB) {
+			x->nb[0] = (uint16_t)(at & 0xffffu);
+			x->nb[1] = (uint16_t)(at >> 16);
+			nb = more + at;
+			at += (uint32_t)n;
+		}
+		for (int k = 0; k < n; ++k)
+			nb[k] = (uint16_t)s->adj[s->adj_start[i] + k];
+	}
+	s->node = node;
+	s->node_more = more;
+	// Each cell's centre direction, climbed to from the last cell's
+	// vertex (neighbouring directions have near support vertices).
+	const double half = 0.5 * IMP_CLIMB_GRID;
+	int last = s->axis_start[0];
+	for (int k = 0; k < 6; ++k) {
+		double sign = k & 1 ? -1.0 : 1.0;
+		for (int iu = 0; iu < IMP_CLIMB_GRID; ++iu)
+			for (int iw = 0; iw < IMP_CLIMB_GRID; ++iw) {
+				double u = (iu + 0.5) / half - 1.0, w = (iw + 0.5) / half - 1.0;
+				imp_vec3 d = k / 2 == 0   ? imp_vec3_make(sign, u, w)
+					     : k / 2 == 1 ? imp_vec3_make(w, sign, u)
+							  : imp_vec3_make(u, w, sign);
+				last = imp_support3_climb(s, d, last);
+				start_cell[(k * IMP_CLIMB_GRID + iu) * IMP_CLIMB_GRID + iw] = (uint16_t)last;
+			}
+	}
+	s->start_cell = start_cell;
+}
+
 /// The shape record of a hull: vertices, adjacency and topology copied
 /// into one allocation.
 static imp_status make_polytope(const imp_hull3 *h, int kind, double radius, const imp_allocator *alloc,
@@ -232,6 +297,9 @@ static imp_status make_polytope(const imp_hull3 *h, int kind, double radius, con
 		imp_vec3 axis = imp_vec3_make(k / 2 == 0 ? sign : 0.0, k / 2 == 1 ? sign : 0.0, k / 2 == 2 ? sign : 0.0);
 		s->axis_start[k] = imp_support3_brute(v, h->nv, axis);
 	}
+	if (has_nodes(h))
+		fill_nodes(s, (imp_climb_node3 *)(void *)(mem + l.node), (uint16_t *)(void *)(mem + l.node_more),
+			   (uint16_t *)(void *)(mem + l.start_cell));
 	imp_vec3 c = {0.0, 0.0, 0.0};
 	double r = 0.0;
 	for (int i = 0; i < h->nv; ++i) {
