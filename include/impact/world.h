@@ -674,7 +674,8 @@ typedef struct imp_cast_hit {
 /// Options of the casts.
 typedef struct imp_cast_options {
 	double tolerance;   ///< contact when the distance is at most this; 0: 1e-6 x the sum of the two shapes' reach
-	int max_iterations; ///< the budget of distance queries against one body, at least 1
+	int max_iterations; ///< the budget of narrow-phase calls against one body, at least 1 (a query on a
+	                    ///< pair with a non-convex side counts each pair of children it answers)
 } imp_cast_options;
 
 /// tolerance 0 (automatic), 4096 iterations: what imp_world_cast_shape2/3,
@@ -689,7 +690,9 @@ IMP_API imp_cast_options imp_default_cast_options(void);
 /// through, however long the motion). The time of impact runs against a
 /// body in runs of 64 queries; a run that stops at its limit is resumed
 /// where it stopped while it advanced the time and the budget
-/// (options->max_iterations queries against that body) lasts. Otherwise the
+/// (options->max_iterations narrow-phase calls against that body: one a
+/// query, or, for a pair with a non-convex side, one per pair of children
+/// the query answers) lasts. Otherwise the
 /// cast gives up there: IMP_CAST_GAVE_UP, with the body and the time it got
 /// to (nothing met before it), never IMP_CAST_FREE. A body overlapping the
 /// shape at pose_from is hit at t = 0 with started_inside set.

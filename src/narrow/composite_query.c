@@ -1123,12 +1123,17 @@ static void closest_out3(const cq *q, imp_pose3 pa, imp_closest3_result *out)
 }
 
 imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out)
+				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out,
+				  int *pairs)
 {
 	cq q;
+	if (pairs != NULL)
+		*pairs = 0;
 	imp_status st = begin_posed(&q, 3, 3, a, NULL, &pa, b, NULL, &pb, options);
 	if (st == IMP_OK)
 		st = run(&q, cache);
+	if (pairs != NULL && st == IMP_OK)
+		*pairs = q.pairs;
 	if (st == IMP_OK)
 		closest_out3(&q, pa, out);
 	return st;
@@ -1151,12 +1156,17 @@ static void closest_out2(const cq *q, imp_pose2 pa, imp_closest2_result *out)
 }
 
 imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out)
+				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out,
+				  int *pairs)
 {
 	cq q;
+	if (pairs != NULL)
+		*pairs = 0;
 	imp_status st = begin_posed(&q, 2, 3, a, &pa, NULL, b, &pb, NULL, options);
 	if (st == IMP_OK)
 		st = run(&q, cache);
+	if (pairs != NULL && st == IMP_OK)
+		*pairs = q.pairs;
 	if (st == IMP_OK)
 		closest_out2(&q, pa, out);
 	return st;

@@ -27,10 +27,15 @@ double imp_composite_distance2(const imp_shape *a, imp_pose2 pa, const imp_shape
 double imp_composite_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			       imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
 			       imp_query_state *state);
+/// Level 3 on a pair with a non-convex side; *pairs (pairs may be NULL)
+/// gets the number of pairs of children answered (the time of impact
+/// counts them against the world's cast budget).
 imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_shape *b, imp_pose2 pb,
-				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out);
+				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest2_result *out,
+				  int *pairs);
 imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out);
+				  imp_simplex_cache *cache, const imp_query_options *options, imp_closest3_result *out,
+				  int *pairs);
 
 /// Conservative advancement on a pair with a non-convex side (docs/toi.md):
 /// the least time in which some pair of children could come within

@@ -1996,7 +1996,7 @@ imp_status imp_closest2_ex(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 	if (imp_pair_has_composite(a, b)) {
 		if (out == NULL)
 			return IMP_ERR_NULL_ARGUMENT;
-		return imp_composite_closest2(a, pa, b, pb, cache, options, out);
+		return imp_composite_closest2(a, pa, b, pb, cache, options, out, NULL);
 	}
 	imp_status st = closest_query(a, pa, b, pb, cache, options, out, false);
 	if (st == IMP_OK)

@@ -2985,7 +2985,7 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	if (imp_pair_has_composite(a, b))
-		return imp_composite_closest3(a, pa, b, pb, cache, options, out);
+		return imp_composite_closest3(a, pa, b, pb, cache, options, out, NULL);
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;

@@ -14,6 +14,7 @@
 // shrink as d approaches the target, and the query stops once d is within
 // the tolerance. The loop starts when the balls of the shapes' reach about
 // their origins first come within the tolerance (imp_ball_sweep).
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -179,21 +180,26 @@ typedef struct toi_probe {
 	bool ok;
 	double distance;
 	double rate;
+	int work; ///< narrow-phase calls: 1, or the pairs of children a non-convex pair's queries answered
 } toi_probe;
 
 typedef toi_probe toi_query(void *ctx, double t);
 
 /// Conservative advancement over [0, t_max] (see the top of the file).
-/// Writes the time the last query was made at (t_max when separated) and
-/// the number of queries.
+/// Writes the time the last query was made at (t_max when separated), the
+/// number of queries and the narrow-phase calls they took (toi_probe.work);
+/// stops at the iteration limit after max_iterations queries or once the
+/// calls reach max_work.
 static imp_toi_state advance_loop(toi_query *query, void *ctx, double tol, double t_start, double t_max,
-				  int max_iterations, double *t_out, int *iterations)
+				  int max_iterations, int max_work, double *t_out, int *iterations, int *work)
 {
 	double target = 0.5 * tol, t = t_start;
+	*work = 0;
 	for (int it = 1;; it++) {
 		toi_probe p = query(ctx, t);
 		*iterations = it;
 		*t_out = t;
+		*work = p.work <= INT_MAX - *work ? *work + p.work : INT_MAX;
 		if (!p.ok)
 			return IMP_TOI_FAILED;
 		if (p.distance <= tol)
@@ -204,7 +210,7 @@ static imp_toi_state advance_loop(toi_query *query, void *ctx, double tol, doubl
 			*t_out = t_max;
 			return IMP_TOI_SEPARATED;
 		}
-		if (it >= max_iterations)
+		if (it >= max_iterations || *work >= max_work)
 			return IMP_TOI_ITERATION_LIMIT;
 		t += dt;
 	}
@@ -315,12 +321,14 @@ typedef struct toi2_ctx {
 static toi_probe query2(void *ctx, double t)
 {
 	toi2_ctx *q = ctx;
-	toi_probe p = {false, 0.0, 0.0};
+	toi_probe p = {false, 0.0, 0.0, 1};
 	// The shapes were checked and the motions stay within range over the
 	// interval: the poses need no checks.
 	imp_pose2 pa = motion2_at(&q->ma, t), pb = motion2_at(&q->mb, t);
-	imp_status st = q->speed >= 0.0 ? imp_closest2(q->a, pa, q->b, pb, &q->cache, &q->c)
+	int pairs = 0;
+	imp_status st = q->speed >= 0.0 ? imp_composite_closest2(q->a, pa, q->b, pb, &q->cache, NULL, &q->c, &pairs)
 					: imp_closest2_checked(q->a, pa, q->b, pb, &q->cache, &q->c);
+	p.work = imp_max(pairs, 1);
 	if (st != IMP_OK || q->c.state == IMP_STATE_DEGENERATE)
 		return p;
 	p.ok = true;
@@ -331,7 +339,8 @@ static toi_probe query2(void *ctx, double t)
 	}
 	if (p.distance <= 2.0 * q->target)
 		return p; // within the tolerance: the loop stops here
-	double dt = imp_composite_advance2(q->a, pa, q->b, pb, imp_vec2_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0, NULL);
+	double dt = imp_composite_advance2(q->a, pa, q->b, pb, imp_vec2_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0, &pairs);
+	p.work += pairs;
 	p.ok = !isnan(dt);
 	p.rate = composite_rate_of(p.distance, q->target, dt);
 	return p;
@@ -340,12 +349,15 @@ static toi_probe query2(void *ctx, double t)
 imp_status imp_time_of_impact2_ex(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
 				  double t_max, const imp_toi_options *options, imp_toi2_result *out)
 {
-	return imp_time_of_impact2_from(a, ma, b, mb, 0.0, t_max, options, out);
+	return imp_time_of_impact2_from(a, ma, b, mb, 0.0, t_max, options, INT_MAX, NULL, out);
 }
 
 imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const imp_shape *b, imp_motion2 mb,
-				    double t_start, double t_max, const imp_toi_options *options, imp_toi2_result *out)
+				    double t_start, double t_max, const imp_toi_options *options, int max_work, int *work,
+				    imp_toi2_result *out)
 {
+	if (work != NULL)
+		*work = 0;
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	imp_status st = imp_shape_check(a, 2);
@@ -388,7 +400,11 @@ imp_status imp_time_of_impact2_from(const imp_shape *a, imp_motion2 ma, const im
 		*out = r;
 		return IMP_OK;
 	}
-	r.state = advance_loop(query2, &q, tol, imp_max(t0, t_start), t_max, o.max_iterations, &r.t, &r.iterations);
+	int spent;
+	r.state = advance_loop(query2, &q, tol, imp_max(t0, t_start), t_max, o.max_iterations, max_work, &r.t,
+			       &r.iterations, &spent);
+	if (work != NULL)
+		*work = spent;
 	r.distance = q.c.distance;
 	r.point_a = q.c.point_a;
 	r.point_b = q.c.point_b;
@@ -416,9 +432,13 @@ typedef struct toi3_ctx {
 static toi_probe query3(void *ctx, double t)
 {
 	toi3_ctx *q = ctx;
-	toi_probe p = {false, 0.0, 0.0};
+	toi_probe p = {false, 0.0, 0.0, 1};
 	imp_pose3 pa = imp_motion3_at(q->ma, t), pb = imp_motion3_at(q->mb, t);
-	if (imp_closest3(q->a, pa, q->b, pb, &q->cache, &q->c) != IMP_OK || q->c.state == IMP_STATE_DEGENERATE)
+	int pairs = 0;
+	imp_status st = q->speed >= 0.0 ? imp_composite_closest3(q->a, pa, q->b, pb, &q->cache, NULL, &q->c, &pairs)
+					: imp_closest3(q->a, pa, q->b, pb, &q->cache, &q->c);
+	p.work = imp_max(pairs, 1);
+	if (st != IMP_OK || q->c.state == IMP_STATE_DEGENERATE)
 		return p;
 	p.ok = true;
 	p.distance = q->c.distance;
@@ -428,7 +448,8 @@ static toi_probe query3(void *ctx, double t)
 	}
 	if (p.distance <= 2.0 * q->target)
 		return p; // within the tolerance: the loop stops here
-	double dt = imp_composite_advance3(q->a, pa, q->b, pb, imp_vec3_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0, NULL);
+	double dt = imp_composite_advance3(q->a, pa, q->b, pb, imp_vec3_sub(q->ma.v, q->mb.v), q->spin, q->target, 0.0, &pairs);
+	p.work += pairs;
 	p.ok = !isnan(dt);
 	p.rate = composite_rate_of(p.distance, q->target, dt);
 	return p;
@@ -437,12 +458,15 @@ static toi_probe query3(void *ctx, double t)
 imp_status imp_time_of_impact3_ex(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
 				  double t_max, const imp_toi_options *options, imp_toi3_result *out)
 {
-	return imp_time_of_impact3_from(a, ma, b, mb, 0.0, t_max, options, out);
+	return imp_time_of_impact3_from(a, ma, b, mb, 0.0, t_max, options, INT_MAX, NULL, out);
 }
 
 imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const imp_shape *b, imp_motion3 mb,
-				    double t_start, double t_max, const imp_toi_options *options, imp_toi3_result *out)
+				    double t_start, double t_max, const imp_toi_options *options, int max_work, int *work,
+				    imp_toi3_result *out)
 {
+	if (work != NULL)
+		*work = 0;
 	if (out == NULL)
 		return IMP_ERR_NULL_ARGUMENT;
 	imp_status st = imp_shape_check(a, 3);
@@ -484,7 +508,11 @@ imp_status imp_time_of_impact3_from(const imp_shape *a, imp_motion3 ma, const im
 		*out = r;
 		return IMP_OK;
 	}
-	r.state = advance_loop(query3, &q, tol, imp_max(t0, t_start), t_max, o.max_iterations, &r.t, &r.iterations);
+	int spent;
+	r.state = advance_loop(query3, &q, tol, imp_max(t0, t_start), t_max, o.max_iterations, max_work, &r.t,
+			       &r.iterations, &spent);
+	if (work != NULL)
+		*work = spent;
 	r.distance = q.c.distance;
 	r.point_a = q.c.point_a;
 	r.point_b = q.c.point_b;

@@ -1149,7 +1149,8 @@ typedef struct meet {
 } meet;
 
 /// The time-of-impact options of one run of a cast against a body: runs of
-/// the pairwise default length (64) within the cast's budget.
+/// the pairwise default length (64 queries) within the cast's budget (the
+/// run's calls are also held to what is left of it).
 static imp_toi_options run_options(const imp_cast_options *o, int spent)
 {
 	imp_toi_options t = imp_default_toi_options();
@@ -1164,11 +1165,13 @@ static imp_toi_options run_options(const imp_cast_options *o, int spent)
 /// and the normal from the shape to the body. A run of the time of impact
 /// that stops at its iteration limit is resumed from where it stopped (the
 /// motion before it is proven free) while that run advanced the time and
-/// the budget (options->max_iterations queries against this body) lasts;
-/// then, or when a distance query fails, the cast gives up at the time
-/// reached: a motion check must not call free a motion it could not prove
-/// free. A pairwise error (none is expected: cast_begin checked what the
-/// time of impact checks) gives up at t = 0.
+/// the budget (options->max_iterations narrow-phase calls against this
+/// body: a query on a non-convex pair counts each pair of children it
+/// answers, toi_internal.h) lasts; then, or when a distance query fails,
+/// the cast gives up at the time reached: a motion check must not call
+/// free a motion it could not prove free. A pairwise error (none is
+/// expected: cast_begin checked what the time of impact checks) gives up
+/// at t = 0.
 static meet cast_one(const imp_world *w, const cast *c, int32_t s, double t_max, const imp_cast_options *o)
 {
 	const body *b = &w->bodies[s];
@@ -1180,14 +1183,14 @@ static meet cast_one(const imp_world *w, const cast *c, int32_t s, double t_max,
 	for (;;) {
 		imp_toi_options to = run_options(o, spent);
 		imp_toi_state state;
-		int iterations;
+		int work;
 		if (w->dim == 2) {
 			imp_motion2 mb = {b->pose2, imp_vec2_make(0.0, 0.0), 0.0};
 			imp_toi2_result r;
-			if (imp_time_of_impact2_from(c->shape, c->m2, b->shape, mb, t_from, t_max, &to, &r) != IMP_OK)
+			if (imp_time_of_impact2_from(c->shape, c->m2, b->shape, mb, t_from, t_max, &to,
+						     o->max_iterations - spent, &work, &r) != IMP_OK)
 				return m;
 			state = r.state;
-			iterations = r.iterations;
 			m.t = r.t;
 			m.point_a = v3(r.point_a);
 			m.point_b = v3(r.point_b);
@@ -1195,16 +1198,16 @@ static meet cast_one(const imp_world *w, const cast *c, int32_t s, double t_max,
 		} else {
 			imp_motion3 mb = {b->pose3, imp_vec3_make(0.0, 0.0, 0.0), imp_vec3_make(0.0, 0.0, 0.0)};
 			imp_toi3_result r;
-			if (imp_time_of_impact3_from(c->shape, c->m3, b->shape, mb, t_from, t_max, &to, &r) != IMP_OK)
+			if (imp_time_of_impact3_from(c->shape, c->m3, b->shape, mb, t_from, t_max, &to,
+						     o->max_iterations - spent, &work, &r) != IMP_OK)
 				return m;
 			state = r.state;
-			iterations = r.iterations;
 			m.t = r.t;
 			m.point_a = r.point_a;
 			m.point_b = r.point_b;
 			m.normal = r.normal;
 		}
-		spent += iterations;
+		spent += work;
 		switch (state) {
 		case IMP_TOI_SEPARATED:
 			m.kind = MEET_NONE;
