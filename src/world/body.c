@@ -304,8 +304,10 @@ IMP_ALWAYS_INLINE imp_status set_poses(imp_world *w, int dim, const imp_body_id 
 		return IMP_OK;
 	if (ids == NULL || (p2 == NULL && p3 == NULL))
 		return IMP_ERR_NULL_ARGUMENT;
-	// Room for every slot not yet listed (a slot is listed once).
-	int32_t room = w->moved_count + (count < w->body_high ? count : w->body_high);
+	// Room for every entry's slot, not past one entry a slot (a slot is
+	// listed once).
+	int64_t need = (int64_t)w->moved_count + count;
+	int32_t room = need < w->body_high ? (int32_t)need : w->body_high;
 	if (room > w->moved_cap &&
 	    !imp_grow(&w->alloc, (void **)&w->moved, &w->moved_cap, room, sizeof *w->moved))
 		return IMP_ERR_OUT_OF_MEMORY;

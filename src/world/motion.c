@@ -77,8 +77,9 @@ static imp_status set_velocity(imp_world *w, int32_t s, imp_vec3 v, imp_vec3 av)
 	motion *m = &w->motions[s];
 	// The same velocity again (a simulator that sets every body's each
 	// frame): nothing changes, and the pairs keep their bounds.
+	const step_motion *now = in_step(w, s) ? imp_world_smotion(w, s) : NULL;
 	if (!m->has_target && vec3_equal(m->v, v) && vec3_equal(m->w, av) &&
-	    (!in_step(w, s) || (vec3_equal(imp_world_smotion(w, s)->sv, v) && vec3_equal(imp_world_smotion(w, s)->sw, av))))
+	    (now == NULL || (vec3_equal(now->sv, v) && vec3_equal(now->sw, av))))
 		return IMP_OK;
 	if (w->in_step) {
 		// Inside the step's callback: the new motion starts at the
