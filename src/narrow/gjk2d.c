@@ -13,7 +13,6 @@
 /// Polygon pairs stop on a repeated support vertex; this relative gap only
 /// catches rounding noise on top of that.
 #define POLYGON_TOLERANCE 1e-14
-#define EXPERIMENT 0
 
 /// The relative gap below which Nesterov's momentum is switched off (see
 /// gjk3d.c).
@@ -1336,7 +1335,7 @@ IMP_ALWAYS_INLINE bool lean_gjk(const imp_shape *a, const imp_shape *b, imp_rot2
 				bool boolean, double R, lean_out *out)
 {
 	bool ca = climbs(a, o), cb = climbs(b, o);
-	if (ca || cb || EXPERIMENT)
+	if (ca || cb)
 		return lean_run(a, b, q_b, p_b, o, cache, indexed, boolean, R, out, true, ca, cb);
 	if (b->count > LEAN_MAX_VERTICES)
 		return false;
