@@ -1811,9 +1811,10 @@ static inline bool maybe_segments(const imp_shape *a, const imp_shape *b)
 /// Fills `g` for two cores of at most two vertices at valid poses within
 /// the range that needs no scaling; returns false for anything else (bad
 /// arguments included), which the general path answers.
-static bool segments3_make(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+static bool segments3_make(const imp_shape *a, const imp_pose3 *pap, const imp_shape *b, const imp_pose3 *pbp,
 			   const imp_query_options *o, segments3 *g)
 {
+	imp_pose3 pa = *pap, pb = *pbp;
 	double na, nb;
 	if (!quick_args(a, pa, b, pb, o, &na, &nb))
 		return false;
@@ -2427,7 +2428,7 @@ bool imp_overlap3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_p
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;
-	if (maybe_segments(a, b) && segments3_make(a, pa, b, pb, options, &sg)) {
+	if (maybe_segments(a, b) && segments3_make(a, &pa, b, &pb, options, &sg)) {
 		double R = a->radius + b->radius;
 		return norm2(sg.v) <= R * R || segments3_cross(&sg);
 	}
@@ -2464,12 +2465,15 @@ IMP_NOINLINE static double distance3_general(const imp_shape *a, const imp_pose3
 	return d > 0.0 ? d : 0.0;
 }
 
-double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
-			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
-			   imp_query_state *state)
+/// Level 2 of every public entry, the poses by address: the entries pass
+/// them on without copying them again (a sphere or capsule pair's query is
+/// a few hundred instructions, and each copy of two poses is 30 of them).
+IMP_ALWAYS_INLINE double distance3_query(const imp_shape *a, const imp_pose3 *pa, const imp_shape *b,
+					 const imp_pose3 *pb, imp_simplex_cache *cache, const imp_query_options *options,
+					 int *iterations, imp_query_state *state)
 {
 	if (imp_pair_has_composite(a, b))
-		return imp_composite_distance3(a, pa, b, pb, cache, options, iterations, state);
+		return imp_composite_distance3(a, *pa, b, *pb, cache, options, iterations, state);
 	if (options == NULL)
 		options = &imp_default_options;
 	segments3 sg;
@@ -2483,18 +2487,25 @@ double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 						  : (d == 0.0 ? IMP_STATE_TOUCHING : IMP_STATE_SEPARATED);
 		return d > 0.0 ? d : 0.0;
 	}
-	return distance3_general(a, &pa, b, &pb, cache, options, iterations, state);
+	return distance3_general(a, pa, b, pb, cache, options, iterations, state);
+}
+
+double imp_distance3_stats(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
+			   imp_simplex_cache *cache, const imp_query_options *options, int *iterations,
+			   imp_query_state *state)
+{
+	return distance3_query(a, &pa, b, &pb, cache, options, iterations, state);
 }
 
 double imp_distance3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb,
 			imp_simplex_cache *cache, const imp_query_options *options)
 {
-	return imp_distance3_stats(a, pa, b, pb, cache, options, NULL, NULL);
+	return distance3_query(a, &pa, b, &pb, cache, options, NULL, NULL);
 }
 
 double imp_distance3(const imp_shape *a, imp_pose3 pa, const imp_shape *b, imp_pose3 pb, imp_simplex_cache *cache)
 {
-	return imp_distance3_stats(a, pa, b, pb, cache, NULL, NULL, NULL);
+	return distance3_query(a, &pa, b, &pb, cache, NULL, NULL, NULL);
 }
 
 // ---------------------------------------------------------------------------
@@ -2990,7 +3001,7 @@ imp_status imp_closest3_ex(const imp_shape *a, imp_pose3 pa, const imp_shape *b,
 		options = &imp_default_options;
 	segments3 sg;
 	imp_status st = IMP_OK;
-	if (maybe_segments(a, b) && segments3_make(a, pa, b, pb, options, &sg) && !segments3_cross(&sg)) {
+	if (maybe_segments(a, b) && segments3_make(a, &pa, b, &pb, options, &sg) && !segments3_cross(&sg)) {
 		// Cores apart: the closed form's answer (cores that meet need
 		// EPA).
 		segments3_closest(&sg, pa, out);
