@@ -8,9 +8,10 @@
 // Markdown table per scene: median ms per frame, the pairs per frame
 // (checked against a sort-and-sweep count of every frame), and the ratio to
 // the fastest peer.
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE // mallinfo2, for the peers' heap bytes
 
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -354,20 +355,64 @@ typedef struct first_result {
 	bool ran, failed;
 	double add_ms, update_ms, update_cpu_ms; ///< medians over the repetitions
 	size_t bytes, peak_bytes; ///< the world's, after its first update and at most until then
+	size_t heap; ///< the heap's growth from before the world was made to after its first update (malloc's own)
 	long pairs;                               ///< after the first update
 	bool ok;                                  ///< pairs equal the reference
 } first_result;
 
+/// The bytes glibc's heap holds for the program: its small blocks and its
+/// mapped large ones, with malloc's headers and rounding. The same measure
+/// for impact and for the peers, which have no allocator hook in common.
+static size_t heap_bytes(void)
+{
+	struct mallinfo2 m = mallinfo2();
+	return m.uordblks + m.hblkhd;
+}
+
+/// The growth of heap_bytes() from `before` (0 when it shrank).
+static size_t heap_growth(size_t before)
+{
+	size_t now = heap_bytes();
+	return now > before ? now - before : 0;
+}
+
+/// A first update's times, one per repetition (at most 16).
+typedef struct first_samples {
+	double add[16], upd[16], cpu[16];
+} first_samples;
+
+/// Repetition `rep`'s sample: wall times t[0] (before making), t[1] (made),
+/// t[2] (after the first update), CPU times c[0], c[1] around the update.
+static void first_sample(first_result *fr, first_samples *x, int rep, const double t[3], const double c[2],
+			 long count, long ref)
+{
+	x->add[rep] = (t[1] - t[0]) * 1e-6;
+	x->upd[rep] = (t[2] - t[1]) * 1e-6;
+	x->cpu[rep] = (c[1] - c[0]) * 1e-6;
+	fr->pairs = count;
+	fr->ok &= count == ref;
+}
+
+/// The medians of `reps` samples (bench_median sorts them).
+static void first_finish(first_result *fr, first_samples *x, int reps)
+{
+	int n = reps < 16 ? reps : 16;
+	fr->add_ms = bench_median(x->add, n);
+	fr->update_ms = bench_median(x->upd, n);
+	fr->update_cpu_ms = bench_median(x->cpu, n);
+}
+
 /// One method's first update at s->count boxes, `reps` times.
 static void run_first(first_result *fr, const sb_scene *s, imp_shape *const *shapes, method m, int reps, long ref)
 {
-	double add[16], upd[16], cpu[16];
+	first_samples x;
 	memset(fr, 0, sizeof *fr);
 	fr->ran = true;
 	fr->ok = true;
 	for (int rep = 0; rep < reps && rep < 16; ++rep) {
 		byte_count bytes = {0, 0};
 		g_bytes = &bytes;
+		size_t heap0 = heap_bytes();
 		double t0 = bench_now_ns();
 		imp_run *r = imp_run_create(s, shapes, &k_methods[m]);
 		g_bytes = NULL;
@@ -380,6 +425,7 @@ static void run_first(first_result *fr, const sb_scene *s, imp_shape *const *sha
 		double t2 = bench_now_ns(), c2 = cpu_now_ns();
 		fr->bytes = bytes.live;
 		fr->peak_bytes = bytes.peak;
+		fr->heap = heap_growth(heap0);
 		long count = 0;
 		if (st == IMP_OK)
 			st = imp_world_for_each_pair(r->world, count_pair, &count);
@@ -389,16 +435,9 @@ static void run_first(first_result *fr, const sb_scene *s, imp_shape *const *sha
 			fr->failed = true;
 			return;
 		}
-		add[rep] = (t1 - t0) * 1e-6;
-		upd[rep] = (t2 - t1) * 1e-6;
-		cpu[rep] = (c2 - c1) * 1e-6;
-		fr->pairs = count;
-		fr->ok &= count == ref;
+		first_sample(fr, &x, rep, (double[3]){t0, t1, t2}, (double[2]){c1, c2}, count, ref);
 	}
-	int n = reps < 16 ? reps : 16;
-	fr->add_ms = bench_median(add, n);
-	fr->update_ms = bench_median(upd, n);
-	fr->update_cpu_ms = bench_median(cpu, n);
+	first_finish(fr, &x, reps);
 }
 
 // ---- methods -----------------------------------------------------------------
@@ -927,15 +966,46 @@ static bool warn_mismatches(const scene_result *res)
 }
 
 /// The first-update table: for each of the first `nf` sizes of
+/// A peer's first frame at s->count boxes, as run_first's: made with every
+/// box (add ms), then its first frame (update ms), `reps` times; the heap's
+/// growth over both. A peer whose set-up grows as N^2 is left out above its
+/// limit.
+static void run_first_peer(first_result *fr, const sb_scene *s, method m, int reps, long ref)
+{
+	first_samples x;
+	memset(fr, 0, sizeof *fr);
+	if (!k_methods[m].built || !method_applies(m, s) || (max_count(m) > 0 && s->count > max_count(m)))
+		return;
+	fr->ran = true;
+	fr->ok = true;
+	for (int rep = 0; rep < reps && rep < 16; ++rep) {
+		runner run;
+		size_t heap0 = heap_bytes();
+		double t0 = bench_now_ns();
+		if (!runner_create(&run, m, s, NULL)) {
+			fr->failed = true;
+			return;
+		}
+		double t1 = bench_now_ns(), c1 = cpu_now_ns();
+		long count = runner_frame(&run);
+		double t2 = bench_now_ns(), c2 = cpu_now_ns();
+		fr->heap = heap_growth(heap0);
+		runner_destroy(&run);
+		first_sample(fr, &x, rep, (double[3]){t0, t1, t2}, (double[2]){c1, c2}, count, ref);
+	}
+	first_finish(fr, &x, reps);
+}
+
 /// k_first_counts, each impact broad phase (but the naive one) wanted;
 /// then the growth from the first size to the last.
 static int run_first_rows(FILE *f, FILE *out, const options *o, const bool *want, int nf, int reps)
 {
-	static const method ms[] = {M_IMP_HASH, M_IMP_SWEEP};
-	first_result fr[2][2];
+	static const method ms[] = {M_IMP_HASH, M_IMP_SWEEP, M_BT_DBVT, M_BT_SAP, M_FCL_TREE, M_FCL_HASH};
+	enum { NM = sizeof ms / sizeof ms[0], NC = sizeof k_first_counts / sizeof k_first_counts[0] };
+	first_result fr[NM][NC];
 	memset(fr, 0, sizeof fr);
 	int status = 0;
-	for (int c = 0; c < nf; ++c) {
+	for (int c = 0; c < nf && c < NC; ++c) {
 		int n = k_first_counts[c];
 		sb_scene s;
 		if (sb_scene_make(&s, 3, SB_UNIFORM, n, o->seed ^ 0xf125u) != 0)
@@ -947,13 +1017,17 @@ static int run_first_rows(FILE *f, FILE *out, const options *o, const bool *want
 			const double *h = s.half + 3 * i;
 			made = imp_shape_box3(h[0], h[1], h[2], 0.0, &shapes[i]) == IMP_OK;
 		}
-		for (int k = 0; made && k < 2; ++k) {
+		for (int k = 0; made && k < NM; ++k) {
 			if (!want[ms[k]])
 				continue;
 			fprintf(stderr, "broad: first update, %s, N=%d\n", k_methods[ms[k]].name, n);
-			run_first(&fr[k][c], &s, shapes, ms[k], reps, ref);
-			if (fr[k][c].failed || !fr[k][c].ok)
-				status = -1;
+			if (k_methods[ms[k]].fam == F_IMPACT) {
+				run_first(&fr[k][c], &s, shapes, ms[k], reps, ref);
+				if (fr[k][c].failed || !fr[k][c].ok)
+					status = -1;
+			} else {
+				run_first_peer(&fr[k][c], &s, ms[k], reps, ref);
+			}
 		}
 		for (int i = 0; shapes && i < n; ++i)
 			imp_shape_destroy(shapes[i]);
@@ -969,35 +1043,43 @@ static int run_first_rows(FILE *f, FILE *out, const options *o, const bool *want
 		fprintf(g, "\n## First update, 3D uniform\n\n");
 		fprintf(g, "N boxes of the 3D uniform scene added to an empty world (add ms: making the world and "
 			   "adding them), then its first imp_world_update, in which the broad phase takes them all in "
-			   "(update ms: wall time; cpu: the process's CPU time); median of %d repetition%s; check: the "
-			   "pairs after it against the scene's sort-and-sweep count; bytes per body: what the world "
-			   "holds after the update over N, counted by its allocator (the sizes impact asks for; the "
-			   "shapes, which the user makes and may share, are not the world's), and in brackets the "
-			   "most it held until then.%s\n\n",
+			   "(update ms: wall time; cpu: the process's CPU time); a peer: made with every box, then its "
+			   "first frame (bench/peers_broad.h). Median of %d repetition%s; check: the pairs after it "
+			   "against the scene's sort-and-sweep count. Bytes per body: what the world holds after the "
+			   "update over N, counted by its allocator (the sizes impact asks for; the shapes, which the "
+			   "user makes and may share, are not the world's), and in brackets the most it held until "
+			   "then; heap per body: the growth of glibc's heap (mallinfo2: in-use blocks and mapped "
+			   "ones, with malloc's headers) over the same span, for impact and for the peers alike "
+			   "(with the benchmark's own per-box arrays: ids or proxy handles).%s\n\n",
 			reps, reps == 1 ? "" : "s", o->smoke ? " --smoke: 100,000 only." : "");
-		fprintf(g, "| method | N | add ms | update ms | update cpu ms | pairs | check | bytes per body (peak) |\n");
-		fprintf(g, "|---|---:|---:|---:|---:|---:|---|---:|\n");
-		for (int k = 0; k < 2; ++k)
-			for (int c = 0; c < nf; ++c) {
+		fprintf(g, "| method | N | add ms | update ms | update cpu ms | pairs | check | bytes per body (peak) "
+			   "| heap per body |\n");
+		fprintf(g, "|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
+		for (int k = 0; k < NM; ++k)
+			for (int c = 0; c < nf && c < NC; ++c) {
 				const first_result *r = &fr[k][c];
 				if (!r->ran)
 					continue;
 				fprintf(g, "| %s | %d |", k_methods[ms[k]].name, k_first_counts[c]);
 				if (r->failed) {
-					fprintf(g, " failed | - | - | - | - | - |\n");
+					fprintf(g, " failed | - | - | - | - | - | - |\n");
 					continue;
 				}
 				put_ms(g, r->add_ms);
 				put_ms(g, r->update_ms);
 				put_ms(g, r->update_cpu_ms);
 				int nb = k_first_counts[c];
-				fprintf(g, " %ld | %s | %.0f (%.0f) |\n", r->pairs, r->ok ? "ok" : "**off**",
-					(double)r->bytes / nb, (double)r->peak_bytes / nb);
+				fprintf(g, " %ld | %s |", r->pairs, r->ok ? "ok" : "**off**");
+				if (k_methods[ms[k]].fam == F_IMPACT)
+					fprintf(g, " %.0f (%.0f) |", (double)r->bytes / nb, (double)r->peak_bytes / nb);
+				else
+					fprintf(g, " - |");
+				fprintf(g, " %.0f |\n", (double)r->heap / nb);
 			}
 		if (nf == 2) {
 			fprintf(g, "\nGrowth from %d to %d boxes (x%d):", k_first_counts[0], k_first_counts[1],
 				k_first_counts[1] / k_first_counts[0]);
-			for (int k = 0; k < 2; ++k) {
+			for (int k = 0; k < NM; ++k) {
 				const first_result *a = &fr[k][0], *b = &fr[k][1];
 				if (a->ran && b->ran && !a->failed && !b->failed)
 					fprintf(g, " %s x%.1f (cpu x%.1f);", k_methods[ms[k]].name, b->update_ms / a->update_ms,
