@@ -2841,6 +2841,27 @@ static PyArrayObject *read_world_stack(WorldObject *self, PyObject *o, npy_intp 
 	return a;
 }
 
+// The row a failed imp_world_set_poses2/3 names (its error is the first
+// failing entry's): the first whose id, pose or box fails as
+// imp_body_set_pose2/3 would fail on it, when that error is the batch's;
+// -1 when no row explains it (out of memory).
+static npy_intp failed_row(const imp_world *w, const imp_body_id *ids, const imp_pose2 *p2, const imp_pose3 *p3,
+			   npy_intp n, imp_status st)
+{
+	for (npy_intp i = 0; i < n; i++) {
+		const imp_shape *shape;
+		imp_status r = imp_body_get_shape(w, ids[i], &shape);
+		if (r == IMP_OK) {
+			imp_aabb2 b2;
+			imp_aabb3 b3;
+			r = p2 ? imp_shape_aabb2(shape, p2[i], &b2) : imp_shape_aabb3(shape, p3[i], &b3);
+		}
+		if (r != IMP_OK)
+			return r == st ? i : -1;
+	}
+	return -1;
+}
+
 static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	if (nargs != 2) {
@@ -2870,23 +2891,47 @@ static PyObject *World_set_poses(WorldObject *self, PyObject *const *args, Py_ss
 		Py_DECREF(poses);
 		return NULL;
 	}
+	if (n > INT_MAX) {
+		Py_DECREF(ids);
+		Py_DECREF(poses);
+		return raise_status(IMP_ERR_BAD_COUNT, "set_poses: more than 2^31 - 1 rows");
+	}
+	// One imp_world_set_poses2/3 call, which applies every row or none:
+	// the ids and poses as the library's records first.
 	const uint64_t *iv = (const uint64_t *)PyArray_DATA(ids);
 	const double *pv = (const double *)PyArray_DATA(poses);
-	imp_status st = IMP_OK;
-	npy_intp i = 0;
-	for (; i < n; i++) {
-		imp_body_id id = id_unpack(self, iv[i]);
-		st = self->dim == 2 ? imp_body_set_pose2(w, id, row_pose2(pv, n, i)) : imp_body_set_pose3(w, id, row_pose3(pv, n, i));
-		if (st != IMP_OK)
-			break;
+	size_t nn = n > 0 ? (size_t)n : 1;
+	imp_body_id *idv = PyMem_Malloc(nn * sizeof *idv);
+	void *posev = PyMem_Malloc(nn * (self->dim == 2 ? sizeof(imp_pose2) : sizeof(imp_pose3)));
+	if (!idv || !posev) {
+		PyMem_Free(idv);
+		PyMem_Free(posev);
+		Py_DECREF(ids);
+		Py_DECREF(poses);
+		return PyErr_NoMemory();
+	}
+	imp_pose2 *p2 = self->dim == 2 ? posev : NULL;
+	imp_pose3 *p3 = self->dim == 3 ? posev : NULL;
+	for (npy_intp i = 0; i < n; i++) {
+		idv[i] = id_unpack(self, iv[i]);
+		if (p2)
+			p2[i] = row_pose2(pv, n, i);
+		else
+			p3[i] = row_pose3(pv, n, i);
 	}
 	Py_DECREF(ids);
 	Py_DECREF(poses);
+	imp_status st = p2 ? imp_world_set_poses2(w, idv, p2, (int)n) : imp_world_set_poses3(w, idv, p3, (int)n);
+	npy_intp row = st == IMP_OK ? -1 : failed_row(w, idv, p2, p3, n, st);
+	PyMem_Free(idv);
+	PyMem_Free(posev);
 	if (st != IMP_OK) {
-		// Rows before i were applied; row i and those after were not.
+		// No row was applied.
+		if (row < 0)
+			return raise_status(st, "set_poses");
 		char ctx[64];
-		snprintf(ctx, sizeof ctx, "%s[%zd]", st == IMP_ERR_BAD_ID ? "ids" : "poses", (Py_ssize_t)i);
-		return raise_status_row(st, ctx, (Py_ssize_t)i);
+		snprintf(ctx, sizeof ctx, "%s[%zd]", st == IMP_ERR_BAD_ID ? "ids" : "poses", (Py_ssize_t)row);
+		return raise_status_row(st, ctx, (Py_ssize_t)row);
 	}
 	Py_RETURN_NONE;
 }
@@ -4250,8 +4295,8 @@ static PyMethodDef World_methods[] = {
 	{"get_pose", (PyCFunction)World_get_pose, METH_O,
 	 "get_pose($self, id, /)\n--\n\nReturns the body's pose as a new array: (x, y, angle) or (x, y, z, qx, qy, qz, qw)."},
 	{"set_poses", WFAST(World_set_poses), METH_FASTCALL,
-	 "set_poses($self, ids, poses, /)\n--\n\nset_pose() over a 1-D sequence of ids and an (N, 3) / (N, 7) stack, in order.\n"
-	 "On the first row refused, raises Error naming it (.row): the rows before it were applied, it and the rest not."},
+	 "set_poses($self, ids, poses, /)\n--\n\nset_pose() over a 1-D sequence of ids and an (N, 3) / (N, 7) stack, in order, all or none\n"
+	 "(imp_world_set_poses2/3). On a row refused, raises Error naming the first (.row); no row was applied."},
 	{"get_poses", (PyCFunction)World_get_poses, METH_O,
 	 "get_poses($self, ids, /)\n--\n\nReturns the bodies' poses as an (N, 3) / (N, 7) array, in the order of ids.\n"
 	 "A stale id raises Error naming it (.row)."},

@@ -246,24 +246,29 @@ def test_set_get_pose(dim, rng):
         assert np.allclose(w.get_pose(ids[0])[:dim], new[1][:dim], rtol=0, atol=1e-15)
 
 
-def test_set_poses_stops_at_the_first_bad_row():
+def test_set_poses_is_all_or_none_and_names_the_first_bad_row():
     with ic.World(2) as w:
         c = ic.circle(0.5)
         ids = [w.add_body(c, (i, 0, 0)) for i in range(5)]
         w.remove_body(ids[3])
         poses = np.array([[i, 10.0, 0.0] for i in range(5)])
+        poses[4, 0] = np.inf  # a later bad row: the first one is named
         with pytest.raises(ic.Error) as e:
             w.set_poses(ids, poses)
         assert e.value.status == ic.IMP_ERR_BAD_ID and e.value.row == 3 and "ids[3]" in str(e.value)
-        assert [w.get_pose(i)[1] for i in ids[:3]] == [10.0, 10.0, 10.0]  # applied
-        assert w.get_pose(ids[4])[1] == 0.0  # not applied
+        assert [w.get_pose(i)[1] for i in ids[:3] + ids[4:]] == [0.0] * 4  # none applied
 
         live = [ids[0], ids[1], ids[2], ids[4]]
         bad = np.array([[0, 20, 0], [1, 20, 0], [np.nan, 20, 0], [4, 20, 0]], dtype=float)
         with pytest.raises(ic.Error) as e:
             w.set_poses(np.array(live, dtype=np.int64), bad)
         assert e.value.status == ic.IMP_ERR_NOT_FINITE and e.value.row == 2 and "poses[2]" in str(e.value)
-        assert w.get_pose(ids[1])[1] == 20.0 and w.get_pose(ids[2])[1] == 10.0
+        assert [w.get_pose(i)[1] for i in live] == [0.0] * 4
+
+        # Good rows all land, a body named twice taking its last pose.
+        w.set_poses([ids[0], ids[1], ids[4], ids[4]], bad[[0, 1, 3, 0]])
+        assert [w.get_pose(i)[1] for i in live] == [20.0, 20.0, 0.0, 20.0]
+        assert w.get_pose(ids[4])[0] == 0.0
 
         with pytest.raises(ValueError):
             w.set_poses(live, np.zeros((3, 3)))  # count mismatch
