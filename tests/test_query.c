@@ -947,6 +947,10 @@ static void test_query_errors(void **state)
 	assert_int_equal(imp_world_overlap_shape2(w, box, imp_pose2_make(2, 0, 0), NULL, collect_id, &ids), IMP_OK);
 	int want = ids.n;
 	assert_true(want > 64);
+	int want_near = 0; // the distance query: its candidates and its answers past the stack's room
+	assert_int_equal(imp_world_query_distance2(w, box, imp_pose2_make(2, 0, 0), 0.5, NULL, count_any, &want_near),
+			 IMP_OK);
+	assert_true(want_near > 64);
 	imp_world_destroy(w);
 	assert_int_equal(imp_world_create(&def, &w), IMP_OK);
 	for (int i = 0; i < 200; i++) {
@@ -957,8 +961,8 @@ static void test_query_errors(void **state)
 	// Each allocation a first query makes fails in turn: the query tree's
 	// (the broad phase answers without it), the candidates'. Each query
 	// either fails with nothing reported or is right.
-	int ooms = 0;
-	for (int k = 1; k <= 12; k++) {
+	int ooms = 0, near_ooms = 0;
+	for (int k = 1; k <= 16; k++) {
 		c.fail_at = c.calls + k;
 		ids.n = 0;
 		imp_status st = imp_world_overlap_shape2(w, box, imp_pose2_make(2, 0, 0), NULL, collect_id, &ids);
@@ -970,6 +974,11 @@ static void test_query_errors(void **state)
 		assert_true(st == IMP_OK || st == IMP_ERR_OUT_OF_MEMORY);
 		assert_true(st == IMP_OK ? fabs(ray.t - 0.45) < 1e-6 : ray.t == 42.0);
 		ooms += st != IMP_OK;
+		int near = 0;
+		st = imp_world_query_distance2(w, box, imp_pose2_make(2, 0, 0), 0.5, NULL, count_any, &near);
+		assert_true(st == IMP_OK || st == IMP_ERR_OUT_OF_MEMORY);
+		assert_int_equal(near, st == IMP_OK ? want_near : 0);
+		near_ooms += st != IMP_OK;
 		imp_world_destroy(w);
 		c.fail_at = -1;
 		assert_int_equal(imp_world_create(&def, &w), IMP_OK);
@@ -980,6 +989,7 @@ static void test_query_errors(void **state)
 		assert_int_equal(imp_world_update(w), IMP_OK);
 	}
 	assert_true(ooms > 0);
+	assert_true(near_ooms >= 2); // its candidates' room and its answers'
 	c.fail_at = -1;
 	assert_int_equal(imp_world_overlap_shape2(w, box, imp_pose2_make(2, 0, 0), NULL, collect_id, &ids), IMP_OK);
 	assert_true(ids.n > 0);

@@ -598,6 +598,94 @@ static void test_tree_build_height(void **state)
 
 /// Out of memory at every allocation of a build and of a reserve: false,
 /// and the tree empty (build) or unchanged (reserve), nothing leaked.
+/// Counts each proxy a nearest query tells of, and checks that they come
+/// in increasing order of their key.
+typedef struct queue_count {
+	const imp_box *boxes;
+	imp_box q;
+	int dim;
+	int told[4000];
+	int total;
+	double last;
+} queue_count;
+
+static double queue_note(void *ctx, int32_t p, double bound)
+{
+	queue_count *c = ctx;
+	double key = imp_box_key(&c->boxes[p], &c->q, c->dim);
+	assert_true(key >= c->last * (1.0 - 0x1p-20));
+	c->last = key;
+	c->told[p]++;
+	c->total++;
+	return bound;
+}
+
+/// A nearest query whose best-first queue outgrows the room on the
+/// caller's stack (IMP_TREE_HEAP_LOCAL): 4000 boxes on a sphere about the
+/// query, all within an infinite bound, so that the queue holds most of the
+/// tree's nodes at once. Every box is told of once, in order; and when the
+/// queue cannot grow, the walk stops with oom set, having told of each box
+/// at most once.
+static void test_tree_nearest_big_queue(void **state)
+{
+	(void)state;
+	enum { N = 4000 };
+	static imp_box boxes[N];
+	static int32_t ids[N];
+	static const imp_box *bp[N];
+	uint64_t s = 0x7a01;
+	for (int dim = 2; dim <= 3; dim++) {
+		for (int i = 0; i < N; i++) {
+			double u[3] = {rng_range(&s, -1, 1), rng_range(&s, -1, 1), dim == 3 ? rng_range(&s, -1, 1) : 0.0};
+			double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) + 1e-300;
+			memset(&boxes[i], 0, sizeof boxes[i]);
+			for (int k = 0; k < dim; k++) {
+				boxes[i].lo[k] = 50.0 * u[k] / n - 0.1;
+				boxes[i].hi[k] = 50.0 * u[k] / n + 0.1;
+			}
+			ids[i] = i;
+			bp[i] = &boxes[i];
+		}
+		for (int wide = 0; wide < 2; wide++) {
+			for (int fail = 0; fail < 2; fail++) {
+				counting c = {.fail_at = -1};
+				imp_allocator a = counting_allocator(&c);
+				imp_tree t;
+				imp_tree_init(&t, dim, &a);
+				assert_true(imp_tree_build(&t, ids, bp, N, N - 1));
+				if (wide)
+					imp_tree_wide_build(&t);
+				bool w = wide && imp_tree_wide_ready(&t);
+				assert_true(w == (wide != 0));
+				static queue_count qc;
+				memset(&qc, 0, sizeof qc);
+				qc.boxes = boxes;
+				qc.dim = dim;
+				qc.last = -INFINITY;
+				imp_tree_scratch sc;
+				imp_tree_scratch_init(&sc, &a);
+				long calls = c.calls;
+				if (fail)
+					c.fail_at = c.calls + 1;
+				uint64_t visits = 0;
+				imp_tree_nearest(&t, &qc.q, w, INFINITY, queue_note, &qc, &sc, &visits);
+				c.fail_at = -1;
+				assert_true(c.calls > calls); // the queue grew, or tried to
+				assert_int_equal(sc.oom, fail != 0);
+				if (!fail)
+					assert_int_equal(qc.total, N);
+				else
+					assert_true(qc.total < N);
+				for (int i = 0; i < N; i++)
+					assert_true(qc.told[i] == (fail ? qc.told[i] != 0 : 1));
+				imp_tree_scratch_free(&sc);
+				imp_tree_free(&t);
+				assert_int_equal(c.live, 0);
+			}
+		}
+	}
+}
+
 static void test_tree_oom(void **state)
 {
 	(void)state;
@@ -712,6 +800,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_2d),		  cmocka_unit_test(test_tree_3d),
 		cmocka_unit_test(test_tree_build_height), cmocka_unit_test(test_tree_oom),
+					   cmocka_unit_test(test_tree_nearest_big_queue),
 		cmocka_unit_test(test_broad_queries),	  cmocka_unit_test(test_tree_float_edges),
 		cmocka_unit_test(test_tree_nearest),	  cmocka_unit_test(test_tree_subnormal_floats),
 	};

@@ -458,7 +458,7 @@ void imp_tree_scratch_init(imp_tree_scratch *s, const imp_allocator *alloc)
 	s->stack = s->stack_local;
 	s->stack_cap = IMP_TREE_SCRATCH_LOCAL;
 	s->heap = s->heap_local;
-	s->heap_cap = IMP_TREE_SCRATCH_LOCAL;
+	s->heap_cap = IMP_TREE_HEAP_LOCAL;
 	s->alloc = alloc;
 	s->oom = false;
 }
