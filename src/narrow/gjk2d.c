@@ -1573,57 +1573,46 @@ static bool overlap_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_
 
 /// Level 1 of two sharp polygons (no rounding, both with area) goes by the
 /// separating-axis test instead of GJK when their vertices number this
-/// many or fewer together: with the calipers below the test reads each
-/// edge once and a vertex or two per edge, and up to here it is the faster
-/// (bench/narrow2d, docs/narrow2d.md). The stack holds b's moved vertices.
+/// many or fewer together: with the calipers below an edge that does not
+/// separate reads a vertex or two, and the test measured faster than GJK
+/// on every cell of bench/narrow2d (4- to 24-gons, docs/narrow2d.md).
+/// The stack holds b's moved vertices.
 #define SAT2_MAX_VERTICES 48
+
+/// The SAT first tries the point inside both cores (cores_share_point_at)
+/// when the centres are within sqrt of this of the sum of the reaches:
+/// on pairs farther apart the proof seldom holds and costs its cross
+/// products (callgrind, bench cells: 0.25 and 0.49 measured 5-100
+/// instructions worse than 0.36 on the overlapping or touching cells).
+/// Only a choice of order: the SAT decides either way.
+#define SAT2_SHARE_POINT_REACH2 0.36
 
 /// True when every vertex of o lies strictly beyond the line of the edge
 /// prev -> cur (counter-clockwise ring): its outward normal separates. A
 /// vertex on the line (touching) does not separate, as Level 1 counts
-/// touching shapes overlapping. *j, the calipers (Shamos 1978): o's vertex
-/// lowest along the previous edge's normal; as the edges turn
-/// counter-clockwise, so does that vertex, so a step or two forward from
-/// *j finds the new one, and one vertex not beyond answers no. Only a
-/// vertex not beyond (a certificate) or a scan of all of o (the same sign
-/// tests as a brute-force test) decides: rounding can make the dot
-/// products along o's moved ring other than unimodal, and the climb is
-/// only the guess of where to look.
+/// touching shapes overlapping. The scan starts at *j, the calipers
+/// (Shamos 1978): o's vertex found not beyond the previous edge. As the
+/// edges turn counter-clockwise, o's lowest vertex along their normals
+/// turns the same way, so the vertex not beyond the next edge is most
+/// often *j itself or a step ahead, and the scan of an edge that does
+/// not separate stops there. Each verdict is the plain sign tests: a
+/// vertex not beyond, or every vertex beyond.
 IMP_ALWAYS_INLINE bool sat2_edge_separates(imp_vec2 prev, imp_vec2 cur, const imp_vec2 *o, int no, int *j)
 {
 	// The outward normal, unnormalised: only signs are compared, against
 	// the line's offset along it.
 	const double nx = cur.y - prev.y, ny = prev.x - cur.x;
 	const double offset = nx * cur.x + ny * cur.y;
-	int i = *j;
-	double di = nx * o[i].x + ny * o[i].y;
-	if (!(di > offset))
-		return false;
-	int k = i + 1 == no ? 0 : i + 1;
-	double dk = nx * o[k].x + ny * o[k].y;
-	int step = 1;
-	if (!(dk < di)) {
-		// Not lower ahead: the lowest vertex may be behind (the first
-		// edge, whose guess came from the centres' direction).
-		step = -1;
-		k = i == 0 ? no - 1 : i - 1;
-		dk = nx * o[k].x + ny * o[k].y;
-	}
-	while (dk < di) {
-		i = k;
-		di = dk;
-		if (!(di > offset)) {
+	for (int i = *j; i < no; i++)
+		if (!(nx * o[i].x + ny * o[i].y > offset)) {
 			*j = i;
 			return false;
 		}
-		k = i + step;
-		k = k == no ? 0 : k < 0 ? no - 1 : k;
-		dk = nx * o[k].x + ny * o[k].y;
-	}
-	*j = i;
-	for (int m = 0; m < no; m++)
-		if (!(nx * o[m].x + ny * o[m].y > offset))
+	for (int i = 0; i < *j; i++)
+		if (!(nx * o[i].x + ny * o[i].y > offset)) {
+			*j = i;
 			return false;
+		}
 	return true;
 }
 
@@ -1663,16 +1652,19 @@ IMP_ALWAYS_INLINE bool sat2_pair_separates(const imp_vec2 *s, int ns, int f, con
 IMP_ALWAYS_INLINE int sat2_facing(const imp_shape *s, const imp_vec2 *v, imp_vec2 d)
 {
 	if (s->count < IMP_ANGLE_TABLE_MIN)
-		return imp_support_brute(v, s->count, d);
+		return 0;
 	return imp_support_climb(v, s->count, d, imp_support_start(s, d));
 }
 
 /// True when the shapes' bounding circles about their origins are apart,
-/// b's origin at p in a's frame: then so are the shapes. Rigorous: b's
-/// vertices are moved by a rotation q with |q| within 2e-9 of 1 (the pose
-/// check's 1e-9 on |q|^2 for each pose), and the squares and sums here
-/// and in the bound radii round by a few ulps; the factor 1 + 2^-20 covers
-/// them 500 times over.
+/// b's origin at p in a's frame: then so are the polygons the SAT would
+/// compare. Rigorous: b's vertices are moved by a rotation q with |q|
+/// within 2e-9 of 1 (the pose check's 1e-9 on |q|^2 for each pose), which
+/// moves them up to 2e-9 rb farther; moving them rounds by a few ulps of
+/// |p| + rb, and the squares and sums here and in the bound radii (hypot)
+/// by a few ulps; when the test holds the circles are apart by 2^-20 (ra +
+/// rb) and 2^-21 |p| at least, hundreds of times all of that.
+/// (test_sat2d's test_circle_margin fails without the factor.)
 IMP_ALWAYS_INLINE bool sat2_circles_apart(const imp_shape *a, const imp_shape *b, imp_vec2 p)
 {
 	const double r = (a->bound_radius + b->bound_radius) * (1.0 + 0x1p-20);
@@ -1695,7 +1687,8 @@ static bool sat2_overlap(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp
 	// proof of overlap tries its edges first, the SAT its axes.
 	const imp_vec2 d = centre_offset_in_a(a, b, q, p), e = centre_offset_in_b(a, b, q, p);
 	int ja = sat2_facing(a, a->v, d), jb = sat2_facing(b, b->v, e);
-	if (cores_share_point_at(a, b, p, d, e, ja, jb))
+	const double rr = a->bound_radius + b->bound_radius;
+	if (imp_vec2_dot(d, d) <= SAT2_SHARE_POINT_REACH2 * rr * rr && cores_share_point_at(a, b, p, d, e, ja, jb))
 		return true;
 	imp_vec2 w[SAT2_MAX_VERTICES];
 	for (int j = 0; j < nb; j++)
