@@ -1647,8 +1647,10 @@ IMP_ALWAYS_INLINE bool sat2_pair_separates(const imp_vec2 *s, int ns, int f, con
 	return sat2_edge_separates(prev, cur, o, no, j) || sat2_edge_separates(cur, next, o, no, j);
 }
 
-/// The vertex of polygon s farthest along d (its own frame): brute force
-/// below the start table's size, else climbing from the table's vertex.
+/// The vertex of polygon s farthest along d (its own frame), climbing from
+/// the start table's vertex; vertex 0 below the table's size, where a
+/// brute-force search cost more than the order it gave saved (4-gons
+/// overlapping 582 instructions against 506, docs/narrow2d.md).
 IMP_ALWAYS_INLINE int sat2_facing(const imp_shape *s, const imp_vec2 *v, imp_vec2 d)
 {
 	if (s->count < IMP_ANGLE_TABLE_MIN)
