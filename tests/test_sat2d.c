@@ -4,10 +4,12 @@
 // 16 vertices or fewer together): the same answers as the oracle's
 // signed distance and as GJK (imp_overlap2_ex with options equal to the
 // defaults but not the defaults' own record, which keeps GJK), on random
-// pairs apart, overlapping and 1e-9 of the scene from touching, on exact
-// contacts, on hulls of degenerate point sets, at scales from 1e-25 to
-// 1e25, and on the pairs the test must leave to GJK (points, segments,
-// rounded polygons, too many vertices, a cache).
+// pairs apart, overlapping and 1e-9 of the scene from touching, up to 30
+// vertices each (the calipers, the start table, the order of axes), on
+// exact contacts, on hulls of degenerate point sets, at scales from 1e-25
+// to 1e25, at the bounding circles' margin with rotations off unit, and
+// on the pairs the test must leave to GJK (points, segments, rounded
+// polygons, too many vertices, a cache).
 //
 // Also Level 2's quick answer for polygons (imp_distance2 with no cache): 0
 // without GJK when a point between the two centres lies inside both cores
@@ -249,8 +251,9 @@ static void test_degenerate_inputs(void **state)
 }
 
 // What the SAT does not answer: rounded polygons (the rounding needs
-// vertex axes), more than 16 vertices together, a cache to keep, options
-// of the caller's. Each is GJK's answer, the oracle's.
+// vertex axes), a cache to keep, options of the caller's. Each is GJK's
+// answer, the oracle's. (Up to 32 vertices together: the SAT's since it
+// takes 48.)
 static void test_left_to_gjk(void **state)
 {
 	(void)state;
@@ -275,6 +278,94 @@ static void test_left_to_gjk(void **state)
 		imp_shape_destroy(a);
 		imp_shape_destroy(b);
 	}
+}
+
+/// A random convex polygon of up to 32 points on an ellipse about a
+/// random centre (scale s), hulled by the library.
+static imp_shape *random_polygon_off(orc_rng *r, int n, double s)
+{
+	imp_vec2 p[32];
+	double rx = orc_range(r, 0.2, 1.5) * s, ry = orc_range(r, 0.2, 1.5) * s;
+	imp_vec2 c = orc_vec(r, -0.5 * s, 0.5 * s, -0.5 * s, 0.5 * s);
+	for (int i = 0; i < n; i++) {
+		double t = orc_range(r, 0.0, 6.283185307179586);
+		p[i] = V(c.x + rx * cos(t), c.y + ry * sin(t));
+	}
+	return polygon(p, n, 0.0);
+}
+
+// Polygons of 9 to 30 points (the SAT's calipers, its facing vertices
+// from the start table and its order of axes; over 48 vertices together
+// GJK), local centres off the origin (the bounding circles are about the
+// origin, the quick point between the centres): apart, 1e-9 from
+// touching either way, overlapping deep (a small one inside a large
+// one: Level 2's point tried first) and shallow, at three scales and far
+// from the origin. Both orders of each pair.
+static void test_large_pairs_agree(void **state)
+{
+	(void)state;
+	orc_rng r = {0x1a29e};
+	checked = undecided = 0;
+	const double scales[] = {1e-20, 1.0, 1e20};
+	for (int k = 0; k < 6000; k++) {
+		double L = scales[k % 3];
+		int na = 9 + orc_int(&r, 22), nb = 3 + orc_int(&r, 28);
+		imp_shape *a = random_polygon_off(&r, na, L), *b = random_polygon_off(&r, nb, orc_range(&r, 0.05, 1.5) * L);
+		imp_pose2 pa = random_pose(&r, L), pb = random_pose(&r, 3.0 * L);
+		if (k % 5 == 0) {
+			pa.p = imp_vec2_add(pa.p, V(1e5 * L, -2e5 * L));
+			pb.p = imp_vec2_add(pb.p, V(1e5 * L, -2e5 * L));
+		}
+		double scene = 5.0 * L + fabs(pa.p.x) + fabs(pa.p.y);
+		// 1e-9 of the shapes, or 2e-12 of a scene far from the origin
+		// (the oracle's own rounding is 1e-12 of it).
+		double gap = fmax(1e-9 * L, 2e-12 * scene);
+		const imp_pose2 poses[] = {pb, placed_at(a, pa, b, pb, gap), placed_at(a, pa, b, pb, -gap),
+					   placed_at(a, pa, b, pb, -0.1 * L)};
+		for (size_t i = 0; i < sizeof poses / sizeof poses[0]; i++) {
+			check_pair(a, pa, b, poses[i], scene);
+			check_pair(b, poses[i], a, pa, scene);
+		}
+		imp_pose2 deep = random_pose(&r, 0.3 * L);
+		deep.p = imp_vec2_add(deep.p, pa.p);
+		check_pair(a, pa, b, deep, scene);
+		check_pair(b, deep, a, pa, scene);
+		imp_shape_destroy(a);
+		imp_shape_destroy(b);
+	}
+	assert_true(checked > 58000);
+	assert_true(undecided < 100);
+}
+
+// The bounding circles' test with rotations off unit: b's |q| is 1 +
+// 4.9e-10 (|q|^2 within the pose check's 1e-9), which moves its corner
+// 4.9e-10 farther out than its bound radius says. Corner to corner along
+// each diagonal, b's origin 2e-10 beyond the sum of the radii, its corner
+// 2.9e-10 inside a's: overlapping; 8e-10 beyond: apart. The test rejected
+// the first without its factor 1 + 2^-20.
+static void test_circle_margin(void **state)
+{
+	(void)state;
+	imp_shape *box = NULL;
+	assert_int_equal(imp_shape_box2(1.0, 1.0, 0.0, &box), IMP_OK);
+	const double f = 1.0 + 4.9e-10;
+	const imp_vec2 dirs[] = {V(1, 1), V(-1, 1), V(-1, -1), V(1, -1)};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		for (int apart = 0; apart < 2; apart++) {
+			double reach = 2.0 + (apart ? 8e-10 : 2e-10);
+			imp_pose2 pa = imp_pose2_identity();
+			imp_pose2 pb = {V(reach * dirs[i].x, reach * dirs[i].y), {f, 0.0}};
+			assert_true(imp_overlap2(box, pa, box, pb, NULL) == !apart);
+			// The other order moves a's corner by a's transposed rotation
+			// (pose inverses are transposes), not as the world does: the
+			// SAT and GJK still agree.
+			assert_true(imp_overlap2(box, pb, box, pa, NULL) == gjk_overlap(box, pb, box, pa));
+			assert_true(gjk_overlap(box, pa, box, pb) == !apart);
+			double sd = oracle_sd(box, pa, box, pb);
+			assert_true((sd <= 0.0) == !apart);
+		}
+	}
+	imp_shape_destroy(box);
 }
 
 static int quick_checked;
@@ -379,7 +470,8 @@ int main(void)
 		cmocka_unit_test(test_random_pairs_agree), cmocka_unit_test(test_scales),
 		cmocka_unit_test(test_exact_contacts),	   cmocka_unit_test(test_degenerate_inputs),
 		cmocka_unit_test(test_left_to_gjk),	   cmocka_unit_test(test_quick_distance_random),
-		cmocka_unit_test(test_quick_distance_degenerate),
+		cmocka_unit_test(test_quick_distance_degenerate), cmocka_unit_test(test_large_pairs_agree),
+		cmocka_unit_test(test_circle_margin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

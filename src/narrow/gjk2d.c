@@ -1405,10 +1405,20 @@ static double distance_general(const imp_shape *a, const imp_shape *b, imp_rot2 
 /// edge: one product per edge, from the differences c - v[i] each used
 /// twice. False for fewer than 3 vertices (no point is left of both sides
 /// of a segment).
-IMP_ALWAYS_INLINE bool deep_inside(const imp_vec2 *v, int n, imp_vec2 c, double margin)
+///
+/// The edges are tried from the one that ends at vertex f: the SAT
+/// (sat2_overlap) starts at the vertex facing the other shape, where a
+/// point that is not inside is most likely beyond.
+IMP_ALWAYS_INLINE bool deep_inside(const imp_vec2 *v, int n, int f, imp_vec2 c, double margin)
 {
-	imp_vec2 prev = imp_vec2_sub(c, v[n - 1]);
-	for (int i = 0; i < n; i++) {
+	imp_vec2 prev = imp_vec2_sub(c, v[f == 0 ? n - 1 : f - 1]);
+	for (int i = f; i < n; i++) {
+		imp_vec2 w = imp_vec2_sub(c, v[i]);
+		if (!(imp_vec2_cross(prev, w) > margin))
+			return false;
+		prev = w;
+	}
+	for (int i = 0; i < f; i++) {
 		imp_vec2 w = imp_vec2_sub(c, v[i]);
 		if (!(imp_vec2_cross(prev, w) > margin))
 			return false;
@@ -1417,31 +1427,52 @@ IMP_ALWAYS_INLINE bool deep_inside(const imp_vec2 *v, int n, imp_vec2 c, double 
 	return true;
 }
 
-/// A quick proof that two polygons' cores overlap, b at (q, p) in a's
-/// frame: one point lies inside both. The point is on the segment between
-/// the two centres (each a point of its core, the mean of its vertices), at
-/// the fraction of the way from a's that a's reach is of both reaches: the
-/// midpoint for shapes of one size, near the small one's centre for a
-/// small shape on a large one. It is placed in each shape's frame by that
-/// shape's own arithmetic. With L the scene's size (b's offset plus both
-/// reaches), rounding moves the point by a few ulps of L and each cross
-/// product by a few ulps of L^2, and a rotation 2e-9 from unit (what the
-/// pose check lets through) moves it by 4e-9 L; the margin, 2^-23 L^2 on
-/// each cross product, which is at most 2L long times the point's distance
-/// from the edge, covers them 15 times over. False says nothing.
-IMP_ALWAYS_INLINE bool cores_share_point(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+/// A quick proof that two polygons' cores overlap, b at offset p in a's
+/// frame, d being b's centre minus a's in a's frame and e a's centre minus
+/// b's in b's frame: one point lies inside both. The point is on the
+/// segment between the two centres (each a point of its core, the mean of
+/// its vertices), at the fraction of the way from a's that a's reach is of
+/// both reaches: the midpoint for shapes of one size, near the small one's
+/// centre for a small shape on a large one. It is placed in each shape's
+/// frame by that shape's own arithmetic (d and e). With L the scene's size
+/// (b's offset plus both reaches), rounding moves the point by a few ulps
+/// of L and each cross product by a few ulps of L^2, and a rotation 2e-9
+/// from unit (what the pose check lets through) moves it by 4e-9 L; the
+/// margin, 2^-23 L^2 on each cross product, which is at most 2L long times
+/// the point's distance from the edge, covers them 15 times over. fa and fb:
+/// the vertices whose edges are tried first (deep_inside). False says
+/// nothing.
+IMP_ALWAYS_INLINE bool cores_share_point_at(const imp_shape *a, const imp_shape *b, imp_vec2 p, imp_vec2 d,
+					    imp_vec2 e, int fa, int fb)
 {
 	const double ra = a->bound_radius, rb = b->bound_radius;
 	const double size = fabs(p.x) + fabs(p.y) + ra + rb;
 	const double margin = 0x1p-23 * size * size;
 	const double t = ra / (ra + rb);
-	imp_vec2 cb = imp_vec2_add(imp_rot2_apply(q, b->center), p); // b's centre in a's frame
-	imp_vec2 xa = imp_vec2_add(a->center, imp_vec2_scale(t, imp_vec2_sub(cb, a->center)));
-	if (!(imp_vec2_dot(xa, xa) <= ra * ra) || !deep_inside(a->v, a->count, xa, margin))
+	imp_vec2 xa = imp_vec2_add(a->center, imp_vec2_scale(t, d));
+	if (!(imp_vec2_dot(xa, xa) <= ra * ra) || !deep_inside(a->v, a->count, fa, xa, margin))
 		return false;
-	imp_vec2 ca = imp_rot2_apply_inv(q, imp_vec2_sub(a->center, p)); // a's centre in b's frame
-	imp_vec2 xb = imp_vec2_add(b->center, imp_vec2_scale(1.0 - t, imp_vec2_sub(ca, b->center)));
-	return deep_inside(b->v, b->count, xb, margin);
+	imp_vec2 xb = imp_vec2_add(b->center, imp_vec2_scale(1.0 - t, e));
+	return deep_inside(b->v, b->count, fb, xb, margin);
+}
+
+/// b's centre minus a's in a's frame, b at (q, p) there.
+IMP_ALWAYS_INLINE imp_vec2 centre_offset_in_a(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+{
+	return imp_vec2_sub(imp_vec2_add(imp_rot2_apply(q, b->center), p), a->center);
+}
+
+/// a's centre minus b's in b's frame, b at (q, p) in a's.
+IMP_ALWAYS_INLINE imp_vec2 centre_offset_in_b(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+{
+	return imp_vec2_sub(imp_rot2_apply_inv(q, imp_vec2_sub(a->center, p)), b->center);
+}
+
+/// cores_share_point_at with the centres' offsets worked out, the edges
+/// tried in ring order.
+IMP_ALWAYS_INLINE bool cores_share_point(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p)
+{
+	return cores_share_point_at(a, b, p, centre_offset_in_a(a, b, q, p), centre_offset_in_b(a, b, q, p), 0, 0);
 }
 
 /// Level 2 body shared by imp_distance2 and imp_distance2_stats.
@@ -1537,49 +1568,136 @@ double imp_distance2_stats(const imp_shape *a, imp_pose2 pa, const imp_shape *b,
 
 static bool overlap_general(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p, imp_simplex_cache *cache,
 			    const imp_query_options *options);
+static bool overlap_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p, imp_simplex_cache *cache,
+			const imp_query_options *options);
 
-/// Level 1 of two small sharp polygons (no rounding, both with area) goes
-/// by the separating-axis test instead of GJK when their vertices number
-/// this many or fewer together: it reads every vertex against every edge
-/// at worst, where GJK's iterations each search both polygons, and below
-/// this size it is the faster (bench/narrow2d, docs/narrow2d.md).
-#define SAT2_MAX_VERTICES 16
+/// Level 1 of two sharp polygons (no rounding, both with area) goes by the
+/// separating-axis test instead of GJK when their vertices number this
+/// many or fewer together: with the calipers below an edge that does not
+/// separate reads a vertex or two, and the test measured faster than GJK
+/// on every cell of bench/narrow2d (4- to 24-gons, docs/narrow2d.md).
+/// The stack holds b's moved vertices.
+#define SAT2_MAX_VERTICES 48
 
-/// True when an edge of s (counter-clockwise, n >= 3) has every point of o
-/// strictly beyond its line: its outward normal separates s from o. A
-/// point of o on the line (touching) does not separate, as Level 1 counts
-/// touching shapes overlapping.
-IMP_ALWAYS_INLINE bool sat2_edges_separate(const imp_vec2 *s, int ns, const imp_vec2 *o, int no)
+/// The SAT first tries the point inside both cores (cores_share_point_at)
+/// when the centres are within sqrt of this of the sum of the reaches:
+/// on pairs farther apart the proof seldom holds and costs its cross
+/// products (callgrind, bench cells: 0.25 and 0.49 measured 5-100
+/// instructions worse than 0.36 on the overlapping or touching cells).
+/// Only a choice of order: the SAT decides either way.
+#define SAT2_SHARE_POINT_REACH2 0.36
+
+/// True when every vertex of o lies strictly beyond the line of the edge
+/// prev -> cur (counter-clockwise ring): its outward normal separates. A
+/// vertex on the line (touching) does not separate, as Level 1 counts
+/// touching shapes overlapping. The scan starts at *j, the calipers
+/// (Shamos 1978): o's vertex found not beyond the previous edge. As the
+/// edges turn counter-clockwise, o's lowest vertex along their normals
+/// turns the same way, so the vertex not beyond the next edge is most
+/// often *j itself or a step ahead, and the scan of an edge that does
+/// not separate stops there. Each verdict is the plain sign tests: a
+/// vertex not beyond, or every vertex beyond.
+IMP_ALWAYS_INLINE bool sat2_edge_separates(imp_vec2 prev, imp_vec2 cur, const imp_vec2 *o, int no, int *j)
 {
-	imp_vec2 prev = s[ns - 1];
-	for (int i = 0; i < ns; i++) {
-		imp_vec2 cur = s[i];
-		// The edge prev -> cur's outward normal, unnormalised: only signs
-		// are compared, against the line's offset along it.
-		double nx = cur.y - prev.y, ny = prev.x - cur.x;
-		double offset = nx * cur.x + ny * cur.y;
-		int j = 0;
-		while (j < no && nx * o[j].x + ny * o[j].y > offset)
-			j++;
-		if (j == no)
+	// The outward normal, unnormalised: only signs are compared, against
+	// the line's offset along it.
+	const double nx = cur.y - prev.y, ny = prev.x - cur.x;
+	const double offset = nx * cur.x + ny * cur.y;
+	for (int i = *j; i < no; i++)
+		if (!(nx * o[i].x + ny * o[i].y > offset)) {
+			*j = i;
+			return false;
+		}
+	for (int i = 0; i < *j; i++)
+		if (!(nx * o[i].x + ny * o[i].y > offset)) {
+			*j = i;
+			return false;
+		}
+	return true;
+}
+
+/// True when one of the edges of the ring s (counter-clockwise, ns
+/// vertices) that end at vertices lo .. hi - 1 (0 <= lo <= hi <= ns)
+/// separates s from o; *j is the calipers' vertex of o
+/// (sat2_edge_separates). Ranges, not a count from a first edge: the loop
+/// then needs no wrap of its index.
+IMP_ALWAYS_INLINE bool sat2_edges_separate(const imp_vec2 *s, int ns, int lo, int hi, const imp_vec2 *o, int no,
+					   int *j)
+{
+	for (int i = lo; i < hi; i++)
+		if (sat2_edge_separates(s[i == 0 ? ns - 1 : i - 1], s[i], o, no, j))
 			return true;
-		prev = cur;
-	}
 	return false;
+}
+
+/// The edges of s but the two about vertex f (those that end at f and
+/// f + 1), in ring order from f + 2.
+IMP_ALWAYS_INLINE bool sat2_rest_separate(const imp_vec2 *s, int ns, int f, const imp_vec2 *o, int no, int *j)
+{
+	int g = f + 2;
+	if (g >= ns)
+		return sat2_edges_separate(s, ns, g - ns, f, o, no, j);
+	return sat2_edges_separate(s, ns, g, ns, o, no, j) || sat2_edges_separate(s, ns, 0, f, o, no, j);
+}
+
+/// The two edges of s about vertex f.
+IMP_ALWAYS_INLINE bool sat2_pair_separates(const imp_vec2 *s, int ns, int f, const imp_vec2 *o, int no, int *j)
+{
+	imp_vec2 prev = s[f == 0 ? ns - 1 : f - 1], cur = s[f], next = s[f + 1 == ns ? 0 : f + 1];
+	return sat2_edge_separates(prev, cur, o, no, j) || sat2_edge_separates(cur, next, o, no, j);
+}
+
+/// The vertex of polygon s farthest along d (its own frame), climbing from
+/// the start table's vertex; vertex 0 below the table's size, where a
+/// brute-force search cost more than the order it gave saved (4-gons
+/// overlapping 582 instructions against 506, docs/narrow2d.md).
+IMP_ALWAYS_INLINE int sat2_facing(const imp_shape *s, const imp_vec2 *v, imp_vec2 d)
+{
+	if (s->count < IMP_ANGLE_TABLE_MIN)
+		return 0;
+	return imp_support_climb(v, s->count, d, imp_support_start(s, d));
+}
+
+/// True when the shapes' bounding circles about their origins are apart,
+/// b's origin at p in a's frame: then so are the polygons the SAT would
+/// compare. Rigorous: b's vertices are moved by a rotation q with |q|
+/// within 2e-9 of 1 (the pose check's 1e-9 on |q|^2 for each pose), which
+/// moves them up to 2e-9 rb farther; moving them rounds by a few ulps of
+/// |p| + rb, and the squares and sums here and in the bound radii (hypot)
+/// by a few ulps; when the test holds the circles are apart by 2^-20 (ra +
+/// rb) and 2^-21 |p| at least, hundreds of times all of that.
+/// (test_sat2d's test_circle_margin fails without the factor.)
+IMP_ALWAYS_INLINE bool sat2_circles_apart(const imp_shape *a, const imp_shape *b, imp_vec2 p)
+{
+	const double r = (a->bound_radius + b->bound_radius) * (1.0 + 0x1p-20);
+	return p.x * p.x + p.y * p.y > r * r;
 }
 
 /// The separating-axis test in a's frame (b at q, p there): two convex
 /// polygons with area are apart exactly when an edge normal of one of them
 /// separates them (a separating line can always be turned onto an edge).
 /// Degenerate cores (a point, a segment) have too few axes and are not
-/// asked here.
+/// asked here. The axes most likely to separate come first: the two edges
+/// of each polygon about its vertex farthest towards the other's centre,
+/// a's then b's, then the rest of a's and of b's.
 static bool sat2_overlap(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p)
 {
 	const int na = a->count, nb = b->count;
+	if (sat2_circles_apart(a, b, p))
+		return false;
+	// The vertex of each polygon facing the other's centre: the quick
+	// proof of overlap tries its edges first, the SAT its axes.
+	const imp_vec2 d = centre_offset_in_a(a, b, q, p), e = centre_offset_in_b(a, b, q, p);
+	int ja = sat2_facing(a, a->v, d), jb = sat2_facing(b, b->v, e);
+	const double rr = a->bound_radius + b->bound_radius;
+	if (imp_vec2_dot(d, d) <= SAT2_SHARE_POINT_REACH2 * rr * rr && cores_share_point_at(a, b, p, d, e, ja, jb))
+		return true;
 	imp_vec2 w[SAT2_MAX_VERTICES];
 	for (int j = 0; j < nb; j++)
 		w[j] = imp_vec2_add(imp_rot2_apply(q, b->v[j]), p);
-	return !sat2_edges_separate(a->v, na, w, nb) && !sat2_edges_separate(w, nb, a->v, na);
+	int sa = ja, sb = jb;
+	return !sat2_pair_separates(a->v, na, sa, w, nb, &jb) && !sat2_pair_separates(w, nb, sb, a->v, na, &ja) &&
+	       !sat2_rest_separate(a->v, na, sa, w, nb, &jb) && !sat2_rest_separate(w, nb, sb, a->v, na, &ja);
 }
 
 IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, const imp_pose2 *pa, const imp_shape *b, const imp_pose2 *pb,
@@ -1591,18 +1709,27 @@ IMP_ALWAYS_INLINE bool overlap_query(const imp_shape *a, const imp_pose2 *pa, co
 		return false;
 	imp_rot2 q = imp_rot2_mul_inv(pa->q, pb->q);
 	imp_vec2 p = imp_pose2_apply_inv(*pa, pb->p);
-	double R = a->radius + b->radius;
-	// The separating-axis test: small sharp polygons with area, no cache
-	// to keep up to date (GJK's warm start is what a world's coherent
-	// frames want), default options (the others are GJK's own knobs), and
+	// The separating-axis test: sharp polygons with area, no cache to
+	// keep up to date (GJK's warm start is what a world's coherent frames
+	// want), default options (the others are GJK's own knobs), and
 	// coordinates in the lean loop's range, where products of two stay far
 	// from overflow and underflow.
-	bool lean = lean_ok(a, b, p, options);
-	if (lean && R == 0.0 && cache == NULL && options == &imp_default_options && a->count >= 3 && b->count >= 3 &&
-	    a->count + b->count <= SAT2_MAX_VERTICES)
+	if (cache == NULL && options == &imp_default_options && a->count >= 3 && b->count >= 3 &&
+	    a->count + b->count <= SAT2_MAX_VERTICES && a->radius + b->radius == 0.0 && lean_ok(a, b, p, options))
 		return sat2_overlap(a, b, q, p);
+	return overlap_gjk(a, b, q, p, cache, options);
+}
+
+/// Level 1 by GJK: the lean loop where it applies, else the general
+/// loops. Out of line: inlined, its frame (1 KB, six saved registers and
+/// spills) was paid by every query, the SAT's too (callgrind: 4-gons took
+/// about 200 instructions before the SAT began).
+static IMP_NOINLINE bool overlap_gjk(const imp_shape *a, const imp_shape *b, imp_rot2 q, imp_vec2 p,
+				     imp_simplex_cache *cache, const imp_query_options *options)
+{
+	double R = a->radius + b->radius;
 	lean_out l;
-	if (lean && lean_gjk(a, b, q, p, options, cache, false, true, R, &l)) {
+	if (lean_ok(a, b, p, options) && lean_gjk(a, b, q, p, options, cache, false, true, R, &l)) {
 		lean_write_cache(cache, &l);
 		return l.hit;
 	}
