@@ -2379,8 +2379,8 @@ static bool closed_form3(const imp_gjk3_ctx *c, box_depth *bd, imp_feature *fa, 
 }
 
 // ---------------------------------------------------------------------------
-// Level 1 by Minkowski portal refinement (XenoCollide; Snethen, "Complex
-// collision made simple", Game Programming Gems 7, 2008).
+// Level 1 by Minkowski portal refinement (Snethen, "XenoCollide: Complex
+// Collision Made Simple", Game Programming Gems 7, 2008).
 //
 // A ray from v0, a point of C = A - B (the difference of the two cores'
 // interior points), through the origin leaves C somewhere; MPR keeps a
@@ -2615,7 +2615,8 @@ IMP_NOINLINE static bool overlap3_general(const imp_shape *a, const imp_pose3 *p
 		// Sharp cores and no cache to keep (a world passes one per pair,
 		// and GJK's simplex is what it holds): MPR first, which needs
 		// fewer supports and no sub-distance on close and overlapping
-		// pairs (docs/narrow3d.md, "Level 1"); GJK takes what it leaves.
+		// pairs (docs/narrow3d.md, "Level 1 by portal refinement"); GJK
+		// takes what it leaves.
 		// Rounded shapes keep GJK, whose exits carry the radii.
 		move_b_into_a(&c);
 		mpr_answer m = mpr_overlap(&c);
