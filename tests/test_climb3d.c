@@ -264,6 +264,39 @@ static void test_degenerate_hulls(void **state)
 
 /// GJK's distance under the default options (climbing at this size) and
 /// under brute-force supports, at random poses: the same to rounding.
+/// imp_support3_brute (two vertices a step with SSE2) against the plain
+/// loop it replaces: the first of the farthest vertices, on lists of 1 to
+/// 40 vertices with repeated points and directions along axes (ties), and
+/// a NaN direction (vertex 0).
+static void test_brute_ties(void **state)
+{
+	(void)state;
+	rng r = {0xb7e5};
+	fails = 0;
+	imp_vec3 v[40];
+	for (int t = 0; t < 20000; ++t) {
+		int n = 1 + (int)(uniform(&r) * 40);
+		for (int i = 0; i < n; ++i) {
+			v[i] = imp_vec3_make(floor(range(&r, -3, 3)), floor(range(&r, -3, 3)), floor(range(&r, -3, 3)));
+			if (i > 0 && uniform(&r) < 0.3)
+				v[i] = v[(int)(uniform(&r) * i)];
+		}
+		imp_vec3 d = imp_vec3_make(floor(range(&r, -2, 2)), floor(range(&r, -2, 2)), floor(range(&r, -2, 2)));
+		if (t % 1000 == 0)
+			d.x = NAN;
+		int want = 0;
+		double bv = imp_vec3_dot(v[0], d);
+		for (int i = 1; i < n; ++i)
+			if (imp_vec3_dot(v[i], d) > bv) {
+				bv = imp_vec3_dot(v[i], d);
+				want = i;
+			}
+		int got = imp_support3_brute(v, n, d);
+		EXPECT(got == want, "case %d (%d vertices): vertex %d, the loop's %d", t, n, got, want);
+	}
+	assert_int_equal(fails, 0);
+}
+
 static void test_distance_climbing(void **state)
 {
 	(void)state;
@@ -310,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_random_hulls),
 		cmocka_unit_test(test_degenerate_hulls),
 		cmocka_unit_test(test_distance_climbing),
+		cmocka_unit_test(test_brute_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,9 @@
 #define IMPACT_SHAPE3_INTERNAL_H
 
 #include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "shape/shape_internal.h"
 
@@ -141,6 +144,44 @@ static inline double imp_max3(double a, double b, double c)
 
 /// Index of the vertex farthest along d, every vertex tried, the lowest of
 /// equal ones.
+#if defined(__SSE2__)
+/// Two vertices a step: vertices i and i + 1 are six doubles, (x y) (z x')
+/// (y' z'), multiplied by (dx dy) (dz dx) (dy dz) and regrouped so that
+/// each lane's sum is imp_vec3_dot's, in its order (the same values as the
+/// loop below); each lane keeps its first best by a compare mask (a NaN
+/// never wins, as there), and the lanes' tie goes to the lower index. Both
+/// lanes start at vertex 0, so that a NaN there wins, as it does in the
+/// loop. Without the branch a new best costs, and with half the
+/// instructions: bench/narrow3d's 32-vertex Level 1 cells (docs/narrow3d.md).
+IMP_ALWAYS_INLINE int imp_support3_brute(const imp_vec3 *v, int n, imp_vec3 d)
+{
+	_Static_assert(sizeof(imp_vec3) == 3 * sizeof(double), "packed coordinates");
+	const double *p = &v[1].x;
+	const __m128d dxy = _mm_set_pd(d.y, d.x), dzx = _mm_set_pd(d.x, d.z), dyz = _mm_set_pd(d.z, d.y);
+	const __m128d two = _mm_set1_pd(2.0);
+	__m128d best = _mm_set1_pd(imp_vec3_dot(v[0], d)), at = _mm_setzero_pd(), idx = _mm_set_pd(2.0, 1.0);
+	int i = 1;
+	for (; i + 1 < n; i += 2, p += 6) {
+		__m128d a = _mm_mul_pd(_mm_loadu_pd(p), dxy), b = _mm_mul_pd(_mm_loadu_pd(p + 2), dzx),
+			c = _mm_mul_pd(_mm_loadu_pd(p + 4), dyz);
+		// (x dx + y dy) + z dz in each lane.
+		__m128d dot = _mm_add_pd(_mm_add_pd(_mm_shuffle_pd(a, b, 2), _mm_shuffle_pd(a, c, 1)),
+					 _mm_shuffle_pd(b, c, 2));
+		__m128d gt = _mm_cmpgt_pd(dot, best);
+		best = _mm_max_pd(dot, best); // dot where gt, else best (a NaN dot keeps best)
+		at = _mm_or_pd(_mm_and_pd(gt, idx), _mm_andnot_pd(gt, at));
+		idx = _mm_add_pd(idx, two);
+	}
+	double bv[2], bi[2];
+	_mm_storeu_pd(bv, best);
+	_mm_storeu_pd(bi, at);
+	int k = bv[1] > bv[0] || (bv[1] == bv[0] && bi[1] < bi[0]);
+	int besti = (int)bi[k];
+	if (i < n && imp_vec3_dot(v[i], d) > bv[k])
+		besti = i;
+	return besti;
+}
+#else
 IMP_ALWAYS_INLINE int imp_support3_brute(const imp_vec3 *v, int n, imp_vec3 d)
 {
 	int best = 0;
@@ -154,6 +195,7 @@ IMP_ALWAYS_INLINE int imp_support3_brute(const imp_vec3 *v, int n, imp_vec3 d)
 	}
 	return best;
 }
+#endif
 
 /// One step of a climb from vertex i at height *best along d: the best of
 /// its n neighbours (wide's, else narrow's), points every `stride` bytes
