@@ -2586,7 +2586,7 @@ IMP_ALWAYS_INLINE void prefetch_core(const imp_shape *s)
 		return;
 	const char *p = (const char *)(const void *)t->v, *end = (const char *)(const void *)(t->v + t->count);
 	for (; p < end; p += 64)
-		__builtin_prefetch(p);
+		IMP_PREFETCH(p);
 }
 
 /// Level 1 for every pair segments3_make does not take.
