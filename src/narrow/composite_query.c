@@ -1127,13 +1127,11 @@ imp_status imp_composite_closest3(const imp_shape *a, imp_pose3 pa, const imp_sh
 				  int *pairs)
 {
 	cq q;
-	if (pairs != NULL)
-		*pairs = 0;
 	imp_status st = begin_posed(&q, 3, 3, a, NULL, &pa, b, NULL, &pb, options);
 	if (st == IMP_OK)
 		st = run(&q, cache);
-	if (pairs != NULL && st == IMP_OK)
-		*pairs = q.pairs;
+	if (pairs != NULL)
+		*pairs = st == IMP_OK ? q.pairs : 0;
 	if (st == IMP_OK)
 		closest_out3(&q, pa, out);
 	return st;
@@ -1160,13 +1158,11 @@ imp_status imp_composite_closest2(const imp_shape *a, imp_pose2 pa, const imp_sh
 				  int *pairs)
 {
 	cq q;
-	if (pairs != NULL)
-		*pairs = 0;
 	imp_status st = begin_posed(&q, 2, 3, a, &pa, NULL, b, &pb, NULL, options);
 	if (st == IMP_OK)
 		st = run(&q, cache);
-	if (pairs != NULL && st == IMP_OK)
-		*pairs = q.pairs;
+	if (pairs != NULL)
+		*pairs = st == IMP_OK ? q.pairs : 0;
 	if (st == IMP_OK)
 		closest_out2(&q, pa, out);
 	return st;

@@ -86,6 +86,14 @@ IMP_ALWAYS_INLINE int box_support(const imp_shape3 *s, imp_vec3 d)
 	return s->box_vertex[(d.x > 0.0) | (d.y > 0.0) << 1 | (d.z > 0.0) << 2];
 }
 
+/// The support vertex along d of a core searched without climbing, from
+/// its vertex list v (its own, or b's moved into a's frame): a box's
+/// corner table while v is the box's own corners, else every vertex.
+IMP_ALWAYS_INLINE int sharp_support(const imp_shape3 *s, const imp_vec3 *v, imp_vec3 d)
+{
+	return s->kind == IMP_SHAPE_BOX3 && v == s->v ? box_support(s, d) : imp_support3_brute(v, s->count, d);
+}
+
 /// Support vertex of a proxy along local direction d: its index, or -1 for
 /// curved and user shapes, with the point in *point (the shape's frame,
 /// or a's frame for b's moved vertices).
@@ -157,9 +165,7 @@ void imp_cso_support3(imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out)
 /// every case (bench/narrow3d: a third of a query on 8-vertex polytopes).
 IMP_ALWAYS_INLINE void cso_support_fast(const imp_gjk3_ctx *c, imp_vec3 d, imp_svert3 *out)
 {
-	const imp_shape3 *sa = c->a.s;
-	int ia = sa->kind == IMP_SHAPE_BOX3 && c->a.v == sa->v ? box_support(sa, d)
-								  : imp_support3_brute(c->a.v, sa->count, d);
+	int ia = sharp_support(c->a.s, c->a.v, d);
 	int ib = imp_support3_brute(c->b.v, c->b.s->count, imp_vec3_neg(d));
 	out->ia = ia;
 	out->ib = ib;
@@ -536,7 +542,6 @@ static void move_b_into_a(imp_gjk3_ctx *c)
 
 /// setup from b's pose in a's frame (rotation r, origin p), for shapes and
 /// poses already checked.
-
 static void setup_rel(imp_gjk3_ctx *c, const imp_shape3 *sa, const imp_shape3 *sb, imp_mat3 r, imp_vec3 p,
 		      const imp_query_options *o, bool boolean)
 {
@@ -2423,7 +2428,7 @@ IMP_ALWAYS_INLINE imp_vec3 mpr_core_point(const imp_proxy3 *x, imp_vec3 d)
 	const imp_shape3 *s = x->s;
 	if (x->v == NULL)
 		return imp_support3_curved(s, d);
-	return x->v[s->kind == IMP_SHAPE_BOX3 && x->v == s->v ? box_support(s, d) : imp_support3_brute(x->v, s->count, d)];
+	return x->v[sharp_support(s, x->v, d)];
 }
 
 /// C's support point along d (a's frame): inline for mpr_fast_pair's
